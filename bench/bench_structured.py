@@ -1,0 +1,167 @@
+"""Structured-question latency with 10,000 facts, and `ricorda ask` cold start.
+
+Prints a table. Targets (issue 2): answer text without the turn write p50 <= 0.5 ms; with the
+turn written to SQLite p50 <= 2 ms, p99 <= 10 ms; cold start <= 0.6 s with no heavy imports.
+
+    python bench/bench_structured.py [--n 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.answering import Answerer  # noqa: E402
+from core.glossary import parse_glossary  # noqa: E402
+from core.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
+from storage.db import open_database  # noqa: E402
+from storage.fact_store import SqlFactStore  # noqa: E402
+from storage.turn_store import SqlTurnStore  # noqa: E402
+
+HEAVY = ("chromadb", "torch", "llama_cpp", "jieba", "FlagEmbedding", "transformers")
+REF = dt.date(2026, 6, 15)
+N_ENTITIES, N_METRICS = 50, 10
+YEARS = range(2006, 2026)  # 20 fiscal years: 50 x 10 x 20 = 10,000 facts
+
+
+def glossary_text() -> str:
+    parts = ['[scope]\ndefault_entity = "E00"\nfiscal_year_end = "12-31"\n']
+    for m in range(N_METRICS):
+        parts.append(
+            f'[metrics.M{m:02d}]\nnames = ["metric{m:02d}", "misura{m:02d}"]\nunit = "EUR_M"\n'
+        )
+    for e in range(N_ENTITIES):
+        parts.append(f'[entities.E{e:02d}]\nnames = ["Entity {e:02d}", "Unità {e:02d}"]\n')
+    parts.append('[competitors]\nnames = ["Vortex Corp"]\n')
+    return "\n".join(parts)
+
+
+def facts() -> list[Fact]:
+    return [
+        Fact(
+            f"M{m:02d}",
+            f"E{e:02d}",
+            Period(PeriodType.FY, str(y)),
+            "TOTAL",
+            Decimal(f"{1000 + m * 7 + e}.{y % 10}"),
+            "EUR_M",
+            Source("report.pdf", f"page={m}"),
+        )
+        for m in range(N_METRICS)
+        for e in range(N_ENTITIES)
+        for y in YEARS
+    ]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def time_answers(answerer: Answerer, n: int) -> list[float]:
+    out = []
+    for i in range(n):
+        request = Request(
+            text=f"What was Entity {i % N_ENTITIES:02d} metric{i % N_METRICS:02d} "
+            f"in FY{2006 + i % 20}?",
+            reference_date=REF,
+        )
+        start = time.perf_counter()
+        answer = answerer.answer(request)
+        out.append((time.perf_counter() - start) * 1000)
+        assert answer.facts and answer.facts[0].status.value == "found", answer.text
+    return out
+
+
+def cold_start(data_dir: Path, runs: int = 5) -> tuple[float, float, list[str]]:
+    env = {**os.environ, "RICORDA_DATA_DIR": str(data_dir)}
+    ask, bare = [], []
+    heavy: list[str] = []
+    probe = (
+        "import runpy,sys; sys.argv=['ricorda','ask','What was Entity 01 metric02 in FY2020?'];"
+        "\ntry: runpy.run_module('bot', run_name='__main__')\nexcept SystemExit: pass\n"
+        f"print('HEAVY', [m for m in {HEAVY!r} if m in sys.modules])"
+    )
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True, env=env)
+        bare.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "bot", "ask", "What was Entity 01 metric02 in FY2020?"],
+            check=True,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        ask.append(time.perf_counter() - t)
+        assert "1,015.0" in proc.stdout, proc.stdout
+    proc = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("HEAVY")]
+    heavy = json.loads(line[0][6:].replace("'", '"')) if line else ["?"]
+    return statistics.median(ask), statistics.median(bare), heavy
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000, help="questions per measurement")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        engine = open_database(f"sqlite:///{data / 'ricorda.db'}")
+        store = SqlFactStore(engine)
+        store.upsert_facts(facts())
+        from storage.glossary_store import SqlGlossaryStore
+
+        SqlGlossaryStore(engine).save(glossary_text(), "bench")
+        glossary = parse_glossary(glossary_text())
+        no_write = Answerer(glossary=glossary, facts=store, today=lambda: REF)
+        with_write = Answerer(
+            glossary=glossary, facts=store, turns=SqlTurnStore(engine), today=lambda: REF
+        )
+        time_answers(no_write, 200)  # warm-up
+        a = time_answers(no_write, args.n)
+        b = time_answers(with_write, args.n)
+        ask_s, bare_s, heavy = cold_start(data)
+        engine.dispose()
+    rows = [
+        (
+            "answer, no turn write (10k facts)",
+            percentile(a, 0.5),
+            percentile(a, 0.99),
+            "p50 <= 0.5 ms",
+        ),
+        (
+            "answer + turn written to SQLite",
+            percentile(b, 0.5),
+            percentile(b, 0.99),
+            "p50 <= 2 ms, p99 <= 10 ms",
+        ),
+    ]
+    print(f"{'measurement':40} {'p50 ms':>8} {'p99 ms':>8}  target")
+    for name, p50, p99, target in rows:
+        print(f"{name:40} {p50:8.3f} {p99:8.3f}  {target}")
+    print(
+        f"{'turn write share (p50 ratio b/a)':40} {percentile(b, 0.5) / percentile(a, 0.5):8.2f}x"
+    )
+    print(
+        f"{'ricorda ask cold start (median)':40} {ask_s * 1000:8.0f} ms  target <= 600 ms "
+        f"(bare python: {bare_s * 1000:.0f} ms, ratio {ask_s / bare_s:.1f}x)"
+    )
+    print(f"{'heavy modules loaded on that path':40} {heavy or 'none'}")
+
+
+if __name__ == "__main__":
+    main()

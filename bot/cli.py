@@ -1,0 +1,206 @@
+"""The `ricorda` command line. Imports stay lazy so `ricorda ask` starts fast."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="ricorda",
+    help="Question answering over your company's facts and documents, for Telegram, Slack "
+    "and the console.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        envvar="RICORDA_DATA_DIR",
+        help="Folder holding all state (database, vectors). Created if missing.",
+    ),
+]
+
+
+@app.callback()
+def main_options(ctx: typer.Context, data_dir: DataDir = None) -> None:
+    ctx.obj = {"data_dir": data_dir}
+
+
+def _open(ctx: typer.Context, *, one_shot: bool = False, **overrides: object):  # type: ignore[no-untyped-def]
+    from bot.app import build_app
+    from bot.settings import load_settings
+
+    settings = load_settings(data_dir=ctx.obj.get("data_dir"), **overrides)
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    return build_app(settings, one_shot=one_shot)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="glossary.toml, fact tables (.csv/.xlsx) and document folders, in any order."
+        ),
+    ],
+    prune: Annotated[bool, typer.Option(help="Delete documents no longer in the folder.")] = False,
+    reindex: Annotated[
+        bool, typer.Option(help="Re-embed every document (after changing the embedder).")
+    ] = False,
+) -> None:
+    """Load a glossary, fact tables and document folders. Safe to run again."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from bot.ingest import ingest_paths
+    from core.errors import RicordaError
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    ) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(label: str, done: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=done, total=total)
+
+        app_ = None
+        try:
+            app_ = _open(ctx)
+            summary = ingest_paths(app_, paths, progress=progress, prune=prune, reindex=reindex)
+        except RicordaError as exc:
+            _fail(str(exc))
+            return
+        finally:
+            if app_ is not None:
+                app_.close()
+    for line in summary.lines:
+        typer.echo(line)
+    for problem in summary.problems:
+        typer.echo(f"rejected: {problem}", err=True)
+    if not summary.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def ask(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Argument(help="The question, in English, Italian or Chinese.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the answer as one JSON object.")
+    ] = False,
+    chat: Annotated[
+        str,
+        typer.Option(
+            help="Chat id the question comes from (clearance for "
+            "restricted data), e.g. telegram:9001."
+        ),
+    ] = "console:local",
+    reference_date: Annotated[
+        str | None, typer.Option(help="Answer as if today were this date (YYYY-MM-DD).")
+    ] = None,
+) -> None:
+    """Ask one question and print the answer."""
+    from core.errors import RicordaError
+    from core.types import Request
+
+    try:
+        app_ = _open(ctx, one_shot=True, reference_date=reference_date)
+        try:
+            answer = app_.answerer.answer(
+                Request(text=question, chat=chat, user="cli", reference_date=app_.today())
+            )
+        finally:
+            app_.close()
+    except RicordaError as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        typer.echo(json.dumps(answer.to_dict(), ensure_ascii=False))
+        return
+    from adapters.console import render_answer
+
+    typer.echo(render_answer(answer))
+
+
+@app.command()
+def chat(
+    ctx: typer.Context,
+    chat_id: Annotated[
+        str, typer.Option("--chat", help="Chat id for clearance.")
+    ] = "console:local",
+    reference_date: Annotated[str | None, typer.Option(help="YYYY-MM-DD")] = None,
+) -> None:
+    """Chat in the terminal: type a question; type an option's number to narrow it."""
+    from adapters.console import ConsoleChat
+    from core.errors import RicordaError
+
+    try:
+        app_ = _open(ctx, reference_date=reference_date)
+        app_.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
+    except RicordaError as exc:
+        _fail(str(exc))
+        return
+    try:
+        ConsoleChat(app_.answerer, chat=chat_id, today=app_.today).run()
+    finally:
+        app_.close()
+
+
+@app.command()
+def demo(
+    ctx: typer.Context,
+    chat_after: Annotated[
+        bool, typer.Option("--chat/--no-chat", help="Start the console chat after loading.")
+    ] = True,
+) -> None:
+    """Load the bundled demo knowledge base (fictional company Orbis), then chat with it."""
+    from bot.ingest import ingest_paths
+    from core.errors import RicordaError
+
+    demo_dir = Path(__file__).parent / "demo"
+    paths = [demo_dir / "glossary.toml", demo_dir / "facts.csv"]
+    try:
+        app_ = _open(ctx)
+        summary = ingest_paths(app_, paths)
+    except RicordaError as exc:
+        _fail(str(exc))
+        return
+    for line in summary.lines:
+        typer.echo(line)
+    for problem in summary.problems:
+        typer.echo(f"rejected: {problem}", err=True)
+    typer.echo(f"demo knowledge base loaded into {app_.settings.data_dir}")
+    if chat_after:
+        from adapters.console import ConsoleChat
+
+        ConsoleChat(app_.answerer, chat="console:local", today=app_.today).run()
+    app_.close()
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""`ricorda ingest`: glossary first, then fact tables, then document folders.
+
+Every bad row or broken file is reported and skipped; the good ones load. Re-running is safe:
+facts upsert on their key, documents are skipped when their content hash is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.app import App
+from core.errors import IngestError, RicordaError
+from core.glossary import load_glossary
+
+FACT_SUFFIXES = {".csv", ".xlsx"}
+
+Progress = Callable[[str, int, int], None]  # (label, done, total)
+
+
+@dataclass
+class IngestSummary:
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def classify(paths: Iterable[Path]) -> tuple[list[Path], list[Path], list[Path]]:
+    """Split paths into (glossaries, fact files, document folders); unknown kinds raise."""
+    glossaries, facts, folders = [], [], []
+    for path in paths:
+        if not path.exists():
+            raise IngestError(f"{path}: no such file or folder")
+        if path.is_dir():
+            folders.append(path)
+        elif path.suffix.lower() == ".toml":
+            glossaries.append(path)
+        elif path.suffix.lower() in FACT_SUFFIXES:
+            facts.append(path)
+        else:
+            raise IngestError(
+                f"{path}: not a glossary (.toml), a fact table (.csv/.xlsx) or a document folder"
+            )
+    return glossaries, facts, folders
+
+
+def ingest_paths(
+    app: App,
+    paths: list[Path],
+    *,
+    progress: Progress | None = None,
+    prune: bool = False,
+    reindex: bool = False,
+) -> IngestSummary:
+    summary = IngestSummary()
+    glossaries, fact_files, folders = classify(paths)
+    if len(glossaries) > 1:
+        raise IngestError("give one glossary at a time")
+    for path in glossaries:
+        glossary = load_glossary(path)  # raises ConfigError naming file, line and key
+        changed = app.glossaries.save(path.read_text(encoding="utf-8"), str(path))
+        app.reload_glossary()
+        summary.lines.append(
+            f"glossary {path.name}: {len(glossary.metrics)} metrics, {len(glossary.entities)} "
+            f"entities, {len(glossary.channels)} channels" + ("" if changed else " (unchanged)")
+        )
+    for path in fact_files:
+        _ingest_facts(app, path, summary, progress)
+    for folder in folders:
+        _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
+    return summary
+
+
+def _ingest_facts(app: App, path: Path, summary: IngestSummary, progress: Progress | None) -> None:
+    from storage.fact_files import read_fact_file
+
+    glossary = app.glossary
+    try:
+        report = read_fact_file(
+            path,
+            known_metrics=glossary.metrics.keys(),
+            known_entities=glossary.entities.keys(),
+            known_channels=glossary.channels.keys(),
+            progress=(lambda done, total: progress(path.name, done, total)) if progress else None,
+        )
+    except RicordaError as exc:
+        summary.problems.append(str(exc))
+        return
+    counts = app.facts.upsert_facts(report.facts)
+    summary.lines.append(
+        f"facts {path.name}: {report.rows_read} rows read, {counts.inserted} new, "
+        f"{counts.updated} updated, {counts.unchanged} unchanged, {len(report.errors)} rejected"
+    )
+    summary.lines += [f"  warning {path.name} {w}" for w in report.warnings]
+    summary.problems += [f"{path.name} {e}" for e in report.errors]
+
+
+def _ingest_documents(
+    app: App,
+    folder: Path,
+    summary: IngestSummary,
+    progress: Progress | None,
+    *,
+    prune: bool,
+    reindex: bool,
+) -> None:
+    try:
+        report = app.ingest_documents(
+            folder,
+            prune=prune,
+            reindex=reindex,
+            progress=(lambda done, total, _f: progress(folder.name, done, total))
+            if progress
+            else None,
+        )
+    except RicordaError as exc:
+        summary.problems.append(str(exc))
+        return
+    summary.lines.append(f"documents {folder}: {report.summary()}")
+    summary.problems += [f"{name}: {reason}" for name, reason in report.failed]

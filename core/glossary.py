@@ -1,0 +1,182 @@
+"""The glossary: controlled codes for metrics, entities and channels, their names in every
+language, the scope (default entity, fiscal year end, cleared chats) and the competitors.
+
+Loading validates everything up front and names file, line and key on any mistake, because a
+silently wrong glossary would make the bot answer about the wrong thing.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.errors import ConfigError
+
+_MMDD = re.compile(r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
+_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A code with its names in every language (first name is the display name)."""
+
+    code: str
+    names: tuple[str, ...]
+    unit: str = ""
+    parent: str | None = None
+    restricted: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.names[0] if self.names else self.code
+
+    def label_for(self, language: str) -> str:
+        """Display name for a reader: the first Chinese name for zh, else the first name."""
+        if language == "zh":
+            for name in self.names:
+                if _CJK.search(name):
+                    return name
+        return self.label
+
+
+@dataclass(frozen=True)
+class Glossary:
+    default_entity: str
+    fiscal_year_end: str = "12-31"
+    restricted_chats: frozenset[str] = frozenset()
+    metrics: dict[str, Term] = field(default_factory=dict)
+    entities: dict[str, Term] = field(default_factory=dict)
+    channels: dict[str, Term] = field(default_factory=dict)
+    competitors: tuple[str, ...] = ()
+
+    def is_cleared(self, chat: str) -> bool:
+        """Whether this chat may see RESTRICTED entities and documents."""
+        return chat in self.restricted_chats
+
+    def visible_entities(self, cleared: bool) -> list[Term]:
+        return [t for t in self.entities.values() if cleared or not t.restricted]
+
+    def label(self, kind: str, code: str, language: str = "en") -> str:
+        """Display name of a metric/entity/channel code in the reader's language."""
+        table = {"metric": self.metrics, "entity": self.entities, "channel": self.channels}[kind]
+        term = table.get(code)
+        return term.label_for(language) if term else code
+
+
+def load_glossary(path: Path) -> Glossary:
+    """Read and validate a glossary file; raises ConfigError naming file, line and key."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the glossary ({exc})") from exc
+    return parse_glossary(text, source=str(path))
+
+
+def parse_glossary(text: str, *, source: str = "glossary.toml") -> Glossary:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: {exc}") from exc
+    return _Validator(text, source).build(data)
+
+
+class _Validator:
+    def __init__(self, text: str, source: str) -> None:
+        self.lines = text.splitlines()
+        self.source = source
+
+    def fail(self, key: str, problem: str) -> ConfigError:
+        return ConfigError(f"{self.source}, line {self._line_of(key)}, key '{key}': {problem}")
+
+    def _line_of(self, key: str) -> int:
+        """Best line for a dotted key: its own line inside its table, else the table header."""
+        *tables, last = key.split(".")
+        header = "[" + ".".join(tables) + "]" if tables else None
+        start = 0
+        if header:
+            for i, line in enumerate(self.lines):
+                if line.strip().replace(" ", "") == header.replace(" ", ""):
+                    start = i
+                    break
+            else:
+                return 1
+        for i in range(start, len(self.lines)):
+            stripped = self.lines[i].strip()
+            if i > start and header and stripped.startswith("["):
+                break
+            if re.match(rf"^\"?{re.escape(last)}\"?\s*=", stripped):
+                return i + 1
+        return start + 1
+
+    def build(self, data: dict[str, Any]) -> Glossary:
+        scope = data.get("scope")
+        if not isinstance(scope, dict):
+            raise self.fail("scope", "a [scope] table is required")
+        metrics = self.terms(data, "metrics", with_unit=True)
+        entities = self.terms(data, "entities")
+        channels = self.terms(data, "channels")
+        channels.setdefault("TOTAL", Term(code="TOTAL", names=("total",)))
+        default_entity = scope.get("default_entity")
+        if not isinstance(default_entity, str) or default_entity not in entities:
+            raise self.fail(
+                "scope.default_entity", f"must name one of the entities {sorted(entities)}"
+            )
+        fy_end = scope.get("fiscal_year_end", "12-31")
+        if not isinstance(fy_end, str) or not _MMDD.match(fy_end):
+            raise self.fail("scope.fiscal_year_end", 'must be a month-day like "12-31"')
+        chats = scope.get("restricted_chats", [])
+        if not isinstance(chats, list) or not all(isinstance(c, str) for c in chats):
+            raise self.fail(
+                "scope.restricted_chats", 'must be a list of chat ids like "telegram:9001"'
+            )
+        for code, term in entities.items():
+            if term.parent is not None and term.parent not in entities:
+                raise self.fail(f"entities.{code}.parent", f"unknown entity '{term.parent}'")
+        competitors = data.get("competitors", {}).get("names", [])
+        if not isinstance(competitors, list) or not all(isinstance(c, str) for c in competitors):
+            raise self.fail("competitors.names", "must be a list of names")
+        return Glossary(
+            default_entity=default_entity,
+            fiscal_year_end=fy_end,
+            restricted_chats=frozenset(chats),
+            metrics=metrics,
+            entities=entities,
+            channels=channels,
+            competitors=tuple(c for c in competitors if c.strip()),
+        )
+
+    def terms(
+        self, data: dict[str, Any], table: str, *, with_unit: bool = False
+    ) -> dict[str, Term]:
+        raw = data.get(table, {})
+        if not isinstance(raw, dict):
+            raise self.fail(table, "must be a table of codes")
+        if table == "metrics" and not raw:
+            raise self.fail(table, "at least one metric is required")
+        out: dict[str, Term] = {}
+        for code, body in raw.items():
+            key = f"{table}.{code}"
+            if not _CODE.match(code):
+                raise self.fail(key, "codes are upper-case letters, digits and _ (like ORBIS_CN)")
+            if not isinstance(body, dict):
+                raise self.fail(key, "must be a table with names = [...]")
+            names = body.get("names", [])
+            if not isinstance(names, list) or not all(
+                isinstance(n, str) and n.strip() for n in names
+            ):
+                raise self.fail(f"{key}.names", "must be a list of non-empty names")
+            unit = body.get("unit", "")
+            if with_unit and not isinstance(unit, str):
+                raise self.fail(f"{key}.unit", 'must be a string like "EUR_M"')
+            parent = body.get("parent")
+            if parent is not None and not isinstance(parent, str):
+                raise self.fail(f"{key}.parent", "must be an entity code")
+            restricted = body.get("restricted", False)
+            if not isinstance(restricted, bool):
+                raise self.fail(f"{key}.restricted", "must be true or false")
+            out[code] = Term(code, tuple(n.strip() for n in names), unit, parent, restricted)
+        return out

@@ -1,0 +1,238 @@
+"""Rule-based intent parsing: four slots (metric, entity, period, channel) plus a route.
+
+No model is involved: the glossary's names, the period grammar and short cue lists decide. The
+parser sits behind the `IntentParser` Protocol so a smarter one can replace it without touching
+the gates or channels.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from core.names import NameIndex, blank
+from core.periods import find_periods
+from core.types import Period, Route
+
+# Cues are matched on the casefolded text; Latin ones at word boundaries.
+_NUMERIC_CUES = {
+    "en": [
+        "how much",
+        "how many",
+        "what is",
+        "what's",
+        "whats",
+        "what was",
+        "what were",
+        "what are",
+        "number of",
+        "value of",
+        "total",
+        "figure",
+        "figures",
+    ],
+    "it": [
+        "quanto",
+        "quanta",
+        "quanti",
+        "quante",
+        "qual è",
+        "qual e",
+        "qual era",
+        "quale",
+        "qual'è",
+        "a quanto",
+        "valore",
+    ],
+    "zh": ["多少", "几", "是什么", "数字", "数据"],
+}
+_NARRATIVE_CUES = {
+    "en": [
+        "why",
+        "reason",
+        "reasons",
+        "driver",
+        "drivers",
+        "drove",
+        "driven",
+        "trend",
+        "trends",
+        "regulation",
+        "regulations",
+        "regulatory",
+        "impact",
+        "impacted",
+        "explain",
+        "cause",
+        "caused",
+        "causes",
+        "what happened",
+        "how come",
+        "outlook",
+        "strategy",
+    ],
+    "it": [
+        "perché",
+        "perche",
+        "motivo",
+        "motivi",
+        "causa",
+        "cause",
+        "andamento",
+        "tendenza",
+        "regolamento",
+        "regolamentazione",
+        "normativa",
+        "impatto",
+        "spiega",
+        "spiegami",
+        "come mai",
+        "strategia",
+    ],
+    "zh": ["为什么", "为何", "原因", "趋势", "监管", "影响", "怎么回事", "解释", "策略", "战略"],
+}
+_ENTITY_PREPOSITIONS = re.compile(
+    r"\b(?:of|for|at|di|del|della|dello|dei|degli|delle|per)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)"
+)
+_CAPITALISED = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s+$")
+_NOT_ENTITIES = frozenset(
+    [
+        "i",
+        "the",
+        "a",
+        "an",
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "when",
+        "where",
+        "is",
+        "was",
+        "did",
+        "does",
+        "do",
+        "are",
+        "were",
+        "can",
+        "could",
+        "show",
+        "tell",
+        "give",
+        "qual",
+        "quale",
+        "quanto",
+        "il",
+        "lo",
+        "la",
+        "me",
+        "us",
+        "we",
+        "our",
+    ]
+)
+
+
+def _cue_pattern(cues: dict[str, list[str]]) -> re.Pattern[str]:
+    alts = []
+    for cue in sorted({c for lst in cues.values() for c in lst}, key=len, reverse=True):
+        body = re.escape(cue).replace(r"\ ", r"\s+")
+        alts.append(rf"(?<!\w){body}(?!\w)" if cue[0].isascii() else body)
+    return re.compile("|".join(alts), re.IGNORECASE)
+
+
+_NUMERIC = _cue_pattern(_NUMERIC_CUES)
+_NARRATIVE = _cue_pattern(_NARRATIVE_CUES)
+
+
+@dataclass
+class Intent:
+    """What the question asks for. Lists keep the user's order; duplicates removed."""
+
+    route: Route
+    metrics: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    channels: list[str] = field(default_factory=list)
+    periods: list[Period] = field(default_factory=list)
+    bad_periods: list[str] = field(default_factory=list)  # looked like periods, were not valid
+    unknown_entities: list[str] = field(default_factory=list)  # named, but not in the glossary
+    relative_period: bool = False
+    numeric_cue: bool = False
+    narrative_cue: bool = False
+
+
+class IntentParser(Protocol):
+    def parse(self, text: str, reference_date: dt.date) -> Intent: ...
+
+
+class RuleIntentParser:
+    """Glossary-driven parser; `text` must already be security-gated (competitors blanked)."""
+
+    def __init__(self, names: NameIndex) -> None:
+        self.names = names
+        self.fiscal_year_end = names.glossary.fiscal_year_end
+
+    def parse(self, text: str, reference_date: dt.date) -> Intent:
+        found = self.names.find(text)
+        intent = Intent(route=Route.UNKNOWN)
+        for m in found:
+            bucket = {
+                "metric": intent.metrics,
+                "entity": intent.entities,
+                "channel": intent.channels,
+            }
+            target = bucket[m.kind]
+            if m.code not in target:
+                target.append(m.code)
+        rest = blank(text, [(m.start, m.end) for m in found])
+        for pm in find_periods(rest, reference_date, self.fiscal_year_end):
+            if pm.period is None:
+                intent.bad_periods.append(pm.raw)
+            elif pm.period not in intent.periods:
+                intent.periods.append(pm.period)
+                intent.relative_period |= pm.relative
+            rest = blank(rest, [(pm.start, pm.end)])
+        intent.numeric_cue = bool(_NUMERIC.search(rest))
+        intent.narrative_cue = bool(_NARRATIVE.search(rest))
+        if intent.metrics or intent.numeric_cue:
+            intent.unknown_entities = _unknown_entities(rest, bool(intent.metrics))
+        intent.route = _route(intent)
+        return intent
+
+
+def _route(intent: Intent) -> Route:
+    has_metric = bool(intent.metrics)
+    if intent.narrative_cue:
+        return Route.COMPOSITE if has_metric else Route.NARRATIVE
+    if has_metric or intent.numeric_cue:
+        return Route.STRUCTURED
+    if intent.entities or intent.periods or intent.channels or intent.bad_periods:
+        # "Orbis China 2024": something we know, but not which number -> ask for the metric
+        return Route.STRUCTURED
+    return Route.UNKNOWN
+
+
+def _unknown_entities(rest: str, has_metric: bool) -> list[str]:
+    """Capitalised names in an entity position ("revenue of Acme", "Acme revenue") that the
+    glossary does not know. Known names are already blanked out of `rest`."""
+    out: list[str] = []
+    for m in _ENTITY_PREPOSITIONS.finditer(rest):
+        _add_candidate(out, m.group(1))
+    if has_metric:
+        # "What was Acme revenue": a capitalised word right before a blanked metric name
+        for gap in re.finditer(r"\S\s{2,}", rest):
+            head = rest[: gap.start() + 1]
+            m = _CAPITALISED.search(head + " ")
+            if m:
+                _add_candidate(out, m.group(1))
+    return out
+
+
+def _add_candidate(out: list[str], candidate: str) -> None:
+    words = [w for w in candidate.split() if w.casefold() not in _NOT_ENTITIES]
+    name = " ".join(words).strip(".-")
+    if len(name) >= 2 and name not in out and not name.isdigit():
+        out.append(name)

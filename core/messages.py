@@ -1,0 +1,149 @@
+"""Every sentence the bot says, in English, Italian and Chinese.
+
+Kept in one table so that a new language is one more column and so that every platform renders
+the same words (adapters only change markup).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from core.types import Period, PeriodType, format_decimal
+
+LANGUAGES = ("en", "it", "zh")
+
+_TEXT: dict[str, dict[str, str]] = {
+    "usage": {
+        "en": 'Ask me a question, for example: "What was Orbis China revenue in FY2024?" or '
+        '"Why did revenue in China fall?"',
+        "it": 'Fammi una domanda, per esempio: "Qual è stato il fatturato di Orbis Cina nel 2024?" '
+        'oppure "Perché il fatturato in Cina è calato?"',
+        "zh": "请提问，例如：“2024年中国区营收是多少？”或“中国区营收为什么下降？”",
+    },
+    "truncated": {
+        "en": "Your question was longer than {limit} characters; I answered its first {limit}.",
+        "it": "La domanda superava {limit} caratteri; ho risposto ai primi {limit}.",
+        "zh": "问题超过 {limit} 个字符，我只回答了前 {limit} 个字符。",
+    },
+    "not_understood": {
+        "en": "Sorry, I did not understand the question. I answer about {metrics} for {entities}, "
+        "and explain them from the company's documents.",
+        "it": "Scusa, non ho capito la domanda. Rispondo su {metrics} per {entities}, "
+        "e li spiego dai documenti aziendali.",
+        "zh": "抱歉，我没有理解这个问题。我可以回答{entities}的{metrics}，并根据公司文档进行解释。",
+    },
+    "refused": {
+        "en": "That is outside what I can answer. You can ask about {metrics} for {entities}.",
+        "it": "Questo è fuori da ciò a cui posso rispondere. "
+        "Puoi chiedere di {metrics} per {entities}.",
+        "zh": "这超出了我可以回答的范围。您可以询问{entities}的{metrics}。",
+    },
+    "ask_metric": {
+        "en": "Which figure do you mean? Choose one: {metrics}.",
+        "it": "Quale dato intendi? Scegline uno: {metrics}.",
+        "zh": "您指的是哪个指标？请选择：{metrics}。",
+    },
+    "found": {
+        "en": "{subject}: {value} {unit}",
+        "it": "{subject}: {value} {unit}",
+        "zh": "{subject}：{value} {unit}",
+    },
+    "source": {
+        "en": "source: {doc}, {locator}",
+        "it": "fonte: {doc}, {locator}",
+        "zh": "来源：{doc}，{locator}",
+    },
+    "not_found": {
+        "en": "I have no figure for {subject} in the fact table.",
+        "it": "Non ho un dato per {subject} nella tabella dei fatti.",
+        "zh": "事实表中没有{subject}的数据。",
+    },
+    "unknown_entity": {
+        "en": 'I don\'t know the company or unit "{raw}". I can answer about: {entities}.',
+        "it": 'Non conosco la società o unità "{raw}". Posso rispondere su: {entities}.',
+        "zh": "我不认识“{raw}”这个公司或部门。我可以回答：{entities}。",
+    },
+    "unknown_period": {
+        "en": '"{raw}" is not a period I understand (try FY2024, H1 2025, Q3 2025).',
+        "it": '"{raw}" non è un periodo che capisco (prova FY2024, H1 2025, Q3 2025).',
+        "zh": "我无法识别期间“{raw}”（可以试试 2024年、2025年上半年、2025年第三季度）。",
+    },
+    "unknown_param": {
+        "en": 'I don\'t recognise the {param} "{raw}".',
+        "it": 'Non riconosco {param} "{raw}".',
+        "zh": "我无法识别{param}“{raw}”。",
+    },
+    "difference": {
+        "en": "Change {later} vs {earlier}: {delta} {unit} ({pct})",
+        "it": "Variazione {later} rispetto a {earlier}: {delta} {unit} ({pct})",
+        "zh": "{later}相比{earlier}的变化：{delta} {unit}（{pct}）",
+    },
+    "assumed": {"en": "Assumed: {items}.", "it": "Ho assunto: {items}.", "zh": "假设：{items}。"},
+    "assumed_entity": {
+        "en": "{value} (default entity)",
+        "it": "{value} (entità predefinita)",
+        "zh": "{value}（默认主体）",
+    },
+    "assumed_period": {
+        "en": "{value} (last complete fiscal year)",
+        "it": "{value} (ultimo esercizio completo)",
+        "zh": "{value}（最近一个完整财年）",
+    },
+    "narrow": {
+        "en": "Choose an option to narrow the question.",
+        "it": "Scegli un'opzione per restringere la domanda.",
+        "zh": "可以选择下面的选项缩小问题范围。",
+    },
+    "attribution": {"en": "Why:", "it": "Perché:", "zh": "归因分析："},
+    "no_documents": {
+        "en": "I found nothing about this in the documents, so I cannot explain it.",
+        "it": "Non ho trovato nulla su questo nei documenti, quindi non posso spiegarlo.",
+        "zh": "文档中没有找到相关内容，因此无法解释。",
+    },
+    "sources": {"en": "Sources", "it": "Fonti", "zh": "来源"},
+    "param_entity": {"en": "entity", "it": "l'entità", "zh": "主体"},
+    "param_period": {"en": "period", "it": "il periodo", "zh": "期间"},
+    "param_metric": {"en": "metric", "it": "la metrica", "zh": "指标"},
+    "param_channel": {"en": "channel", "it": "il canale", "zh": "渠道"},
+    "and": {"en": " and ", "it": " e ", "zh": "和"},
+}
+
+
+def say(key: str, language: str, **values: object) -> str:
+    table = _TEXT[key]
+    template = table.get(language) or table["en"]
+    return template.format(**values)
+
+
+def join_list(items: list[str], language: str) -> str:
+    if language == "zh":
+        return "、".join(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + say("and", language) + items[-1]
+
+
+def period_label(period: Period, language: str) -> str:
+    if language != "zh":
+        return period.label
+    year, tail = period.value[:4], period.value[4:]
+    if period.type is PeriodType.FY:
+        return f"{year}财年"
+    if period.type is PeriodType.HY:
+        return f"{year}年{'上' if tail == 'H1' else '下'}半年"
+    if period.type is PeriodType.Q:
+        return f"{year}年第{'一二三四'[int(tail[-1]) - 1]}季度"
+    return f"{year}年{int(period.value[5:7])}月"
+
+
+def number(value: Decimal, language: str) -> str:
+    """Exact digits, in the reader's convention (1,320.5 / 1.320,5)."""
+    text = format_decimal(value)
+    if language == "it":
+        return text.replace(",", "_").replace(".", ",").replace("_", ".")
+    return text
+
+
+def percent(value: Decimal, language: str) -> str:
+    sign = "+" if value > 0 else ""
+    return sign + number(value.quantize(Decimal("0.1")), language) + "%"

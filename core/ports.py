@@ -1,0 +1,139 @@
+"""The Protocols core needs from the outside world, declared once.
+
+Implementations live in `storage/` (databases, vector collections) and `bot/` (model
+providers). Core code depends only on these shapes, so every part can be swapped for a fake in
+tests and for another engine in production.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from core.types import Fact, Period
+
+
+# --- facts -------------------------------------------------------------------------------
+
+
+class FactStore(Protocol):
+    """Exact lookups on the fact table: the only place numbers come from."""
+
+    def lookup(self, metric: str, entity: str, period: Period, channel: str) -> Fact | None: ...
+
+    def periods(self, metric: str, entity: str, channel: str) -> list[Period]:
+        """Periods that have a fact for this metric/entity/channel, newest first."""
+        ...
+
+
+# --- turns and feedback ------------------------------------------------------------------
+
+
+@dataclass
+class TurnRecord:
+    """Everything remembered about one answered request."""
+
+    id: str
+    chat: str
+    user: str
+    question: str
+    language: str
+    route: str
+    served_by: str
+    plan: list[dict[str, Any]]
+    answer_text: str
+    options: list[dict[str, str]]
+    fixed_slots: dict[str, str]
+    latency_ms: float
+    reference_date: str | None = None
+    parent_turn: str | None = None
+    answer: dict[str, Any] = field(default_factory=dict)
+
+
+class TurnStore(Protocol):
+    def record_turn(self, turn: TurnRecord) -> None: ...
+
+    def get_turn(self, turn_id: str) -> TurnRecord | None: ...
+
+
+# --- documents and retrieval -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document small enough to quote, with where it came from."""
+
+    id: str
+    doc: str  # file name relative to the ingested folder, e.g. "china/2025_review.pdf"
+    locator: str  # "page=3", "slide=2", "section=China", "para=4"
+    text: str
+    restricted: bool = False
+    metadata: dict[str, str] = field(
+        default_factory=dict
+    )  # e.g. {"entity": "ORBIS_CN", "year": "2025"}
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    chunk: Chunk
+    score: float
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors. Each embedder knows its own cosine thresholds."""
+
+    name: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Shape (len(texts), dimension), float32, rows of unit length."""
+        ...
+
+
+class VectorIndex(Protocol):
+    """Nearest-neighbour search over chunk embeddings (Chroma in production)."""
+
+    def upsert(self, chunks: Sequence[Chunk], embeddings: np.ndarray) -> None: ...
+
+    def delete_doc(self, doc: str) -> None: ...
+
+    def query(
+        self, embedding: np.ndarray, k: int, where: dict[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity) best first."""
+        ...
+
+
+class ChunkStore(Protocol):
+    """The database record of ingested documents and their chunks (source of truth)."""
+
+    def all_chunks(self) -> Iterable[Chunk]: ...
+
+    def get_chunks(self, ids: Sequence[str]) -> list[Chunk]: ...
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+class LLM(Protocol):
+    """A chat model. Any failure raises `core.errors.ModelError`; callers degrade honestly."""
+
+    name: str
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        json_schema: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> str: ...

@@ -1,0 +1,212 @@
+"""The values that flow through ricorda: requests in, answers out, facts and citations between.
+
+Everything here is a plain frozen dataclass so that core stays independent of any storage or
+platform library, and so that answers can be compared in tests and serialised for the CLI.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+
+class Route(StrEnum):
+    STRUCTURED = "structured"
+    NARRATIVE = "narrative"
+    COMPOSITE = "composite"
+    CLARIFY = "clarify"
+    REFUSED = "refused"
+    UNKNOWN = "unknown"  # nothing understood: a "not understood" answer
+
+
+class PeriodType(StrEnum):
+    FY = "FY"
+    HY = "HY"
+    Q = "Q"
+    M = "M"
+
+
+@dataclass(frozen=True, order=True)
+class Period:
+    """A fiscal period as the fact table spells it: type plus value (`2025`, `2025H1`)."""
+
+    type: PeriodType
+    value: str
+
+    @property
+    def year(self) -> int:
+        return int(self.value[:4])
+
+    @property
+    def label(self) -> str:
+        """How people read it: FY2024, H1 2025, Q3 2023, 2025-03."""
+        if self.type is PeriodType.FY:
+            return f"FY{self.value}"
+        if self.type is PeriodType.HY:
+            return f"H{self.value[-1]} {self.value[:4]}"
+        if self.type is PeriodType.Q:
+            return f"Q{self.value[-1]} {self.value[:4]}"
+        return self.value
+
+    @property
+    def code(self) -> str:
+        """Compact token used in option values and plans: FY2024, 2025H1, 2025Q3, 2025-03."""
+        return f"FY{self.value}" if self.type is PeriodType.FY else self.value
+
+
+@dataclass(frozen=True)
+class Source:
+    doc: str
+    locator: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"doc": self.doc, "locator": self.locator}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One row of the fact table; `value` is a Decimal so numbers come back exactly as loaded."""
+
+    metric: str
+    entity: str
+    period: Period
+    channel: str
+    value: Decimal
+    unit: str
+    source: Source
+
+
+class FactStatus(StrEnum):
+    FOUND = "found"
+    NOT_FOUND = "not_found"
+    UNRECOGNIZED = "unrecognized_param"
+
+
+@dataclass(frozen=True)
+class FactResult:
+    """The three-way outcome of `query_metric`; only `found` ever carries a number."""
+
+    status: FactStatus
+    fact: Fact | None = None
+    metric: str | None = None
+    entity: str | None = None
+    period: Period | None = None
+    channel: str | None = None
+    param: str | None = None  # for unrecognized_param: which parameter
+    raw: str | None = None  # for unrecognized_param: the text as the user wrote it
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.status is FactStatus.FOUND and self.fact is not None:
+            f = self.fact
+            return {
+                "status": "found",
+                "value": decimal_to_json(f.value),
+                "unit": f.unit,
+                "metric_code": f.metric,
+                "entity": f.entity,
+                "period_type": f.period.type.value,
+                "period": f.period.value,
+                "channel": f.channel,
+                "source": f.source.to_dict(),
+            }
+        if self.status is FactStatus.NOT_FOUND:
+            return {
+                "status": "not_found",
+                "normalized": {
+                    "metric_code": self.metric,
+                    "entity": self.entity,
+                    "period_type": self.period.type.value if self.period else None,
+                    "period": self.period.value if self.period else None,
+                    "channel": self.channel,
+                },
+            }
+        return {"status": "unrecognized_param", "param": self.param, "raw": self.raw}
+
+
+def decimal_to_json(value: Decimal) -> int | float:
+    """JSON has no decimals: integral values become ints, the rest floats (shortest repr)."""
+    if value == value.to_integral_value():
+        return int(value)
+    return float(value)
+
+
+def format_decimal(value: Decimal) -> str:
+    """Render a fact value exactly as loaded, with thousands separators and no float noise."""
+    sign = "-" if value < 0 else ""
+    text = format(abs(value), "f")
+    whole, _, frac = text.partition(".")
+    whole = f"{int(whole):,}"
+    return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"
+
+
+@dataclass(frozen=True)
+class Assumption:
+    slot: str
+    value: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"slot": self.slot, "value": self.value, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Option:
+    """A one-tap narrowing: re-run the same question with `slot` fixed to `value`."""
+
+    label: str
+    slot: str
+    value: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"label": self.label, "slot": self.slot, "value": self.value}
+
+
+@dataclass(frozen=True)
+class Request:
+    """A question as core sees it, whatever platform it came from."""
+
+    text: str
+    chat: str = "console:local"
+    user: str = ""
+    reference_date: dt.date | None = None
+    fixed_slots: dict[str, str] = field(default_factory=dict)
+    parent_turn: str | None = None
+
+
+@dataclass
+class Answer:
+    """What the bot says back. Adapters render it; `to_dict` is the `ask --json` contract."""
+
+    turn_id: str
+    route: Route
+    served_by: str
+    text: str
+    language: str = "en"
+    facts: list[FactResult] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
+    assumptions: list[Assumption] = field(default_factory=list)
+    options: list[Option] = field(default_factory=list)
+    latency_ms: float = 0.0
+    notices: list[str] = field(default_factory=list)
+    plan: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def route_name(self) -> str:
+        # the JSON contract knows five routes; "not understood" is reported as a clarification
+        return Route.CLARIFY.value if self.route is Route.UNKNOWN else self.route.value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "turn_id": self.turn_id,
+            "route": self.route_name,
+            "served_by": self.served_by,
+            "text": self.text,
+            "facts": [f.to_dict() for f in self.facts],
+            "sources": [s.to_dict() for s in self.sources],
+            "assumptions": [a.to_dict() for a in self.assumptions],
+            "options": [o.to_dict() for o in self.options],
+            "latency_ms": round(self.latency_ms, 3),
+        }

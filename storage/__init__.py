@@ -1,0 +1,1 @@
+"""ricorda storage."""

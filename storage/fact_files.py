@@ -1,0 +1,402 @@
+"""Read a fact file (`.csv` or `.xlsx`) into validated facts, reporting every bad row.
+
+A fact file is what people edit by hand or export from a spreadsheet, so the reader is strict
+about meaning and lenient about form: codes match the glossary case-insensitively (stored
+upper-case), an empty channel means TOTAL, columns may come in any order. It never loads a row
+it is unsure of: each bad row is reported with its line number and every reason, and the caller
+decides whether to load the good rows.
+
+Values: plain decimal notation (`1320`, `-12.345`, `0.10`, `1e3`) is accepted and kept digit for
+digit. A comma is accepted only as a thousands separator in correct groups (`1,320.5`), because
+spreadsheets export that; anything else with a comma (`1,5`) is rejected as ambiguous, since it
+may be a decimal comma. Text, NaN and infinities are rejected.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import difflib
+import io
+import math
+import re
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from core.errors import IngestError
+from core.types import Fact, Period, PeriodType, Source
+
+COLUMNS = (
+    "metric",
+    "entity",
+    "period_type",
+    "period",
+    "channel",
+    "value",
+    "unit",
+    "source_doc",
+    "source_locator",
+)
+TOTAL_CHANNEL = "TOTAL"
+_PROGRESS_EVERY = 250
+
+_PERIOD_FORMS: dict[PeriodType, tuple[re.Pattern[str], str]] = {
+    PeriodType.FY: (re.compile(r"^\d{4}$"), "2025"),
+    PeriodType.HY: (re.compile(r"^\d{4}H[12]$"), "2025H1 or 2025H2"),
+    PeriodType.Q: (re.compile(r"^\d{4}Q[1-4]$"), "2025Q1 .. 2025Q4"),
+    PeriodType.M: (re.compile(r"^\d{4}-(0[1-9]|1[0-2])$"), "2025-01 .. 2025-12"),
+}
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_GROUPED_NUMBER = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """Something wrong (error) or worth knowing (warning) about one line of the file."""
+
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass
+class FactFileReport:
+    """The good facts of a file plus every problem found, for the CLI to print."""
+
+    path: Path
+    facts: list[Fact] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
+    warnings: list[RowProblem] = field(default_factory=list)
+    rows_read: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        return (
+            f"{self.path.name}: {self.rows_read} rows, {len(self.facts)} valid, "
+            f"{len(self.errors)} rejected, {len(self.warnings)} warnings"
+        )
+
+
+def read_fact_file(
+    path: Path | str,
+    *,
+    known_metrics: Collection[str] | None,
+    known_entities: Collection[str] | None,
+    known_channels: Collection[str] | None,
+    progress: Progress | None = None,
+) -> FactFileReport:
+    """Read and validate a `.csv` or `.xlsx` fact file.
+
+    `known_*` are the glossary codes; `None` accepts any code (upper-cased). TOTAL is always a
+    known channel. Raises IngestError when the file as a whole cannot be read (not found, not
+    UTF-8, binary, no header, wrong columns); row-level problems go into the report.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        total, rows = _csv_rows(path)
+    elif suffix == ".xlsx":
+        total, rows = _xlsx_rows(path)
+    else:
+        raise IngestError(f"{path.name}: unsupported fact file type {suffix!r}; use .csv or .xlsx")
+    validator = _RowValidator(
+        metrics=_Codes("metric", known_metrics),
+        entities=_Codes("entity", known_entities),
+        channels=_Codes("channel", known_channels, always=(TOTAL_CHANNEL,)),
+    )
+    report = FactFileReport(path=path)
+    kept: dict[tuple[str, ...], tuple[int, Fact]] = {}
+    for done, (line, record) in enumerate(rows, start=1):
+        report.rows_read += 1
+        fact, reasons = validator.validate(record)
+        if fact is None:
+            report.errors.append(RowProblem(line, "; ".join(reasons)))
+        else:
+            key = (fact.metric, fact.entity, fact.period.type, fact.period.value, fact.channel)
+            earlier = kept.pop(key, None)
+            if earlier is not None:
+                report.warnings.append(
+                    RowProblem(
+                        line,
+                        f"duplicate of line {earlier[0]} ({_key_text(fact)}); this later row wins",
+                    )
+                )
+            kept[key] = (line, fact)
+        if progress is not None and done % _PROGRESS_EVERY == 0:
+            progress(done, max(total, done))
+    report.facts = [fact for _line, fact in sorted(kept.values(), key=lambda item: item[0])]
+    if progress is not None:
+        progress(report.rows_read, report.rows_read)
+    return report
+
+
+# --- file formats --------------------------------------------------------------------------
+
+Record = dict[str, Any]
+
+
+def _csv_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from exc
+    if b"\x00" in data[:8192]:
+        raise IngestError(f"{path.name}: looks like a binary file, not a UTF-8 CSV")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IngestError(
+            f"{path.name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save the file as CSV UTF-8"
+        ) from exc
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+        if header is None or not any(cell.strip() for cell in header):
+            raise IngestError(f"{path.name}: no header; the first line must be {','.join(COLUMNS)}")
+        positions = _check_header(path, header)
+        parsed: list[tuple[int, list[str]]] = []
+        last_line = reader.line_num
+        for cells in reader:
+            start, last_line = last_line + 1, reader.line_num
+            if any(cell.strip() for cell in cells):
+                parsed.append((start, cells))
+    except csv.Error as exc:
+        raise IngestError(f"{path.name}: line {reader.line_num}: malformed CSV ({exc})") from exc
+    rows = ((line, _record(cells, positions)) for line, cells in parsed)
+    return len(parsed), rows
+
+
+def _xlsx_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
+    import zipfile
+
+    from openpyxl import load_workbook
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        workbook = load_workbook(path, read_only=True, data_only=True)
+    except FileNotFoundError as exc:
+        raise IngestError(f"{path.name}: file not found") from exc
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
+        raise IngestError(f"{path.name}: not a readable .xlsx workbook ({exc})") from exc
+    sheet = workbook.worksheets[0]
+    cells_iter = sheet.iter_rows(values_only=True)
+    first = next(cells_iter, None)
+    header = [_header_text(v) for v in first] if first else []
+    if not any(header):
+        workbook.close()
+        raise IngestError(
+            f"{path.name}: no header on the first sheet; row 1 must be {','.join(COLUMNS)}"
+        )
+    try:
+        positions = _check_header(path, header)
+    except IngestError:
+        workbook.close()
+        raise
+    max_row = sheet.max_row
+    total = max_row - 1 if max_row else 0
+
+    def rows() -> Iterator[tuple[int, Record]]:
+        try:
+            for line, values in enumerate(cells_iter, start=2):
+                if any(v is not None and str(v).strip() for v in values):
+                    yield line, _record(list(values), positions)
+        finally:
+            workbook.close()
+
+    return total, rows()
+
+
+def _header_text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _check_header(path: Path, header: Sequence[str]) -> dict[str, int]:
+    """Map column name -> position; name every missing, unexpected or repeated column."""
+    names = [cell.strip().lower() for cell in header]
+    while names and not names[-1]:
+        names.pop()
+    positions: dict[str, int] = {}
+    repeated: list[str] = []
+    for i, name in enumerate(names):
+        if name in positions:
+            repeated.append(name)
+        positions[name] = i
+    missing = [c for c in COLUMNS if c not in positions]
+    extra = [n or f"(empty, column {i + 1})" for i, n in enumerate(names) if n not in COLUMNS]
+    if missing or extra or repeated:
+        parts = []
+        if missing:
+            parts.append("missing columns: " + ", ".join(missing))
+        if extra:
+            parts.append("unexpected columns: " + ", ".join(extra))
+        if repeated:
+            parts.append("repeated columns: " + ", ".join(repeated))
+        raise IngestError(
+            f"{path.name}: bad header ({'; '.join(parts)}); expected {','.join(COLUMNS)}"
+        )
+    return positions
+
+
+def _record(cells: Sequence[Any], positions: dict[str, int]) -> Record:
+    record: Record = {name: cells[i] if i < len(cells) else None for name, i in positions.items()}
+    width = len(positions)
+    extra = [c for c in cells[width:] if c is not None and str(c).strip()]
+    if extra:
+        record["__extra__"] = len(cells)
+    elif len(cells) < width:
+        record["__short__"] = len(cells)
+    return record
+
+
+# --- row validation ------------------------------------------------------------------------
+
+
+class _Codes:
+    """Case-insensitive match of a code against the glossary's codes."""
+
+    def __init__(
+        self, kind: str, known: Collection[str] | None, always: Sequence[str] = ()
+    ) -> None:
+        self.kind = kind
+        self.known: dict[str, str] | None = None
+        if known is not None:
+            self.known = {c.casefold(): c.upper() for c in (*known, *always)}
+
+    def match(self, raw: str) -> tuple[str | None, str | None]:
+        """(code, None) on success, (None, reason) otherwise."""
+        if not raw:
+            return None, f"{self.kind} is empty"
+        if self.known is None:
+            return raw.upper(), None
+        code = self.known.get(raw.casefold())
+        if code is not None:
+            return code, None
+        close = difflib.get_close_matches(raw.upper(), list(self.known.values()), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        return None, f"unknown {self.kind} {raw!r}{hint}"
+
+
+@dataclass
+class _RowValidator:
+    metrics: _Codes
+    entities: _Codes
+    channels: _Codes
+
+    def validate(self, record: Record) -> tuple[Fact | None, list[str]]:
+        reasons: list[str] = []
+        if "__extra__" in record:
+            reasons.append(f"{record['__extra__']} fields, expected {len(COLUMNS)}")
+        if "__short__" in record:
+            reasons.append(f"only {record['__short__']} fields, expected {len(COLUMNS)}")
+
+        def code(codes: _Codes, raw: Any) -> str | None:
+            found, reason = codes.match(_text(raw))
+            if reason:
+                reasons.append(reason)
+            return found
+
+        metric = code(self.metrics, record["metric"])
+        entity = code(self.entities, record["entity"])
+        channel_raw = _text(record["channel"])
+        channel = code(self.channels, channel_raw) if channel_raw else TOTAL_CHANNEL
+        period = _period(record["period_type"], record["period"], reasons)
+        value = _value(record["value"], reasons)
+        source_doc = _text(record["source_doc"])
+        if not source_doc:
+            reasons.append("source_doc is empty (every number needs its source)")
+        if reasons or None in (metric, entity, channel, period, value):
+            return None, reasons
+        fact = Fact(
+            metric=metric,  # type: ignore[arg-type]
+            entity=entity,  # type: ignore[arg-type]
+            period=period,  # type: ignore[arg-type]
+            channel=channel,  # type: ignore[arg-type]
+            value=value,  # type: ignore[arg-type]
+            unit=_text(record["unit"]),
+            source=Source(source_doc, _text(record["source_locator"])),
+        )
+        return fact, []
+
+
+def _text(raw: Any) -> str:
+    """A cell as text: spreadsheets give ints/floats/dates where a CSV gives strings."""
+    if raw is None:
+        return ""
+    if isinstance(raw, bool):
+        return str(raw).upper()
+    if isinstance(raw, float) and raw.is_integer():
+        return str(int(raw))
+    if isinstance(raw, dt.datetime | dt.date):
+        return raw.isoformat()
+    return str(raw).strip()
+
+
+def _period(raw_type: Any, raw_value: Any, reasons: list[str]) -> Period | None:
+    type_text = _text(raw_type)
+    try:
+        ptype = PeriodType(type_text.upper())
+    except ValueError:
+        reasons.append(f"period_type {type_text!r} is not one of FY, HY, Q, M")
+        return None
+    if isinstance(raw_value, dt.datetime | dt.date) and ptype is PeriodType.M:
+        written = f"{raw_value.year:04d}-{raw_value.month:02d}"  # Excel turned 2025-03 into a date
+    else:
+        written = _text(raw_value)
+    value = written.upper()
+    pattern, example = _PERIOD_FORMS[ptype]
+    if not pattern.match(value):
+        reasons.append(
+            f"period {written!r} does not fit period_type {ptype.value} (expected {example})"
+        )
+        return None
+    return Period(ptype, value)
+
+
+def _value(raw: Any, reasons: list[str]) -> Decimal | None:
+    if isinstance(raw, bool | dt.datetime | dt.date):
+        reasons.append(f"value {raw!r} is not a number")
+        return None
+    if isinstance(raw, int):
+        return Decimal(raw)
+    if isinstance(raw, float):
+        if not math.isfinite(raw):
+            reasons.append(f"value {raw!r} is not a number")
+            return None
+        return Decimal(repr(raw))  # shortest repr: 0.1 stays 0.1, not 0.1000000000000000055
+    text = _text(raw)
+    if not text:
+        reasons.append("value is empty")
+        return None
+    if _GROUPED_NUMBER.match(text):
+        text = text.replace(",", "")
+    elif "," in text:
+        reasons.append(
+            f"value {text!r}: a comma is only accepted as a thousands separator; "
+            "write decimals with a dot"
+        )
+        return None
+    if not _PLAIN_NUMBER.match(text):
+        reasons.append(f"value {text!r} is not a number")
+        return None
+    try:
+        return Decimal(text)
+    except InvalidOperation:  # pragma: no cover - the pattern already guarantees a number
+        reasons.append(f"value {text!r} is not a number")
+        return None
+
+
+def _key_text(fact: Fact) -> str:
+    return (
+        f"{fact.metric}/{fact.entity}/{fact.period.type.value} {fact.period.value}/{fact.channel}"
+    )

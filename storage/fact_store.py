@@ -1,0 +1,255 @@
+"""The fact table behind `core.ports.FactStore`: the database is the source of truth, lookups
+are answered from an in-memory index so a structured answer costs microseconds, not a query.
+
+The index is loaded once (lazily), replaced after every upsert and on `refresh()`. Replicas that
+share PostgreSQL can pass `stale_after` seconds: at most that often a lookup checks a cheap
+fingerprint of the table (row count, newest update) and reloads when another process changed it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from core.errors import StorageError
+from core.types import Fact, Period, PeriodType, Source
+from storage.tables import FACT_KEY, FactRow, utcnow
+from storage.upsert import upsert_statement
+
+_TABLE = FactRow.__table__  # type: ignore[attr-defined]
+_BATCH = 1000
+_UPDATED = ("value", "unit", "source_doc", "source_locator", "updated_at")
+
+FactKey = tuple[str, str, str, str, str]  # metric, entity, period_type, period, channel
+
+
+@dataclass(frozen=True)
+class UpsertCounts:
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.inserted + self.updated + self.unchanged
+
+
+def fact_key(fact: Fact) -> FactKey:
+    return (fact.metric, fact.entity, fact.period.type.value, fact.period.value, fact.channel)
+
+
+def period_sort_key(period: Period) -> tuple[int, int, int]:
+    """Order periods by when they end, then longer first (FY2025 before 2025H2 before 2025Q4).
+
+    Values are fiscal labels, so "end" is the month within the fiscal year, whatever the
+    calendar month of the fiscal year end.
+    """
+    value = period.value
+    year = int(value[:4])
+    kind = period.type
+    if kind is PeriodType.FY:
+        end, length = 12, 12
+    elif kind is PeriodType.HY:
+        end, length = 6 * int(value[-1]), 6
+    elif kind is PeriodType.Q:
+        end, length = 3 * int(value[-1]), 3
+    else:
+        end, length = int(value[5:7]), 1
+    return (year, end, length)
+
+
+def value_text(value: Decimal) -> str:
+    """The stored form of a value: plain notation, every digit kept (0.10 stays 0.10)."""
+    return format(value, "f")
+
+
+class SqlFactStore:
+    """`FactStore` over the `facts` table (SQLite or PostgreSQL)."""
+
+    def __init__(
+        self, engine: Engine, *, stale_after: float | None = None, preload: bool = True
+    ) -> None:
+        """`preload=False` answers each lookup with one indexed query instead of loading the
+        whole table: right for a one-shot process (`ricorda ask`), where loading 10,000 facts
+        would cost more than the question."""
+        self._engine = engine
+        self._preload = preload
+        self._stale_after = stale_after
+        self._lock = threading.Lock()
+        self._index: dict[FactKey, Fact] | None = None
+        self._periods: dict[tuple[str, str, str], list[Period]] = {}
+        self._fingerprint: tuple[int, Any] | None = None
+        self._checked_at = 0.0
+
+    # --- FactStore ------------------------------------------------------------------------
+
+    def lookup(self, metric: str, entity: str, period: Period, channel: str) -> Fact | None:
+        """Exact match on all five key parts; codes are compared as stored (upper-case)."""
+        if not self._preload and self._index is None:
+            rows = self._select(
+                _TABLE.c.metric == metric, _TABLE.c.entity == entity,
+                _TABLE.c.period_type == period.type.value, _TABLE.c.period == period.value,
+                _TABLE.c.channel == channel,
+            )
+            return _fact(rows[0]) if rows else None
+        return self._current().get((metric, entity, period.type.value, period.value, channel))
+
+    def periods(self, metric: str, entity: str, channel: str) -> list[Period]:
+        """Periods with a fact for this metric/entity/channel, newest first (period_sort_key)."""
+        if not self._preload and self._index is None:
+            rows = self._select(
+                _TABLE.c.metric == metric, _TABLE.c.entity == entity, _TABLE.c.channel == channel
+            )
+            found = [Period(PeriodType(r["period_type"]), r["period"]) for r in rows]
+            return sorted(found, key=period_sort_key, reverse=True)
+        self._current()
+        return list(self._periods.get((metric, entity, channel), ()))
+
+    # --- loading --------------------------------------------------------------------------
+
+    def upsert_facts(self, facts: Iterable[Fact]) -> UpsertCounts:
+        """Insert new facts, update changed ones, leave identical ones alone (idempotent).
+
+        Changes are classified against a fresh read of the table, then only the new and changed
+        rows are written, in batches, with INSERT .. ON CONFLICT DO UPDATE so a concurrent
+        writer cannot make the load fail. The index is rebuilt afterwards.
+        """
+        self.refresh()
+        index = self._index or {}
+        incoming: dict[FactKey, Fact] = {}
+        for fact in facts:
+            incoming[fact_key(fact)] = fact  # later duplicates win, as in the fact file
+        inserted = updated = unchanged = 0
+        rows: list[dict[str, Any]] = []
+        now = utcnow()
+        for key, fact in incoming.items():
+            old = index.get(key)
+            if old is None:
+                inserted += 1
+            elif _same(old, fact):
+                unchanged += 1
+                continue
+            else:
+                updated += 1
+            rows.append(_row(fact, now))
+        if rows:
+            self._write(rows)
+        self.refresh()
+        return UpsertCounts(inserted, updated, unchanged)
+
+    def count(self) -> int:
+        try:
+            with self._engine.connect() as conn:
+                return int(conn.execute(select(func.count()).select_from(_TABLE)).scalar_one())
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot count facts: {exc.__class__.__name__}") from exc
+
+    def refresh(self) -> None:
+        """Reload the in-memory index from the database."""
+        try:
+            with self._engine.connect() as conn:
+                fingerprint = self._read_fingerprint(conn)
+                result = conn.execute(select(_TABLE))
+                index = {fact_key(f): f for f in (_fact(r) for r in result.mappings())}
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
+        periods: dict[tuple[str, str, str], list[Period]] = {}
+        for fact in index.values():
+            periods.setdefault((fact.metric, fact.entity, fact.channel), []).append(fact.period)
+        for plist in periods.values():
+            plist.sort(key=period_sort_key, reverse=True)
+        with self._lock:
+            self._index, self._periods = index, periods
+            self._fingerprint = fingerprint
+            self._checked_at = time.monotonic()
+
+    def all_facts(self) -> list[Fact]:
+        """Every fact in the index (for reports and for offering what the table can answer)."""
+        return list(self._current().values())
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _select(self, *where: Any) -> list[Any]:
+        try:
+            with self._engine.connect() as conn:
+                return list(conn.execute(select(_TABLE).where(*where)).mappings())
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
+
+    def _current(self) -> dict[FactKey, Fact]:
+        index = self._index
+        if index is None:
+            self.refresh()
+            return self._index or {}
+        if (
+            self._stale_after is not None
+            and time.monotonic() - self._checked_at > self._stale_after
+        ):
+            self._reload_if_changed()
+            return self._index or {}
+        return index
+
+    def _reload_if_changed(self) -> None:
+        try:
+            with self._engine.connect() as conn:
+                fingerprint = self._read_fingerprint(conn)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
+        if fingerprint != self._fingerprint:
+            self.refresh()
+        else:
+            self._checked_at = time.monotonic()
+
+    @staticmethod
+    def _read_fingerprint(conn: Any) -> tuple[int, Any]:
+        row = conn.execute(select(func.count(), func.max(_TABLE.c.updated_at))).one()
+        return (int(row[0]), row[1])
+
+    def _write(self, rows: list[dict[str, Any]]) -> None:
+        stmt = upsert_statement(self._engine.dialect.name, _TABLE, FACT_KEY, _UPDATED)
+        try:
+            with self._engine.begin() as conn:
+                for start in range(0, len(rows), _BATCH):
+                    conn.execute(stmt, rows[start : start + _BATCH])
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot write facts: {exc.__class__.__name__}") from exc
+
+
+def _same(a: Fact, b: Fact) -> bool:
+    # compare the stored text so 1.0 -> 1.00 counts as a change: the number is shown as loaded
+    return value_text(a.value) == value_text(b.value) and a.unit == b.unit and a.source == b.source
+
+
+def _row(fact: Fact, now: Any) -> dict[str, Any]:
+    return {
+        "metric": fact.metric,
+        "entity": fact.entity,
+        "period_type": fact.period.type.value,
+        "period": fact.period.value,
+        "channel": fact.channel,
+        "value": value_text(fact.value),
+        "unit": fact.unit,
+        "source_doc": fact.source.doc,
+        "source_locator": fact.source.locator,
+        "updated_at": now,
+    }
+
+
+def _fact(row: Any) -> Fact:
+    return Fact(
+        metric=row["metric"],
+        entity=row["entity"],
+        period=Period(PeriodType(row["period_type"]), row["period"]),
+        channel=row["channel"],
+        value=Decimal(row["value"]),
+        unit=row["unit"],
+        source=Source(row["source_doc"], row["source_locator"]),
+    )

@@ -1,0 +1,28 @@
+"""INSERT .. ON CONFLICT DO UPDATE for the two databases ricorda runs on.
+
+SQLAlchemy spells the upsert per dialect; this is the one place that knows both, so the
+repositories stay free of dialect branches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Table
+from sqlalchemy.dialects import postgresql, sqlite
+
+from core.errors import StorageError
+
+
+def upsert_statement(dialect: str, table: Table, key: Sequence[str], update: Sequence[str]) -> Any:
+    """An executable upsert on `table`: rows whose `key` exists get their `update` columns set."""
+    if dialect == "sqlite":
+        stmt: Any = sqlite.insert(table)
+    elif dialect == "postgresql":
+        stmt = postgresql.insert(table)
+    else:
+        raise StorageError(f"unsupported database dialect {dialect!r}: use SQLite or PostgreSQL")
+    return stmt.on_conflict_do_update(
+        index_elements=list(key), set_={c: stmt.excluded[c] for c in update}
+    )

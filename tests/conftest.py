@@ -1,0 +1,88 @@
+"""Shared fixtures: every storage test runs on SQLite and on PostgreSQL.
+
+PostgreSQL tests use the server at 127.0.0.1:5432 (trust auth, database `test`; override with
+RICORDA_TEST_POSTGRES_URL). Each test gets its own fresh schema, selected through the URL's
+`options=-csearch_path=...`, and dropped afterwards, so tests never see each other's rows. When
+the server is unreachable the PostgreSQL variants are skipped, unless RICORDA_REQUIRE_POSTGRES=1
+(CI), in which case they fail.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from storage.db import open_database
+
+pytest_plugins = ["tests.acme"]  # the ACME knowledge-base fixtures
+
+POSTGRES_URL = os.environ.get(
+    "RICORDA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+
+def _libpq_url(url: str) -> str:
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+@functools.cache
+def _postgres_unreachable() -> str | None:
+    """Why PostgreSQL cannot be used, or None when it can (checked once per session)."""
+    try:
+        import psycopg
+
+        psycopg.connect(_libpq_url(POSTGRES_URL), connect_timeout=3).close()
+    except Exception as exc:  # any failure means "not available here"
+        return f"{exc.__class__.__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}"
+    return None
+
+
+def _require_postgres() -> None:
+    problem = _postgres_unreachable()
+    if problem is None:
+        return
+    message = f"PostgreSQL at {POSTGRES_URL} is unreachable ({problem})"
+    if os.environ.get("RICORDA_REQUIRE_POSTGRES") == "1":
+        pytest.fail(message + " and RICORDA_REQUIRE_POSTGRES=1")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def postgres_schema_url() -> Iterator[str]:
+    """A URL whose connections live in a new, empty schema, dropped at teardown."""
+    _require_postgres()
+    import psycopg
+
+    schema = f"ricorda_t_{secrets.token_hex(6)}"
+    with psycopg.connect(_libpq_url(POSTGRES_URL), autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    separator = "&" if "?" in POSTGRES_URL else "?"
+    try:
+        yield f"{POSTGRES_URL}{separator}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(_libpq_url(POSTGRES_URL), autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A database URL for a fresh, empty database: SQLite in tmp_path, or a PostgreSQL schema."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ricorda.db'}"
+    return request.getfixturevalue("postgres_schema_url")
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """An engine with every ricorda table created, disposed at teardown."""
+    engine = open_database(db_url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
