@@ -8,19 +8,30 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 
 from bot.settings import Settings
 from core.answering import Answerer
 from core.errors import ConfigError
-from core.glossary import Glossary, parse_glossary
+from core.glossary import Glossary, Term, parse_glossary
+from core.names import NameIndex
 from storage.db import open_database
 from storage.fact_store import SqlFactStore
 from storage.glossary_store import SqlGlossaryStore
 from storage.turn_store import SqlTurnStore
+
+if TYPE_CHECKING:
+    from core.document_ingest import DocumentIngestReport
+    from core.narrative_channel import DocumentNarrative
+    from core.ports import LLM, Embedder, VectorIndex
+    from core.retrieval import HybridRetriever
+    from storage.chunk_store import SqlChunkStore
 
 log = logging.getLogger("ricorda")
 
@@ -33,6 +44,7 @@ class App:
     turns: SqlTurnStore
     glossaries: SqlGlossaryStore
     _glossary: Glossary | None = field(default=None, repr=False)
+    _vectors: VectorIndex | None = field(default=None, repr=False)
 
     @property
     def glossary(self) -> Glossary:
@@ -49,7 +61,8 @@ class App:
 
     def reload_glossary(self) -> None:
         self._glossary = None
-        self.__dict__.pop("answerer", None)
+        for cached in ("answerer", "narrative"):
+            self.__dict__.pop(cached, None)
 
     @cached_property
     def answerer(self) -> Answerer:
@@ -57,9 +70,96 @@ class App:
             glossary=self.glossary,
             facts=self.facts,
             turns=self.turns,
-            narrative=None,
+            narrative=self.narrative,
             today=self.today,
             max_question_chars=self.settings.max_question_chars,
+        )
+
+    # -- narrative channel (built on first use: heavy imports stay off the structured path) --
+
+    @cached_property
+    def chunks(self) -> SqlChunkStore:
+        from storage.chunk_store import SqlChunkStore
+
+        return SqlChunkStore(self.engine)
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        from bot.embedders import choose_embedder
+
+        return choose_embedder(self.settings.embedder, bge_model_path=self.settings.bge_model_path)
+
+    def vector_index(self, *, recreate: bool = False) -> VectorIndex:
+        """Two Chroma collections (public, restricted) behind one index: an uncleared chat's
+        search never touches a restricted vector, and needs no slow metadata filter."""
+        if recreate or self._vectors is None:
+            from storage.partitioned_vector_index import PartitionedVectorIndex
+            from storage.vector_store import ChromaVectorIndex
+
+            where = (
+                {"url": self.settings.chroma_url}
+                if self.settings.chroma_url
+                else {"data_dir": self.settings.data_dir}
+            )
+            embedder = self.embedder
+            parts = [
+                ChromaVectorIndex(
+                    embedder_name=embedder.name, dimension=embedder.dimension,
+                    collection=name, recreate=recreate, **where,
+                )
+                for name in ("ricorda_chunks", "ricorda_chunks_restricted")
+            ]
+            self._vectors = PartitionedVectorIndex(*parts)
+        return self._vectors
+
+    @cached_property
+    def llm(self) -> LLM | None:
+        from bot.llm_providers import build_llm
+
+        return build_llm(self.settings)
+
+    @cached_property
+    def narrative(self) -> DocumentNarrative:
+        from core.narrative_channel import DocumentNarrative
+
+        return DocumentNarrative(
+            names=NameIndex(self.glossary),
+            build_retriever=self._build_retriever,
+            fingerprint=self.chunks.fingerprint,
+            llm=self.llm,
+            llm_timeout=self.settings.llm_timeout_s,
+        )
+
+    def _build_retriever(self) -> HybridRetriever | None:
+        from core.lexical import Bm25Index, Tokenizer
+        from core.retrieval import HybridRetriever
+
+        chunks = list(self.chunks.all_chunks())
+        if not chunks:
+            return None
+        names = [n for t in self._all_terms() for n in t.names]
+        bm25 = Bm25Index(chunks, Tokenizer(names))
+        return HybridRetriever(self.chunks, bm25, self.vector_index(), self.embedder)
+
+    def _all_terms(self) -> list[Term]:
+        g = self.glossary
+        return [*g.metrics.values(), *g.entities.values(), *g.channels.values()]
+
+    def ingest_documents(
+        self, folder: Path, *, prune: bool = False, reindex: bool = False,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> DocumentIngestReport:
+        from core.document_ingest import ingest_documents
+        from core.narrative_channel import glossary_tagger
+        from storage.document_readers import read_document
+
+        if reindex:  # every file is embedded again into fresh collections
+            for record in self.chunks.documents():
+                self.chunks.delete_document(record.path)
+        return ingest_documents(
+            folder, chunk_store=self.chunks, vector_index=self.vector_index(recreate=reindex),
+            embedder=self.embedder, prune=prune, progress=progress,
+            tagger=glossary_tagger(NameIndex(self.glossary)), reader=read_document,
         )
 
     def today(self) -> dt.date:

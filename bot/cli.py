@@ -179,7 +179,7 @@ def demo(
     from core.errors import RicordaError
 
     demo_dir = Path(__file__).parent / "demo"
-    paths = [demo_dir / "glossary.toml", demo_dir / "facts.csv"]
+    paths = [demo_dir / "glossary.toml", demo_dir / "facts.csv", demo_dir / "docs"]
     try:
         app_ = _open(ctx)
         summary = ingest_paths(app_, paths)

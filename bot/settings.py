@@ -72,6 +72,7 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_model: str = "default"
     llm_timeout_s: float = 30.0
+    llm_threads: int | None = None  # llama-cpp threads; default: every core
     llm_api_key: SecretStr | None = None
 
     # platforms

@@ -17,36 +17,18 @@ from core.periods import find_periods
 from core.types import Period, Route
 
 # Cues are matched on the casefolded text; Latin ones at word boundaries.
-_NUMERIC_CUES = {
-    "en": [
-        "how much",
-        "how many",
-        "what is",
-        "what's",
-        "whats",
-        "what was",
-        "what were",
-        "what are",
-        "number of",
-        "value of",
-        "total",
-        "figure",
-        "figures",
-    ],
-    "it": [
-        "quanto",
-        "quanta",
-        "quanti",
-        "quante",
-        "qual è",
-        "qual e",
-        "qual era",
-        "quale",
-        "qual'è",
-        "a quanto",
-        "valore",
-    ],
-    "zh": ["多少", "几", "是什么", "数字", "数据"],
+# Strong cues ask for a quantity even without a metric ("how much did we make?" -> which metric?);
+# weak ones ("what is") only count when something structured (a metric, entity, period) is named,
+# otherwise "what is Project Heron?" is a question for the documents.
+_STRONG_NUMERIC_CUES = {
+    "en": ["how much", "how many", "number of", "value of", "total", "figure", "figures"],
+    "it": ["quanto", "quanta", "quanti", "quante", "a quanto", "valore"],
+    "zh": ["多少", "几", "数字", "数据"],
+}
+_WEAK_NUMERIC_CUES = {
+    "en": ["what is", "what's", "whats", "what was", "what were", "what are"],
+    "it": ["qual è", "qual e", "qual era", "quale", "qual'è"],
+    "zh": ["是什么"],
 }
 _NARRATIVE_CUES = {
     "en": [
@@ -144,7 +126,16 @@ def _cue_pattern(cues: dict[str, list[str]]) -> re.Pattern[str]:
     return re.compile("|".join(alts), re.IGNORECASE)
 
 
-_NUMERIC = _cue_pattern(_NUMERIC_CUES)
+# A question that names nothing structured is still a question for the documents.
+_QUESTION = re.compile(
+    r"[?？]\s*$|^\W*(?:which|who|whose|what|when|where|how|does|did|is there|are there"
+    r"|tell me about|chi|cosa|quale|quali|quando|dove|come|parlami)(?!\w)"
+    r"|什么|哪|谁|何时|怎么|如何|[吗呢]\W*$",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[\u4e00-\u9fff]|[^\W\d_]{2,}")
+_STRONG_NUMERIC = _cue_pattern(_STRONG_NUMERIC_CUES)
+_WEAK_NUMERIC = _cue_pattern(_WEAK_NUMERIC_CUES)
 _NARRATIVE = _cue_pattern(_NARRATIVE_CUES)
 
 
@@ -161,6 +152,8 @@ class Intent:
     unknown_entities: list[str] = field(default_factory=list)  # named, but not in the glossary
     relative_period: bool = False
     numeric_cue: bool = False
+    strong_numeric_cue: bool = False
+    question: bool = False  # phrased as a question (for the documents when nothing else fits)
     narrative_cue: bool = False
 
 
@@ -195,8 +188,10 @@ class RuleIntentParser:
                 intent.periods.append(pm.period)
                 intent.relative_period |= pm.relative
             rest = blank(rest, [(pm.start, pm.end)])
-        intent.numeric_cue = bool(_NUMERIC.search(rest))
+        intent.strong_numeric_cue = bool(_STRONG_NUMERIC.search(rest))
+        intent.numeric_cue = intent.strong_numeric_cue or bool(_WEAK_NUMERIC.search(rest))
         intent.narrative_cue = bool(_NARRATIVE.search(rest))
+        intent.question = bool(_QUESTION.search(rest)) and len(_WORDS.findall(rest)) >= 2
         if intent.metrics or intent.numeric_cue:
             intent.unknown_entities = _unknown_entities(rest, bool(intent.metrics))
         intent.route = _route(intent)
@@ -207,11 +202,13 @@ def _route(intent: Intent) -> Route:
     has_metric = bool(intent.metrics)
     if intent.narrative_cue:
         return Route.COMPOSITE if has_metric else Route.NARRATIVE
-    if has_metric or intent.numeric_cue:
+    if has_metric or intent.strong_numeric_cue:
         return Route.STRUCTURED
     if intent.entities or intent.periods or intent.channels or intent.bad_periods:
         # "Orbis China 2024": something we know, but not which number -> ask for the metric
         return Route.STRUCTURED
+    if intent.numeric_cue or intent.question:
+        return Route.NARRATIVE  # "what is Project Heron?", "which store has a tea bar?"
     return Route.UNKNOWN
 
 

@@ -16,14 +16,18 @@ so answers do not drift with the wall clock and tests can pin any day. Conventio
   is reported with `period=None`, so callers can say so instead of guessing.
 - "Last month", "this week" are time windows (see core.arguments), not fiscal periods.
 
-One compiled alternation finds "atoms" (a year, a half/quarter/month, a complete code, a relative
-expression); adjacent atoms joined by a connector ("Q3" + " of " + "2023", "去年" + "上半年") are
-then merged into one period. All quantifiers are bounded or guarded so matching stays linear.
+How it reads: "atoms" are found first (a year, a half/quarter/month, a complete code such as
+2025H1, a relative expression), then adjacent atoms joined by a connector ("Q3" + " of " + "2023",
+"去年" + "上半年") are merged into one period. Digit, code and Chinese atoms come from one compiled
+alternation; Latin phrases ("the first half", "l'anno scorso") are tried only where a word that
+can begin one starts, which keeps a typical question in the tens of microseconds. Quantifiers are
+bounded or anchored, so time stays linear in the length of the text.
 """
 
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -363,17 +367,19 @@ def _alternation(groups: list[tuple[str, list[tuple[str, str]]]]) -> re.Pattern[
 _ATOM_RE = _alternation(_GROUPS)
 
 
-def _phrases_by_first_word() -> dict[str, re.Pattern[str]]:
-    """For each word that can begin a Latin phrase, one pattern with just those phrases."""
+def _phrases_by_first_word() -> dict[str, tuple[tuple[str, str], ...]]:
+    """For each word that can begin a Latin phrase, the phrases it can begin."""
     by_word: dict[str, list[tuple[str, str]]] = {}
     for words, name, pattern in _WORD_START:
         for word in words.split():
             by_word.setdefault(word, []).append((name, pattern))
-    compiled: dict[tuple[tuple[str, str], ...], re.Pattern[str]] = {}
-    for alts in map(tuple, by_word.values()):
-        if alts not in compiled:
-            compiled[alts] = _alternation([("", list(alts))])
-    return {word: compiled[tuple(alts)] for word, alts in by_word.items()}
+    return {word: tuple(alts) for word, alts in by_word.items()}
+
+
+@functools.cache
+def _phrase_pattern(alts: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    """Compiled on first use: compiling them all at import cost tens of ms on every start."""
+    return _alternation([("", list(alts))])
 
 
 _PHRASES = _phrases_by_first_word()
@@ -383,6 +389,7 @@ _SUB_YEAR_GAP = re.compile(
     re.IGNORECASE,
 )
 _YEAR_SUB_GAP = re.compile(rf"\s{{0,3}}(?:[-/,的]\s{{0,3}})?|{_AP}s\s{{1,3}}", re.IGNORECASE)
+_LIST_GAP = re.compile(r"\s{0,3}(?:[-–/,&和与]|and|or|e|o|vs\.?|to)?\s{0,3}", re.IGNORECASE)
 _MAX_GAP = 16
 _CJK = re.compile("[\u2e80-\u9fff]")
 # full-width ASCII (ＦＹ２０２４) read as ASCII; one character each way, so spans still fit `text`
@@ -439,8 +446,8 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
     kind = (m.lastgroup or "").split("__")[0]
     names = m.re.groupindex
 
-    def g(name: str) -> str | None:  # phrase patterns hold only some of the groups
-        return m.group(name) if name in names else None
+    def g(name: str) -> str:  # "" for a group this kind's pattern does not have or did not fill
+        return (m.group(name) or "") if name in names else ""
 
     s, e = m.start(), m.end()
     if kind == "skip":
@@ -450,7 +457,7 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
     if kind == "year":
         return _Atom(s, e, "year", "bare", int(g("yr_y")))
     if kind == "fy":
-        return _fy_atom(s, e, g("fy_y"), g("fy_y2"))
+        return _fy_atom(s, e, g("fy_y"), g("fy_y2") or None)
     if kind == "fis":
         raw = g("fis_y") or g("fis2_y")
         return _Atom(s, e, "year", "fy", int(raw) if len(raw) == 4 else _two_digit(raw))
@@ -468,9 +475,9 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
         return _Atom(s, e, "period", period=_sub_period("M", int(g("my_m")), int(g("my_y"))))
     if kind in ("hpre", "qpre"):
         key = kind[0]
-        raw_y = g(f"{key}p_y") or ""
+        raw_y = g(f"{key}p_y")
         y = int(raw_y) if len(raw_y) == 4 else _two_digit(raw_y)
-        period = _sub_period(key.upper(), int(g(f"{key}p_n") or 0), y)
+        period = _sub_period(key.upper(), int(g(f"{key}p_n")), y)
         return _Atom(s, e, "period", period=period)
     if kind in ("qlast", "hlast"):
         return _Atom(s, e, "sub", "Q" if kind == "qlast" else "H", 4 if kind == "qlast" else 2)
@@ -487,7 +494,7 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
     if kind in ("hcode", "qcode", "tcode"):
         return _Atom(s, e, "sub", {"h": "H", "q": "Q", "t": "T"}[kind[0]], int(g(f"{kind[0]}c_n")))
     if kind == "mname":
-        return _Atom(s, e, "sub", "M", month_number(g("mn_n") or ""), latin=True)
+        return _Atom(s, e, "sub", "M", month_number(g("mn_n")), latin=True)
     raise AssertionError(f"unhandled period atom {kind}")  # pragma: no cover
 
 
@@ -590,6 +597,15 @@ def _year_then_sub(text: str, year: _Atom, sub: _Atom | None) -> int | None:
     return _gap(text, year, sub, _YEAR_SUB_GAP)
 
 
+def _shared_year(text: str, sub: _Atom, nxt: _Atom | None, after: _Atom | None) -> _Atom | None:
+    """The year of "Q2 2024" when `sub` is the "Q1" of "Q1 and Q2 2024", else None."""
+    if nxt is None or nxt.role != "sub" or nxt.form != sub.form or sub.zh:
+        return None
+    if _gap(text, sub, nxt, _LIST_GAP) is None or _sub_then_year(text, nxt, after) is None:
+        return None
+    return after
+
+
 def _merge(text: str, atoms: list[_Atom], ctx: _Context) -> list[PeriodMatch]:
     out: list[PeriodMatch] = []
     i, n = 0, len(atoms)
@@ -603,7 +619,12 @@ def _merge(text: str, atoms: list[_Atom], ctx: _Context) -> list[PeriodMatch]:
                 out.append(_match(text, a.start, nxt.end, _combine(nxt, a, ctx), rel))
                 i += 2
                 continue
-            if a.form in ("H", "Q") and a.num is not None:
+            shared = _shared_year(text, a, nxt, after)
+            if shared is not None:  # "Q1 and Q2 2024", "H1-H2 2025": both take the year
+                out.append(
+                    _match(text, a.start, a.end, _combine(shared, a, ctx), shared.form == "rel")
+                )
+            elif a.form in ("H", "Q") and a.num is not None:
                 period = _sub_period(a.form, a.num, ctx.current_fy)
                 if period is not None:  # "Q3" alone: this fiscal year's; "Q7" alone: not a period
                     out.append(_match(text, a.start, a.end, period, True))
@@ -652,7 +673,8 @@ def find_periods(
     found = list(_ATOM_RE.finditer(folded))
     phrase_end = 0
     for token in _TOKEN.finditer(folded):
-        phrases = _PHRASES.get(token.group().lower())
+        alts = _PHRASES.get(token.group().lower())
+        phrases = _phrase_pattern(alts) if alts else None
         if phrases is not None and token.start() >= phrase_end:
             m = phrases.match(folded, token.start())
             if m is not None:

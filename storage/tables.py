@@ -149,3 +149,9 @@ try:
 except ModuleNotFoundError as exc:
     if exc.name != "storage.document_tables":
         raise
+
+try:
+    import storage.autopath_tables as _autopath_tables  # noqa: F401
+except ModuleNotFoundError as exc:
+    if exc.name != "storage.autopath_tables":
+        raise

@@ -63,6 +63,10 @@ CASES = [
     ("revenue for Hong Kong in fiscal 2024", S, ["REVENUE"], ["ACME_HK"], ["FY2024"], []),
     ("hello there", U, [], [], [], []),
     ("tell me a joke", U, [], [], [], []),
+    ("What is Project Heron?", N, [], [], [], []),
+    ("Which store has a tea bar?", N, [], [], [], []),
+    ("Chi è il nuovo distributore?", N, [], [], [], []),
+    ("谁是新的经销商？", N, [], [], [], []),
     ("China 2024", S, [], ["ACME_CN"], ["FY2024"], []),
     # Italian
     ("Qual è stato il fatturato della Cina nel 2024?", S, ["REVENUE"], ["ACME_CN"], ["FY2024"], []),

@@ -1,0 +1,46 @@
+"""Tables for ingested documents and their chunks: the source of truth for the narrative channel.
+
+The vector index and the in-memory BM25 index are both rebuilt from these rows, so they hold
+everything a citation needs (file, locator, text) and the RESTRICTED flag on every chunk.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Text
+from sqlmodel import Field, SQLModel
+
+from storage.tables import UtcDateTime, utcnow
+
+
+class DocumentRow(SQLModel, table=True):
+    """One ingested file; `sha256` of its bytes lets an unchanged file be skipped."""
+
+    __tablename__ = "documents"
+
+    path: str = Field(primary_key=True)  # relative to the ingested folder, POSIX separators
+    sha256: str
+    restricted: bool = False
+    ingested_at: dt.datetime = Field(
+        default_factory=utcnow, sa_column=Column(UtcDateTime, nullable=False)
+    )
+    n_chunks: int = 0
+
+
+class ChunkRow(SQLModel, table=True):
+    """One quotable piece of a document. `meta` is stored in the `metadata` column."""
+
+    __tablename__ = "chunks"
+    __table_args__ = (Index("ix_chunks_doc_ordinal", "doc", "ordinal"),)
+
+    id: str = Field(primary_key=True)
+    doc: str = Field(foreign_key="documents.path", ondelete="CASCADE")
+    ordinal: int  # position in the document, for reading order
+    locator: str
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    restricted: bool = Field(default=False, index=True)
+    meta: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column("metadata", JSON, nullable=False)
+    )

@@ -1,0 +1,306 @@
+"""Fiscal periods in en/it/zh text, the fiscal calendar, and robustness on arbitrary input."""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.periods import (
+    PeriodMatch,
+    find_periods,
+    fiscal_quarter_of,
+    fiscal_year_bounds,
+    fiscal_year_of,
+    last_complete_fiscal_year,
+    normalize_period,
+    period_bounds,
+    previous_period,
+)
+from core.types import Period, PeriodType
+
+# With "12-31" the current fiscal year is FY2026 and the current quarter 2026Q2.
+# With "06-30" it is FY2026 (2025-07-01..2026-06-30), quarter 2026Q4, half 2026H2.
+REF = date(2026, 6, 15)
+JUNE = "06-30"
+
+FY, HY, Q, M = PeriodType.FY, PeriodType.HY, PeriodType.Q, PeriodType.M
+
+
+def found(text: str, fye: str = "12-31", ref: date = REF) -> list[tuple[str, str | None, bool]]:
+    """(raw, period code or None, relative) for every period in the text."""
+    return [
+        (m.raw, m.period.code if m.period else None, m.relative)
+        for m in find_periods(text, ref, fye)
+    ]
+
+
+# (text, fiscal year end, expected [(raw, code, relative)])
+CASES = [
+    # English, absolute
+    ("What was revenue in FY2024?", "12-31", [("FY2024", "FY2024", False)]),
+    ("revenue FY 2024", "12-31", [("FY 2024", "FY2024", False)]),
+    ("FY24 numbers", "12-31", [("FY24", "FY2024", False)]),
+    ("revenue for fiscal 2024", "12-31", [("fiscal 2024", "FY2024", False)]),
+    ("fiscal year 2023 results", "12-31", [("fiscal year 2023", "FY2023", False)]),
+    ("sales in 2024", "12-31", [("2024", "FY2024", False)]),
+    ("China online sales 2025H1", "12-31", [("2025H1", "2025H1", False)]),
+    ("retail in Italy, H2 2025", "12-31", [("H2 2025", "2025H2", False)]),
+    ("2025 H1 margin", "12-31", [("2025 H1", "2025H1", False)]),
+    ("first half of 2025", "12-31", [("first half of 2025", "2025H1", False)]),
+    ("the second half of 2024", "12-31", [("the second half of 2024", "2024H2", False)]),
+    ("Revenue China Q3 2023", "12-31", [("Q3 2023", "2023Q3", False)]),
+    ("revenue 2023Q3", "12-31", [("2023Q3", "2023Q3", False)]),
+    ("revenue 2023 Q3", "12-31", [("2023 Q3", "2023Q3", False)]),
+    ("third quarter of 2023", "12-31", [("third quarter of 2023", "2023Q3", False)]),
+    ("the last quarter of 2024", "12-31", [("the last quarter of 2024", "2024Q4", False)]),
+    ("March 2025 sales", "12-31", [("March 2025", "2025-03", False)]),
+    ("sales 2025-03", "12-31", [("2025-03", "2025-03", False)]),
+    ("1H25 and 3Q24", "12-31", [("1H25", "2025H1", False), ("3Q24", "2024Q3", False)]),
+    ("Q3 FY24 EBITDA", "12-31", [("Q3 FY24", "2024Q3", False)]),
+    ("FY2024-25 plan", "06-30", [("FY2024-25", "FY2025", False)]),
+    ("Q1 and Q2 2024", "12-31", [("Q1", "2024Q1", False), ("Q2 2024", "2024Q2", False)]),
+    ("Compare FY2024 and FY2025", "12-31",
+     [("FY2024", "FY2024", False), ("FY2025", "FY2025", False)]),
+    ("ＦＹ２０２４ China revenue", "12-31", [("ＦＹ２０２４", "FY2024", False)]),
+    # English, relative
+    ("How much did ACME HK make last year?", "12-31", [("last year", "FY2025", True)]),
+    ("previous year", "12-31", [("previous year", "FY2025", True)]),
+    ("EBITDA the year before last", "12-31", [("the year before last", "FY2024", True)]),
+    ("two years ago", "12-31", [("two years ago", "FY2024", True)]),
+    ("headcount this year", "12-31", [("this year", "FY2026", True)]),
+    ("revenue last quarter", "12-31", [("last quarter", "2026Q1", True)]),
+    ("previous quarter", "12-31", [("previous quarter", "2026Q1", True)]),
+    ("this quarter", "12-31", [("this quarter", "2026Q2", True)]),
+    ("last half", "12-31", [("last half", "2025H2", True)]),
+    ("Q3 last year", "12-31", [("Q3 last year", "2025Q3", True)]),
+    ("first half of last year", "12-31", [("first half of last year", "2025H1", True)]),
+    ("last year's Q3", "12-31", [("last year's Q3", "2025Q3", True)]),
+    ("Q3 alone", "12-31", [("Q3", "2026Q3", True)]),
+    # Italian
+    ("ricavi Italia primo semestre 2025", "12-31", [("primo semestre 2025", "2025H1", False)]),
+    ("secondo semestre del 2024", "12-31", [("secondo semestre del 2024", "2024H2", False)]),
+    ("fatturato negozi 2025 secondo semestre", "12-31",
+     [("2025 secondo semestre", "2025H2", False)]),
+    ("nel terzo trimestre 2023", "12-31", [("terzo trimestre 2023", "2023Q3", False)]),
+    ("ricavi T3 2023", "12-31", [("T3 2023", "2023Q3", False)]),
+    ("III trimestre 2023", "12-31", [("III trimestre 2023", "2023Q3", False)]),
+    ("vendite di marzo 2025", "12-31", [("marzo 2025", "2025-03", False)]),
+    ("Qual è il fatturato nel 2024?", "12-31", [("2024", "FY2024", False)]),
+    ("esercizio 2024", "12-31", [("esercizio 2024", "FY2024", False)]),
+    ("Quanto ha fatto l'anno scorso?", "12-31", [("l'anno scorso", "FY2025", True)]),
+    ("anno scorso", "12-31", [("anno scorso", "FY2025", True)]),
+    ("lo scorso anno", "12-31", [("lo scorso anno", "FY2025", True)]),
+    ("due anni fa", "12-31", [("due anni fa", "FY2024", True)]),
+    ("dipendenti quest'anno", "12-31", [("quest'anno", "FY2026", True)]),
+    ("lo scorso trimestre", "12-31", [("lo scorso trimestre", "2026Q1", True)]),
+    ("il trimestre scorso", "12-31", [("il trimestre scorso", "2026Q1", True)]),
+    ("questo trimestre", "12-31", [("questo trimestre", "2026Q2", True)]),
+    ("marzo dell'anno scorso", "12-31", [("marzo dell'anno scorso", "2025-03", True)]),
+    # Chinese
+    ("2024年中国区营收是多少？", "12-31", [("2024年", "FY2024", False)]),
+    ("中国区2025年上半年线上营收", "12-31", [("2025年上半年", "2025H1", False)]),
+    ("2025年下半年", "12-31", [("2025年下半年", "2025H2", False)]),
+    ("意大利2023年第三季度门店营收", "12-31", [("2023年第三季度", "2023Q3", False)]),
+    ("2023年Q3", "12-31", [("2023年Q3", "2023Q3", False)]),
+    ("2025年3月营收", "12-31", [("2025年3月", "2025-03", False)]),
+    ("2024财年", "12-31", [("2024财年", "FY2024", False)]),
+    ("ACME HK 去年 REVENUE 是多少", "12-31", [("去年", "FY2025", True)]),
+    ("香港前年的收入是多少", "12-31", [("前年", "FY2024", True)]),
+    ("今年集团员工人数", "12-31", [("今年", "FY2026", True)]),
+    ("上个季度中国营收", "12-31", [("上个季度", "2026Q1", True)]),
+    ("上季度", "12-31", [("上季度", "2026Q1", True)]),
+    ("本季度", "12-31", [("本季度", "2026Q2", True)]),
+    ("上半年营收", "12-31", [("上半年", "2026H1", True)]),
+    ("去年第三季度", "12-31", [("去年第三季度", "2025Q3", True)]),
+    ("去年上半年", "12-31", [("去年上半年", "2025H1", True)]),
+    ("中国区2024年和2025年的营收", "12-31",
+     [("2024年", "FY2024", False), ("2025年", "FY2025", False)]),
+    # fiscal year ending 30 June: FY2026 = 2025-07-01..2026-06-30
+    ("last year", JUNE, [("last year", "FY2025", True)]),
+    ("this year", JUNE, [("this year", "FY2026", True)]),
+    ("last quarter", JUNE, [("last quarter", "2026Q3", True)]),
+    ("本季度", JUNE, [("本季度", "2026Q4", True)]),
+    ("上半年", JUNE, [("上半年", "2026H1", True)]),
+    ("last half", JUNE, [("last half", "2026H1", True)]),
+    ("March FY2025", JUNE, [("March FY2025", "2025-03", False)]),
+    ("September FY2025", JUNE, [("September FY2025", "2024-09", False)]),
+    ("Q3 2024", JUNE, [("Q3 2024", "2024Q3", False)]),
+    # looks like a period, is not one: reported, never guessed
+    ("revenue China Q5 2024", "12-31", [("Q5 2024", None, False)]),
+    ("2024H3", "12-31", [("2024H3", None, False)]),
+    ("H3 2024", "12-31", [("H3 2024", None, False)]),
+    ("FY20245", "12-31", [("FY20245", None, False)]),
+    ("2024年第五季度", "12-31", [("2024年第五季度", None, False)]),
+    ("2024-13", "12-31", [("2024-13", None, False)]),
+    # numbers and words that are not periods
+    ("show the top 7", "12-31", []),
+    ("revenue was 1320", "12-31", []),
+    ("the last 20 files", "12-31", []),
+    ("2000 files", "12-31", []),
+    ("orders on 2025-03-15", "12-31", []),
+    ("see https://example.com/2024/report", "12-31", []),
+    ("music of the 2020s", "12-31", []),
+    ("H2O and T3 and may I ask", "12-31", []),
+    ("3月 alone needs a year", "12-31", []),
+    ("paid €2024", "12-31", []),
+    ("前三季度营收", "12-31", []),
+]  # fmt: skip
+
+
+def test_case_count() -> None:
+    assert len(CASES) >= 45
+    assert sum(1 for _, fye, _ in CASES if fye == JUNE) >= 8
+
+
+@pytest.mark.parametrize(("text", "fye", "expected"), CASES)
+def test_find_periods(text: str, fye: str, expected: list[tuple[str, str | None, bool]]) -> None:
+    assert found(text, fye) == expected
+
+
+def test_spans_point_into_the_text() -> None:
+    text = "ricavi 2025年上半年 e FY2024, poi Q3 last year"
+    matches = find_periods(text, REF)
+    assert [text[m.start : m.end] for m in matches] == [m.raw for m in matches]
+    assert [m.raw for m in matches] == ["2025年上半年", "FY2024", "Q3 last year"]
+
+
+def test_relative_periods_follow_the_reference_date() -> None:
+    assert found("last year", ref=date(2025, 1, 1)) == [("last year", "FY2024", True)]
+    assert found("去年", fye=JUNE, ref=date(2025, 7, 1)) == [("去年", "FY2025", True)]
+    assert found("last quarter", ref=date(2025, 1, 10)) == [("last quarter", "2024Q4", True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("FY2024", Period(FY, "2024")),
+        ("2025H1", Period(HY, "2025H1")),
+        ("2025Q3", Period(Q, "2025Q3")),
+        ("2025-03", Period(M, "2025-03")),
+        ("H1 2025", Period(HY, "2025H1")),
+        ("Q3 2023", Period(Q, "2023Q3")),
+        ("2024", Period(FY, "2024")),
+        ("  FY2024? ", Period(FY, "2024")),
+        ("last year", Period(FY, "2025")),
+        ("2025年上半年", Period(HY, "2025H1")),
+        ("revenue 2024", None),
+        ("2024 and 2025", None),
+        ("Q5 2024", None),
+        ("", None),
+        ("hello", None),
+    ],
+)
+def test_normalize_period_takes_whole_strings_only(text: str, expected: Period | None) -> None:
+    assert normalize_period(text, REF) == expected
+
+
+def test_fiscal_calendar_with_a_june_year_end() -> None:
+    assert fiscal_year_of(date(2023, 7, 1), JUNE) == 2024
+    assert fiscal_year_of(date(2024, 6, 30), JUNE) == 2024
+    assert fiscal_year_of(date(2024, 12, 31), "12-31") == 2024
+    assert fiscal_year_bounds(2024, JUNE) == (date(2023, 7, 1), date(2024, 6, 30))
+    assert fiscal_quarter_of(date(2023, 7, 1), JUNE) == Period(Q, "2024Q1")
+    assert fiscal_quarter_of(date(2024, 6, 30), JUNE) == Period(Q, "2024Q4")
+    assert period_bounds(Period(Q, "2024Q1"), JUNE) == (date(2023, 7, 1), date(2023, 9, 30))
+    assert period_bounds(Period(HY, "2024H2"), JUNE) == (date(2024, 1, 1), date(2024, 6, 30))
+    assert period_bounds(Period(M, "2024-02"), JUNE) == (date(2024, 2, 1), date(2024, 2, 29))
+
+
+@pytest.mark.parametrize(
+    ("reference", "fye", "expected"),
+    [
+        (date(2026, 6, 15), "12-31", "2025"),
+        (date(2026, 12, 31), "12-31", "2025"),  # FY2026 is not complete until the day is over
+        (date(2026, 6, 30), JUNE, "2025"),
+        (date(2026, 7, 1), JUNE, "2026"),
+    ],
+)
+def test_last_complete_fiscal_year(reference: date, fye: str, expected: str) -> None:
+    assert last_complete_fiscal_year(reference, fye) == Period(FY, expected)
+
+
+@pytest.mark.parametrize(
+    ("period", "previous"),
+    [
+        (Period(FY, "2025"), Period(FY, "2024")),
+        (Period(HY, "2025H1"), Period(HY, "2024H2")),
+        (Period(Q, "2025Q1"), Period(Q, "2024Q4")),
+        (Period(M, "2025-01"), Period(M, "2024-12")),
+    ],
+)
+def test_previous_period(period: Period, previous: Period) -> None:
+    assert previous_period(period) == previous
+
+
+@pytest.mark.parametrize("bad", ["6/30", "13-01", "02-30", "year end"])
+def test_a_malformed_fiscal_year_end_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError):
+        find_periods("FY2024", REF, bad)
+
+
+def test_find_periods_is_fast_on_a_typical_question() -> None:
+    questions = [
+        "What was ACME China revenue in FY2024 compared with the same quarter last year?",
+        "Qual è stato il fatturato della Cina nel terzo trimestre 2025 rispetto al 2024?",
+        "中国区2025年上半年线上营收是多少，和去年同期相比增长了多少？请给出详细数据",
+    ]
+    rounds = 300
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for q in questions:
+            find_periods(q, REF)
+    per_call = (time.perf_counter() - start) / (rounds * len(questions))
+    # ~20-35 µs on the development machine; the bound leaves room for a busy shared CPU
+    assert per_call < 250e-6
+
+
+# --------------------------------------------------------------------------- robustness
+
+_TRICKY = [
+    *"0123456789 QqHhTtFfYy年月季度第上下半去今前/-.'’@:年号日",
+    "FY", "Q3 ", "2024", "last ", "year ", "quarter ", "of ", "semestre ", "http://", "前", "top ",
+]  # fmt: skip
+_pieces = st.one_of(st.sampled_from(_TRICKY), st.text(max_size=3))
+_tricky_text = st.lists(_pieces, max_size=60).map("".join)
+_repeated = st.tuples(st.text(min_size=1, max_size=12), st.integers(1, 10_000)).map(
+    lambda t: (t[0] * t[1])[:10_000]
+)
+_binaryish = st.binary(max_size=2_000).map(lambda b: b.decode("latin-1"))
+
+
+def _check(text: str) -> list[PeriodMatch]:
+    start = time.perf_counter()
+    matches = find_periods(text, REF, JUNE)
+    assert time.perf_counter() - start < 1.0
+    last_end = 0
+    for m in matches:
+        assert last_end <= m.start < m.end <= len(text)
+        assert text[m.start : m.end] == m.raw
+        last_end = m.end
+    return matches
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=300), _tricky_text, _binaryish))
+def test_any_text_is_read_without_error(text: str) -> None:
+    _check(text)
+    normalize_period(text, REF)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_repeated)
+def test_long_repetitive_text_takes_bounded_time(text: str) -> None:
+    _check(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1" * 10_000, "2024 " * 2_000, "Q3 " * 3_300, "去年上半年" * 2_000, "FY" * 5_000,
+     "the " * 2_500, " " * 10_000, "15 march " * 1_100, "https://" * 1_250, "a." * 5_000],
+)  # fmt: skip
+def test_adversarial_text_takes_bounded_time(text: str) -> None:
+    _check(text)
