@@ -73,6 +73,7 @@ class App:
             narrative=self.narrative,
             today=self.today,
             max_question_chars=self.settings.max_question_chars,
+            rerank=self.settings.llm.strip().lower() not in ("", "none", "off"),
         )
 
     # -- narrative channel (built on first use: heavy imports stay off the structured path) --
@@ -126,7 +127,7 @@ class App:
             names=NameIndex(self.glossary),
             build_retriever=self._build_retriever,
             fingerprint=self.chunks.fingerprint,
-            llm=self.llm,
+            llm=lambda: self.llm,
             llm_timeout=self.settings.llm_timeout_s,
         )
 

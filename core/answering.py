@@ -1,8 +1,9 @@
-"""The dual-channel answerer: one entry point from question text to a finished answer.
+"""The dual-channel answerer: from question text to a finished answer.
 
-Order matters and is fixed: clean the text, security gate, parse, clarification gate, then the
-structured channel (numbers) and/or the narrative channel (cited explanations). Every answered
-request is recorded as a turn with the plan that produced it.
+Order is fixed: clean the text, security gate, parse, clarification gate, then a plan that the
+executor runs (structured channel for numbers, narrative channel for cited explanations, or a
+tool). The same `execute` serves a freshly planned request and a replayed cached plan, so the
+fast path can never answer differently from the planner.
 """
 
 from __future__ import annotations
@@ -15,20 +16,24 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from core import render
+from core.arguments import extract_arguments
 from core.clarify import fill_slots, metric_options
+from core.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
 from core.glossary import Glossary
 from core.intent import Intent, RuleIntentParser
 from core.language import detect_language
 from core.messages import say
 from core.names import NameIndex
 from core.periods import normalize_period
+from core.plan import Plan
+from core.planner import plan_for
 from core.ports import FactStore, TurnRecord, TurnStore
 from core.security import SecurityGate
 from core.structured import StructuredChannel, two_period_difference
-from core.types import Answer, FactResult, FactStatus, Request, Route, Source
+from core.tool_intents import detect_tool
+from core.types import Answer, FactResult, FactStatus, Request, Route
 
 log = logging.getLogger("ricorda.answer")
 
@@ -37,19 +42,17 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd\ufeff]+")
 
 
 @dataclass
-class NarrativeAnswer:
+class Prepared:
+    """A request that passed the gates: what planning and replay both start from."""
+
+    request: Request
     text: str
-    sources: list[Source] = field(default_factory=list)
-    found: bool = True
-    plan: list[dict[str, object]] = field(default_factory=list)
-
-
-class NarrativeChannel(Protocol):
-    """Explains from documents; implemented by the retrieval + synthesis stack."""
-
-    def explain(
-        self, question: str, *, language: str, intent: Intent, cleared: bool
-    ) -> NarrativeAnswer: ...
+    language: str
+    cleared: bool
+    reference: dt.date
+    intent: Intent
+    tool: str | None
+    notices: list[str] = field(default_factory=list)
 
 
 class Answerer:
@@ -59,10 +62,12 @@ class Answerer:
         glossary: Glossary,
         facts: FactStore,
         turns: TurnStore | None = None,
-        narrative: NarrativeChannel | None = None,
+        narrative: NarrativeTools | None = None,
         today: Callable[[], dt.date] = dt.date.today,
+        now: Callable[[], dt.datetime] = lambda: dt.datetime.now().astimezone(),
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
         max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
+        rerank: bool = False,
     ) -> None:
         self.glossary = glossary
         self.names = NameIndex(glossary)
@@ -72,27 +77,185 @@ class Answerer:
         self.turns = turns
         self.narrative = narrative
         self.today = today
+        self.now = now
         self.new_id = new_id
         self.max_question_chars = max_question_chars
+        self.rerank = rerank
+
+    # -- the planner path ------------------------------------------------------------------
 
     def answer(self, request: Request) -> Answer:
+        """Plan and answer (no cache); record the turn."""
         started = time.perf_counter()
-        text, notices = self._clean(request.text)
-        language = detect_language(text)
-        notices = [say("truncated", language, limit=self.max_question_chars)] if notices else []
-        if not text.strip():
-            ans = Answer(self.new_id(), Route.UNKNOWN, "planner", say("usage", language), language)
-            ans.latency_ms = (time.perf_counter() - started) * 1000
-            return ans
-        ans = self._answer(text, request, language)
-        if notices:
-            ans.text = "\n".join([*notices, ans.text])
-            ans.notices = notices
-        ans.latency_ms = (time.perf_counter() - started) * 1000
-        self._record(request, text, ans)
-        return ans
+        prepared = self.prepare(request)
+        if isinstance(prepared, Answer):
+            ans = prepared
+        else:
+            plan = self.plan(prepared)
+            ans = self.run(plan, prepared) if plan is not None else self.clarify(prepared)
+        return self.finish(request, ans, started)
 
-    # -- steps -----------------------------------------------------------------------------
+    def prepare(self, request: Request) -> Prepared | Answer:
+        """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
+        text, truncated = self._clean(request.text)
+        language = detect_language(text)
+        if not text.strip():
+            return self._new(Route.UNKNOWN, language, say("usage", language))
+        notices = [say("truncated", language, limit=self.max_question_chars)] if truncated else []
+        cleared = self.glossary.is_cleared(request.chat)
+        verdict = self.gate.check(text, cleared=cleared, fixed_slots=request.fixed_slots)
+        if not verdict.allowed:
+            log.info("refused chat=%s reason=%s", request.chat, verdict.reason)
+            return self._with_notices(
+                self._plain(Route.REFUSED, "refused", language, cleared), notices
+            )
+        reference = request.reference_date or self.today()
+        intent = self.parser.parse(verdict.text, reference)
+        bad_fixed = self._apply_fixed_slots(intent, request.fixed_slots, reference)
+        if bad_fixed is not None:
+            ans = self._new(
+                Route.STRUCTURED,
+                language,
+                render.unrecognized_line(self.glossary, bad_fixed, language, cleared=cleared),
+            )
+            ans.facts = [bad_fixed]
+            return ans
+        tool = detect_tool(verdict.text)
+        return Prepared(request, text, language, cleared, reference, intent, tool, notices)
+
+    def plan(self, prepared: Prepared) -> Plan | None:
+        """The plan for this request, or None when it must be clarified or is not understood."""
+        intent = prepared.intent
+        if prepared.tool is None:
+            if intent.route is Route.UNKNOWN:
+                return None
+            if intent.route in (Route.STRUCTURED, Route.COMPOSITE) and not intent.metrics:
+                return None
+        arguments = extract_arguments(
+            prepared.text, prepared.reference, self.glossary.fiscal_year_end
+        )
+        return plan_for(
+            intent,
+            tool=prepared.tool,
+            text=prepared.text,
+            arguments=arguments,
+            rerank=self.rerank,
+            names=self.names,
+        )
+
+    def clarify(self, prepared: Prepared) -> Answer:
+        """Not understood, or a number was asked for without saying which: ask."""
+        language = prepared.language
+        if prepared.intent.route is Route.UNKNOWN:
+            ans = self._plain(Route.UNKNOWN, "not_understood", language, prepared.cleared)
+        else:
+            ans = self._new(Route.CLARIFY, language, "")
+            ans.options = metric_options(self.glossary, language)
+            ans.text = say("ask_metric", language, metrics=", ".join(o.label for o in ans.options))
+        return self._with_notices(ans, prepared.notices)
+
+    # -- execution (planner and replay alike) ----------------------------------------------
+
+    def run(self, plan: Plan, prepared: Prepared, *, served_by: str = "planner") -> Answer:
+        """Execute the plan against this request; Unresolvable when a slot is missing."""
+        intent = prepared.intent
+        ctx = ExecutionContext(
+            text=prepared.text,
+            intent=intent,
+            language=prepared.language,
+            cleared=prepared.cleared,
+            chat=prepared.request.chat,
+            reference_date=prepared.reference,
+            now=self.now(),
+            glossary=self.glossary,
+            structured=self.structured,
+            narrative=self.narrative,
+            turns=self.turns,
+            turn_lookup=self._previous_turns,
+        )
+        state = execute(plan, ctx)
+        language = prepared.language
+        route = {"tool": Route.STRUCTURED}.get(plan.route) or Route(plan.route)
+        ans = self._new(route, language, "")
+        ans.served_by = served_by
+        ans.plan = plan.to_dict()
+        lines: list[str] = []
+        if plan.route in ("structured", "composite"):
+            slots = fill_slots(
+                intent,
+                glossary=self.glossary,
+                structured=self.structured,
+                reference_date=prepared.reference,
+                language=language,
+                cleared=prepared.cleared,
+            )
+            results = state.results + [
+                FactResult(FactStatus.UNRECOGNIZED, param="entity", raw=raw)
+                for raw in intent.unknown_entities
+            ]
+            if not intent.periods:
+                results += [
+                    FactResult(FactStatus.UNRECOGNIZED, param="period", raw=raw)
+                    for raw in intent.bad_periods
+                ]
+            ans.facts, ans.assumptions, ans.options = results, slots.assumptions, slots.options
+            lines.append(
+                render.structured_text(
+                    self.glossary,
+                    results,
+                    two_period_difference(results),
+                    language,
+                    cleared=prepared.cleared,
+                )
+            )
+            if slots.assumptions:
+                lines.append(render.assumptions_line(slots.assumptions, language))
+            if slots.options:
+                lines.append(say("narrow", language))
+        if state.narrative_text is not None:
+            if lines:
+                lines.append(f"\n{say('attribution', language)}")
+            lines.append(state.narrative_text)
+        if state.tool_text is not None:
+            lines.append(state.tool_text)
+        ans.text = "\n".join(lines)
+        ans.sources = list(dict.fromkeys(state.sources))
+        ans.succeeded = _succeeded(ans, state.narrative_found, plan)
+        return self._with_notices(ans, prepared.notices)
+
+    def replay(self, plan: Plan, prepared: Prepared, *, served_by: str) -> Answer | None:
+        """A cached plan on this request, or None (a miss) when it does not fit the request."""
+        if not self.fits(plan, prepared):
+            return None
+        try:
+            return self.run(plan, prepared, served_by=served_by)
+        except Unresolvable as exc:
+            log.debug("cached plan does not fit: %s", exc)
+            return None
+
+    def fits(self, plan: Plan, prepared: Prepared) -> bool:
+        """Same framework as the planner would produce, or a vague request and a plan that
+        needs nothing from it (a clock question worded in a way the rules do not know)."""
+        if prepared.intent.unknown_entities or prepared.intent.bad_periods:
+            return False
+        if _vague(prepared):
+            needs = {
+                v
+                for s in plan.steps
+                for v in s.get("args", {}).values()
+                if isinstance(v, str) and v.startswith("${") and v != "${query}"
+            }
+            return not needs
+        own = self.plan(prepared)
+        return own is not None and own.framework_hash() == plan.framework_hash()
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def finish(self, request: Request, ans: Answer, started: float) -> Answer:
+        ans.latency_ms = (time.perf_counter() - started) * 1000
+        if request.text and request.text.strip():
+            self._record(request, ans)
+        return ans
 
     def _clean(self, raw: str | None) -> tuple[str, bool]:
         """NFKC, control characters and binary garbage removed, length capped."""
@@ -100,35 +263,6 @@ class Answerer:
         text = _CONTROL.sub(" ", text)
         truncated = len(text) > self.max_question_chars
         return (text[: self.max_question_chars] if truncated else text), truncated
-
-    def _answer(self, text: str, request: Request, language: str) -> Answer:
-        cleared = self.glossary.is_cleared(request.chat)
-        verdict = self.gate.check(text, cleared=cleared, fixed_slots=request.fixed_slots)
-        if not verdict.allowed:
-            log.info("refused chat=%s reason=%s", request.chat, verdict.reason)
-            return self._plain(Route.REFUSED, "refused", language, cleared)
-        reference = request.reference_date or self.today()
-        intent = self.parser.parse(verdict.text, reference)
-        bad_fixed = self._apply_fixed_slots(intent, request.fixed_slots, reference)
-        if bad_fixed is not None:
-            ans = self._new(Route.STRUCTURED, language)
-            ans.facts = [bad_fixed]
-            ans.text = render.unrecognized_line(self.glossary, bad_fixed, language, cleared=cleared)
-            return ans
-        if intent.route is Route.UNKNOWN:
-            return self._plain(Route.UNKNOWN, "not_understood", language, cleared)
-        if intent.route is Route.NARRATIVE:
-            return self._narrative(text, intent, language, cleared)
-        if not intent.metrics:
-            ans = self._new(Route.CLARIFY, language)
-            ans.options = metric_options(self.glossary, language)
-            labels = ", ".join(o.label for o in ans.options)
-            ans.text = say("ask_metric", language, metrics=labels)
-            return ans
-        ans = self._structured(intent, reference, language, cleared)
-        if intent.route is Route.COMPOSITE:
-            self._add_attribution(ans, text, intent, language, cleared)
-        return ans
 
     def _apply_fixed_slots(
         self, intent: Intent, fixed: dict[str, str], reference: dt.date
@@ -154,98 +288,30 @@ class Answerer:
             intent.route = Route.COMPOSITE if intent.narrative_cue else Route.STRUCTURED
         return None
 
-    def _structured(
-        self, intent: Intent, reference: dt.date, language: str, cleared: bool
-    ) -> Answer:
-        slots = fill_slots(
-            intent,
-            glossary=self.glossary,
-            structured=self.structured,
-            reference_date=reference,
-            language=language,
-            cleared=cleared,
-        )
-        results = self.structured.query_all(
-            slots.metrics, slots.entities, slots.periods, slots.channels, cleared=cleared
-        )
-        results += [
-            FactResult(FactStatus.UNRECOGNIZED, param="entity", raw=raw)
-            for raw in intent.unknown_entities
-        ]
-        if not intent.periods:
-            results += [
-                FactResult(FactStatus.UNRECOGNIZED, param="period", raw=raw)
-                for raw in intent.bad_periods
-            ]
-        difference = two_period_difference(results)
-        ans = self._new(
-            Route.STRUCTURED if intent.route is Route.STRUCTURED else Route.COMPOSITE, language
-        )
-        ans.facts = results
-        ans.assumptions = slots.assumptions
-        ans.options = slots.options
-        ans.sources = _unique([r.fact.source for r in results if r.fact is not None])
-        ans.plan = [
-            {
-                "tool": "query_metric",
-                "args": {
-                    "metric": r.metric,
-                    "entity": r.entity,
-                    "channel": r.channel,
-                    "period": r.period.code if r.period else None,
-                },
-            }
-            for r in results
-            if r.status is not FactStatus.UNRECOGNIZED
-        ]
-        lines = [
-            render.structured_text(self.glossary, results, difference, language, cleared=cleared)
-        ]
-        if slots.assumptions:
-            lines.append(render.assumptions_line(slots.assumptions, language))
-        if slots.options:
-            lines.append(say("narrow", language))
-        ans.text = "\n".join(lines)
-        return ans
+    def _previous_turns(self, chat: str) -> list[TurnRecord]:
+        recent = getattr(self.turns, "recent_turns", None)
+        return list(recent(5, chat=chat)) if recent else []
 
-    def _narrative(self, text: str, intent: Intent, language: str, cleared: bool) -> Answer:
-        ans = self._new(Route.NARRATIVE, language)
-        result = self._explain(text, intent, language, cleared)
-        ans.text = result.text
-        ans.sources = result.sources
-        ans.plan = result.plan
-        return ans
-
-    def _add_attribution(
-        self, ans: Answer, text: str, intent: Intent, language: str, cleared: bool
-    ) -> None:
-        result = self._explain(text, intent, language, cleared)
-        ans.text = f"{ans.text}\n\n{say('attribution', language)}\n{result.text}"
-        ans.sources = _unique([*ans.sources, *result.sources])
-        ans.plan = [*ans.plan, *result.plan]
-
-    def _explain(self, text: str, intent: Intent, language: str, cleared: bool) -> NarrativeAnswer:
-        if self.narrative is None:
-            return NarrativeAnswer(say("no_documents", language), found=False)
-        return self.narrative.explain(text, language=language, intent=intent, cleared=cleared)
-
-    # -- helpers ---------------------------------------------------------------------------
-
-    def _new(self, route: Route, language: str) -> Answer:
+    def _new(self, route: Route, language: str, text: str) -> Answer:
         return Answer(
-            turn_id=self.new_id(), route=route, served_by="planner", text="", language=language
+            turn_id=self.new_id(), route=route, served_by="planner", text=text, language=language
         )
 
     def _plain(self, route: Route, key: str, language: str, cleared: bool) -> Answer:
-        ans = self._new(route, language)
-        ans.text = say(
-            key, language, **render.scope_summary(self.glossary, language, cleared=cleared)
-        )
+        summary = render.scope_summary(self.glossary, language, cleared=cleared)
+        return self._new(route, language, say(key, language, **summary))
+
+    @staticmethod
+    def _with_notices(ans: Answer, notices: list[str]) -> Answer:
+        if notices:
+            ans.text = "\n".join([*notices, ans.text])
+            ans.notices = notices
         return ans
 
-    def _record(self, request: Request, text: str, ans: Answer) -> None:
+    def _record(self, request: Request, ans: Answer) -> None:
         if self.turns is None:
             return
+        text, _ = self._clean(request.text)
         ref = request.reference_date.isoformat() if request.reference_date else None
         self.turns.record_turn(
             TurnRecord(
@@ -268,5 +334,19 @@ class Answerer:
         )
 
 
-def _unique(sources: list[Source]) -> list[Source]:
-    return list(dict.fromkeys(sources))
+def _vague(prepared: Prepared) -> bool:
+    """The rules did not recognise what is asked: only a slot-free plan may be replayed."""
+    intent = prepared.intent
+    if prepared.tool is not None:
+        return False
+    if intent.route is Route.UNKNOWN:
+        return True
+    stated = intent.metrics or intent.entities or intent.periods or intent.channels
+    return intent.route is Route.NARRATIVE and not intent.narrative_cue and not stated
+
+
+def _succeeded(ans: Answer, narrative_found: bool, plan: Plan) -> bool:
+    """A real answer (registrable): every fact found or honestly not found, documents found."""
+    if any(f.status is FactStatus.UNRECOGNIZED for f in ans.facts):
+        return False
+    return not (plan.route in ("narrative", "composite") and not narrative_found)

@@ -13,11 +13,9 @@ import re
 import threading
 from collections.abc import Callable
 
-from core.answering import NarrativeAnswer
-from core.intent import Intent
 from core.names import NameIndex, term_names
 from core.narrative import answer_narrative
-from core.ports import LLM
+from core.ports import LLM, ScoredChunk
 from core.query_rewrite import rewrite_queries
 from core.rerank import listwise_rerank
 from core.retrieval import HybridRetriever
@@ -36,14 +34,15 @@ class DocumentNarrative:
         names: NameIndex,
         build_retriever: Callable[[], HybridRetriever | None],
         fingerprint: Callable[[], str] | None = None,
-        llm: LLM | None = None,
+        llm: Callable[[], LLM | None] | None = None,
         llm_timeout: float = 30.0,
         rerank: bool = True,
     ) -> None:
         self.names = names
         self._build = build_retriever
         self._fingerprint = fingerprint
-        self.llm = llm
+        self._llm_factory = llm
+        self._llm: LLM | None = None
         self.llm_timeout = llm_timeout
         self.rerank = rerank
         self._lock = threading.Lock()
@@ -65,22 +64,34 @@ class DocumentNarrative:
                 self._built_for = stamp
             return self._retriever
 
-    def explain(
-        self, question: str, *, language: str, intent: Intent, cleared: bool
-    ) -> NarrativeAnswer:
-        queries = rewrite_queries(question, self.synonyms)
-        filters = _filters(intent)
-        plan = [
-            {"tool": "search_documents", "args": {"query": "${query}", **filters}},
-            {"tool": "compose_narrative", "args": {"rerank": bool(self.llm and self.rerank)}},
-        ]
+    @property
+    def llm(self) -> LLM | None:
+        """Built on the first narrative answer, so a structured question never loads a model."""
+        if self._llm is None and self._llm_factory is not None:
+            self._llm = self._llm_factory()
+            self._llm_factory = None
+        return self._llm
+
+    def search(self, query: str, *, filters: dict[str, str], cleared: bool) -> list[ScoredChunk]:
+        """Hybrid retrieval over the glossary rewrites of `query`; restricted chunks only for
+        a cleared chat."""
         retriever = self.retriever()
-        snippets = (
-            retriever.retrieve(queries, cleared=cleared, filters=filters or None, k=RETRIEVE_K)
-            if retriever is not None
-            else []
-        )
-        if snippets and self.llm is not None and self.rerank:
+        if retriever is None:
+            return []
+        queries = rewrite_queries(query, self.synonyms)
+        return retriever.retrieve(queries, cleared=cleared, filters=filters or None, k=RETRIEVE_K)
+
+    def compose(
+        self,
+        question: str,
+        *,
+        language: str,
+        snippets: list[ScoredChunk],
+        cleared: bool,
+        rerank: bool,
+    ) -> tuple[str, list[Source], bool]:
+        """(text, sources, found): synthesised with an LLM, extractive without one."""
+        if snippets and self.llm is not None and rerank:
             snippets = listwise_rerank(
                 question, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
             )
@@ -88,23 +99,7 @@ class DocumentNarrative:
             question, language, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
         )
         log.debug("narrative mode=%s snippets=%d", result.mode, len(snippets))
-        return NarrativeAnswer(
-            text=result.text,
-            sources=list(result.sources),
-            found=result.mode != "empty",
-            plan=plan,
-        )
-
-
-def _filters(intent: Intent) -> dict[str, str]:
-    """Pre-filter on the one entity / year the question names (retried without when empty)."""
-    filters = {}
-    if len(intent.entities) == 1:
-        filters["entity"] = intent.entities[0]
-    years = {p.value[:4] for p in intent.periods}
-    if len(years) == 1:
-        filters["year"] = years.pop()
-    return filters
+        return result.text, list(result.sources), result.mode != "empty"
 
 
 def glossary_tagger(names: NameIndex) -> Callable[[str], dict[str, str]]:
@@ -121,7 +116,3 @@ def glossary_tagger(names: NameIndex) -> Callable[[str], dict[str, str]]:
         return tags
 
     return tag
-
-
-def cited(sources: list[Source]) -> list[Source]:
-    return list(dict.fromkeys(sources))

@@ -44,7 +44,7 @@ class TurnRecord:
     language: str
     route: str
     served_by: str
-    plan: list[dict[str, Any]]
+    plan: dict[str, Any]
     answer_text: str
     options: list[dict[str, str]]
     fixed_slots: dict[str, str]

@@ -191,7 +191,8 @@ class Answer:
     options: list[Option] = field(default_factory=list)
     latency_ms: float = 0.0
     notices: list[str] = field(default_factory=list)
-    plan: list[dict[str, Any]] = field(default_factory=list)
+    plan: dict[str, Any] = field(default_factory=dict)
+    succeeded: bool = False  # a real answer, worth remembering the plan of
 
     @property
     def route_name(self) -> str:

@@ -176,7 +176,7 @@ def test_two_periods_get_difference_computed_in_code(acme_answerer) -> None:  # 
     ans = ask(acme_answerer, "ACME China revenue FY2024 vs FY2025")
     assert [f.fact.value for f in ans.facts] == [1320, 1188]
     assert "-132 USD_M" in ans.text and "-10.0%" in ans.text
-    assert len(ans.plan) == 2
+    assert len(ans.plan["steps"]) == 2
 
 
 def test_combinations_are_one_query_each(acme_answerer) -> None:  # type: ignore[no-untyped-def]
@@ -282,16 +282,9 @@ def test_turn_records_route_plan_and_answer(acme_answerer, acme_turns) -> None: 
         "structured",
         "planner",
     )
-    assert turn.plan == [
-        {
-            "tool": "query_metric",
-            "args": {
-                "metric": "REVENUE",
-                "entity": "ACME_GROUP",
-                "channel": "TOTAL",
-                "period": "FY2025",
-            },
-        }
-    ]
+    assert turn.plan["route"] == "structured" and turn.plan["assumed"] == ["entity", "period"]
+    assert turn.plan["steps"] == [{"tool": "query_metric", "args": {
+        "metric": "${metric[0]}", "entity": "${entity:default}", "period": "${period:last_fy}",
+        "channel": "${channel:total}"}}]
     assert turn.options == [o.to_dict() for o in ans.options]
     assert turn.answer["text"] == ans.text

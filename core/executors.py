@@ -1,0 +1,204 @@
+"""The executor catalog: the tools a plan's steps name, and the loop that runs a plan.
+
+Every argument is resolved against the *current* request before a tool sees it, so a cached
+plan re-reads the fact table and re-retrieves documents: an answer is never stale. Access
+control (restricted data) is enforced inside the tools with the requesting chat's clearance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.errors import RicordaError
+from core.glossary import Glossary
+from core.intent import Intent
+from core.messages import say
+from core.periods import last_complete_fiscal_year
+from core.plan import Plan, slot_ref
+from core.ports import ScoredChunk, TurnStore
+from core.structured import TOTAL, StructuredChannel
+from core.types import FactResult, Source
+
+
+class Unresolvable(RicordaError):
+    """A slot the plan needs is not in the current request: the plan must not be served."""
+
+
+class NarrativeTools(Protocol):
+    def search(
+        self, query: str, *, filters: dict[str, str], cleared: bool
+    ) -> list[ScoredChunk]: ...
+
+    def compose(
+        self,
+        question: str,
+        *,
+        language: str,
+        snippets: list[ScoredChunk],
+        cleared: bool,
+        rerank: bool,
+    ) -> tuple[str, list[Source], bool]:
+        """(text, sources, found)."""
+        ...
+
+
+@dataclass
+class ExecutionContext:
+    """Everything a tool may read about the current request."""
+
+    text: str
+    intent: Intent
+    language: str
+    cleared: bool
+    chat: str
+    reference_date: dt.date
+    now: dt.datetime
+    glossary: Glossary
+    structured: StructuredChannel
+    narrative: NarrativeTools | None = None
+    turns: TurnStore | None = None
+    turn_lookup: Callable[[str], list[Any]] | None = None  # chat -> recent turns, newest first
+
+
+@dataclass
+class ExecutionState:
+    results: list[FactResult] = field(default_factory=list)
+    snippets: list[ScoredChunk] = field(default_factory=list)
+    narrative_text: str | None = None
+    narrative_found: bool = False
+    tool_text: str | None = None
+    sources: list[Source] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Executor:
+    name: str
+    run: Callable[[dict[str, Any], ExecutionContext, ExecutionState], None]
+    cacheable: bool = True
+
+
+def resolve(value: Any, ctx: ExecutionContext) -> Any:
+    """A literal stays; a slot reference takes its value from the current request."""
+    ref = slot_ref(value)
+    if ref is None:
+        return value
+    kind, index, default = ref
+    intent = ctx.intent
+    if default == "default" and kind == "entity":
+        return ctx.glossary.default_entity
+    if default == "last_fy" and kind == "period":
+        return last_complete_fiscal_year(ctx.reference_date, ctx.glossary.fiscal_year_end).code
+    if default == "total" and kind == "channel":
+        return TOTAL
+    if kind == "query":
+        return ctx.text
+    lists = {
+        "metric": intent.metrics,
+        "entity": intent.entities,
+        "channel": intent.channels,
+        "period": [p.code for p in intent.periods],
+    }
+    if kind == "year" and intent.periods:
+        return intent.periods[0].value[:4]
+    if kind in lists:
+        values = lists[kind]
+        position = index or 0
+        if position < len(values):
+            return values[position]
+    raise Unresolvable(f"the request has no {kind} for {value}")
+
+
+def _query_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    result = ctx.structured.query_metric(
+        args["metric"],
+        args["entity"],
+        args["period"],
+        args.get("channel"),
+        cleared=ctx.cleared,
+        reference_date=ctx.reference_date,
+    )
+    state.results.append(result)
+    if result.fact is not None:
+        state.sources.append(result.fact.source)
+
+
+def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    if ctx.narrative is None:
+        return
+    filters = {k: str(v) for k, v in args.items() if k in ("entity", "year") and v}
+    state.snippets = ctx.narrative.search(args["query"], filters=filters, cleared=ctx.cleared)
+
+
+def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    if ctx.narrative is None:
+        state.narrative_text, state.narrative_found = say("no_documents", ctx.language), False
+        return
+    text, sources, found = ctx.narrative.compose(
+        ctx.text,
+        language=ctx.language,
+        snippets=state.snippets,
+        cleared=ctx.cleared,
+        rerank=bool(args.get("rerank")),
+    )
+    state.narrative_text, state.narrative_found = text, found
+    state.sources.extend(sources)
+
+
+def _clock(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    now = ctx.now
+    state.tool_text = say(
+        "clock",
+        ctx.language,
+        time=now.strftime("%H:%M"),
+        date=now.date().isoformat(),
+        tz=now.tzname() or "",
+    )
+
+
+def _previous_sources(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    previous = ctx.turn_lookup(ctx.chat) if ctx.turn_lookup else []
+    for turn in previous:
+        sources = (turn.answer or {}).get("sources") or []
+        if sources:
+            state.sources = [Source(s["doc"], s.get("locator", "")) for s in sources]
+            lines = [f"[{i}] {s.doc} ({s.locator})" for i, s in enumerate(state.sources, 1)]
+            state.tool_text = say("previous_sources", ctx.language) + "\n" + "\n".join(lines)
+            return
+    state.tool_text = say("no_previous_sources", ctx.language)
+
+
+CATALOG: dict[str, Executor] = {
+    e.name: e
+    for e in (
+        Executor("query_metric", _query_metric),
+        Executor("search_documents", _search_documents),
+        Executor("compose_narrative", _compose_narrative),
+        Executor("clock", _clock),
+        Executor("previous_sources", _previous_sources, cacheable=False),
+    )
+}
+
+
+def execute(
+    plan: Plan, ctx: ExecutionContext, catalog: dict[str, Executor] | None = None
+) -> ExecutionState:
+    """Run every step with its arguments resolved now; Unresolvable if a slot is missing."""
+    tools = catalog or CATALOG
+    state = ExecutionState()
+    resolved = []
+    for step in plan.steps:
+        executor = tools.get(step["tool"])
+        if executor is None:
+            raise Unresolvable(f"no executor named {step['tool']!r} in the catalog")
+        resolved.append((executor, {k: resolve(v, ctx) for k, v in step.get("args", {}).items()}))
+    for executor, args in resolved:
+        executor.run(args, ctx, state)
+    return state
+
+
+def cacheable(plan: Plan, catalog: dict[str, Executor] | None = None) -> bool:
+    tools = catalog or CATALOG
+    return all(tools.get(t) is not None and tools[t].cacheable for t in plan.tools)
