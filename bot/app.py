@@ -21,17 +21,23 @@ from core.answering import Answerer
 from core.errors import ConfigError
 from core.glossary import Glossary, Term, parse_glossary
 from core.names import NameIndex
+from core.thresholds import CosineThresholds
 from storage.db import open_database
 from storage.fact_store import SqlFactStore
 from storage.glossary_store import SqlGlossaryStore
 from storage.turn_store import SqlTurnStore
 
 if TYPE_CHECKING:
+    from core.admin import Admin
+    from core.autopath import Autopaths
+    from core.cascade import Cascade
     from core.document_ingest import DocumentIngestReport
+    from core.feedback import Feedback
     from core.narrative_channel import DocumentNarrative
     from core.ports import LLM, Embedder, VectorIndex
     from core.retrieval import HybridRetriever
     from storage.chunk_store import SqlChunkStore
+    from storage.fastpath_store import SqlFastpathStore
 
 log = logging.getLogger("ricorda")
 
@@ -61,8 +67,69 @@ class App:
 
     def reload_glossary(self) -> None:
         self._glossary = None
-        for cached in ("answerer", "narrative"):
+        for cached in ("answerer", "narrative", "cascade"):
             self.__dict__.pop(cached, None)
+
+    # -- the fast path (L0 cache, L1 autopaths), feedback and admin ----------------------------
+
+    @cached_property
+    def fastpaths(self) -> SqlFastpathStore:
+        from storage.fastpath_store import SqlFastpathStore
+
+        return SqlFastpathStore(self.engine)
+
+    def thresholds(self) -> CosineThresholds:
+        """The embedder's calibrated thresholds, each overridable by a setting."""
+        base = self.embedder.thresholds
+        s = self.settings
+        return CosineThresholds(
+            l0=s.l0_cosine_threshold if s.l0_cosine_threshold is not None else base.l0,
+            cluster=s.l1_cluster_threshold if s.l1_cluster_threshold is not None else base.cluster,
+            floor=s.l1_floor_threshold if s.l1_floor_threshold is not None else base.floor,
+        )
+
+    @cached_property
+    def autopaths(self) -> Autopaths:
+        from core.autopath import Autopaths
+        from storage.autopath_store import SqlAutopathStore
+
+        s = self.settings
+        return Autopaths(
+            SqlAutopathStore(self.engine),
+            thresholds=self.thresholds(),
+            min_confirmations=s.autopath_min_confirmations,
+            anti_failures=s.anti_autopath_failures,
+            anti_days=s.anti_autopath_days,
+            clock=lambda: dt.datetime.now(dt.UTC),
+        )
+
+    @cached_property
+    def cascade(self) -> Cascade:
+        from core.cascade import Cascade
+
+        return Cascade(
+            answerer=self.answerer,
+            fastpaths=self.fastpaths,
+            autopaths=_Lazy(lambda: self.autopaths),
+            embedder=lambda: self.embedder,
+            thresholds=self.thresholds,
+        )
+
+    @cached_property
+    def feedback(self) -> Feedback:
+        from core.feedback import Feedback
+
+        return Feedback(
+            turns=self.turns, fastpaths=self.fastpaths, autopaths=_Lazy(lambda: self.autopaths)
+        )
+
+    @cached_property
+    def admin(self) -> Admin:
+        from core.admin import Admin
+
+        return Admin(
+            fastpaths=self.fastpaths, turns=self.turns, autopaths=_Lazy(lambda: self.autopaths)
+        )
 
     @cached_property
     def answerer(self) -> Answerer:
@@ -105,8 +172,11 @@ class App:
             embedder = self.embedder
             parts = [
                 ChromaVectorIndex(
-                    embedder_name=embedder.name, dimension=embedder.dimension,
-                    collection=name, recreate=recreate, **where,
+                    embedder_name=embedder.name,
+                    dimension=embedder.dimension,
+                    collection=name,
+                    recreate=recreate,
+                    **where,
                 )
                 for name in ("ricorda_chunks", "ricorda_chunks_restricted")
             ]
@@ -147,7 +217,11 @@ class App:
         return [*g.metrics.values(), *g.entities.values(), *g.channels.values()]
 
     def ingest_documents(
-        self, folder: Path, *, prune: bool = False, reindex: bool = False,
+        self,
+        folder: Path,
+        *,
+        prune: bool = False,
+        reindex: bool = False,
         progress: Callable[[int, int, str], None] | None = None,
     ) -> DocumentIngestReport:
         from core.document_ingest import ingest_documents
@@ -158,9 +232,14 @@ class App:
             for record in self.chunks.documents():
                 self.chunks.delete_document(record.path)
         return ingest_documents(
-            folder, chunk_store=self.chunks, vector_index=self.vector_index(recreate=reindex),
-            embedder=self.embedder, prune=prune, progress=progress,
-            tagger=glossary_tagger(NameIndex(self.glossary)), reader=read_document,
+            folder,
+            chunk_store=self.chunks,
+            vector_index=self.vector_index(recreate=reindex),
+            embedder=self.embedder,
+            prune=prune,
+            progress=progress,
+            tagger=glossary_tagger(NameIndex(self.glossary)),
+            reader=read_document,
         )
 
     def today(self) -> dt.date:
@@ -195,3 +274,17 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
         turns=SqlTurnStore(engine),
         glossaries=SqlGlossaryStore(engine),
     )
+
+
+class _Lazy:
+    """Builds its target on first attribute access: autopaths load their observations and need
+    the embedder's thresholds, which only a cache miss or a verdict should pay for."""
+
+    def __init__(self, build: Callable[[], object]) -> None:
+        self._build = build
+        self._target: object | None = None
+
+    def __getattr__(self, name: str) -> object:
+        if self._target is None:
+            self._target = self._build()
+        return getattr(self._target, name)

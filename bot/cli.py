@@ -127,7 +127,7 @@ def ask(
     try:
         app_ = _open(ctx, one_shot=True, reference_date=reference_date)
         try:
-            answer = app_.answerer.answer(
+            answer = app_.cascade.answer(
                 Request(text=question, chat=chat, user="cli", reference_date=app_.today())
             )
         finally:
@@ -162,7 +162,7 @@ def chat(
         _fail(str(exc))
         return
     try:
-        ConsoleChat(app_.answerer, chat=chat_id, today=app_.today).run()
+        ConsoleChat(app_.cascade, chat=chat_id, today=app_.today).run()
     finally:
         app_.close()
 
@@ -194,7 +194,79 @@ def demo(
     if chat_after:
         from adapters.console import ConsoleChat
 
-        ConsoleChat(app_.answerer, chat="console:local", today=app_.today).run()
+        ConsoleChat(app_.cascade, chat="console:local", today=app_.today).run()
+    app_.close()
+
+
+@app.command()
+def feedback(
+    ctx: typer.Context,
+    turn_id: Annotated[str, typer.Argument(help="The turn id printed with an answer.")],
+    verdict: Annotated[str, typer.Argument(help="up (confirm) or down (reject).")],
+    user: Annotated[str, typer.Option(help="Who gives the verdict.")] = "cli",
+) -> None:
+    """Confirm (up) or reject (down) an answer: down forgets its cached plan."""
+    from core.errors import RicordaError
+
+    mapped = {"up": "positive", "down": "negative", "+1": "positive", "-1": "negative"}
+    if verdict.lower() not in mapped:
+        _fail(f"verdict must be up or down, not {verdict!r}", code=2)
+    try:
+        app_ = _open(ctx)
+        outcome = app_.feedback.record(turn_id, user, mapped[verdict.lower()], via="cli")
+        app_.close()
+    except RicordaError as exc:
+        _fail(str(exc))
+        return
+    if not outcome.applied:
+        _fail(outcome.message)
+    typer.echo(outcome.message + (" (cached plan removed)" if outcome.removed_fastpath else ""))
+
+
+fastpaths_app = typer.Typer(
+    help="Inspect and purge the learned fast paths (L0 cache, L1).", no_args_is_help=True
+)
+app.add_typer(fastpaths_app, name="fastpaths")
+
+
+@fastpaths_app.command("list")
+def fastpaths_list(
+    ctx: typer.Context,
+    n: Annotated[int, typer.Option("-n", help="How many, most used first.")] = 20,
+) -> None:
+    """Cached plans, most used first: id, uses, origin, last use, question."""
+    app_ = _open(ctx)
+    typer.echo(app_.admin.fastpaths_text(n))
+    app_.close()
+
+
+@fastpaths_app.command("purge")
+def fastpaths_purge(
+    ctx: typer.Context,
+    target: Annotated[str, typer.Argument(help="An id, the question text, or 'all'.")],
+) -> None:
+    """Forget one cached plan (by id or question text) or all of them."""
+    app_ = _open(ctx)
+    typer.echo(app_.admin.purge(target))
+    app_.close()
+
+
+@fastpaths_app.command("stats")
+def fastpaths_stats(
+    ctx: typer.Context,
+    last: Annotated[int, typer.Option(help="Over the last N turns.")] = 500,
+) -> None:
+    """Hit rate and p50 latency per serving level (L0a, L0b, L1, planner)."""
+    app_ = _open(ctx)
+    typer.echo(app_.admin.stats_text(last))
+    app_.close()
+
+
+@fastpaths_app.command("autopaths")
+def fastpaths_autopaths(ctx: typer.Context) -> None:
+    """L1 autopaths with their scores, and the anti-autopaths in force."""
+    app_ = _open(ctx)
+    typer.echo(app_.admin.autopaths_text())
     app_.close()
 
 

@@ -172,6 +172,7 @@ class Answerer:
             narrative=self.narrative,
             turns=self.turns,
             turn_lookup=self._previous_turns,
+            replay=served_by != "planner",
         )
         state = execute(plan, ctx)
         language = prepared.language

@@ -115,3 +115,14 @@ def canonical_text(text: str, language: str) -> str:
 def canonical_hash(canonical: str) -> str:
     """16 hex characters of sha256: plenty for a per-deployment cache."""
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def cache_key(
+    text: str, language: str, fixed_slots: dict[str, str] | None = None
+) -> tuple[str, str]:
+    """(canonical text, hash) of a request; a tapped option's pinned slots are part of it, so
+    "What was revenue?" and the same question narrowed to China never share an entry."""
+    canonical = canonical_text(text, language)
+    if fixed_slots:
+        canonical += " | " + ",".join(f"{k}={v}" for k, v in sorted(fixed_slots.items()))
+    return canonical, canonical_hash(canonical)

@@ -61,6 +61,7 @@ class ExecutionContext:
     narrative: NarrativeTools | None = None
     turns: TurnStore | None = None
     turn_lookup: Callable[[str], list[Any]] | None = None  # chat -> recent turns, newest first
+    replay: bool = False  # a cached plan: model work on identical inputs may be reused
 
 
 @dataclass
@@ -142,6 +143,7 @@ def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: Execu
         snippets=state.snippets,
         cleared=ctx.cleared,
         rerank=bool(args.get("rerank")),
+        reuse=ctx.replay,
     )
     state.narrative_text, state.narrative_found = text, found
     state.sources.extend(sources)

@@ -13,6 +13,7 @@ Restricted snippets are removed before anything else looks at them unless the ch
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Sequence
@@ -65,6 +66,7 @@ class NarrativeResult:
     text: str
     sources: list[Source]
     mode: Mode
+    model_answered: bool = False  # the LLM replied (cited or not), as opposed to failing
 
 
 def _texts(language: str) -> dict[str, str]:
@@ -181,8 +183,10 @@ def answer_narrative(
     text, cited = _keep_valid_citations(reply, set(numbers.values()))
     if not text or not cited or _ECHOED_FENCE.search(text):
         logger.warning("Synthesis cited no snippet, answering extractively: %.200r", reply)
-        return _degraded(language, visible)
+        return dataclasses.replace(_degraded(language, visible), model_answered=True)
     by_number = {n: s for s, n in numbers.items()}
     order = sorted(cited) + [n for n in sorted(by_number) if n not in cited]
     listing = _source_lines(_texts(language)["sources"], [(n, by_number[n]) for n in order])
-    return NarrativeResult(f"{text}\n\n{listing}", [by_number[n] for n in order], "synthesised")
+    return NarrativeResult(
+        f"{text}\n\n{listing}", [by_number[n] for n in order], "synthesised", model_answered=True
+    )

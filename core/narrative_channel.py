@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from core.names import NameIndex, term_names
@@ -24,6 +25,7 @@ from core.types import Source
 log = logging.getLogger("ricorda.narrative")
 
 RETRIEVE_K = 8
+MEMO_SIZE = 512  # syntheses kept for replays
 _YEAR = re.compile(r"(?<!\d)(19[89]\d|20\d\d)(?!\d)")
 
 
@@ -48,6 +50,7 @@ class DocumentNarrative:
         self._lock = threading.Lock()
         self._retriever: HybridRetriever | None = None
         self._built_for: str | None = None
+        self._memo: OrderedDict[tuple[object, ...], tuple[str, list[Source], bool]] = OrderedDict()
         glossary = names.glossary
         self.synonyms = [
             term_names(t)
@@ -89,8 +92,44 @@ class DocumentNarrative:
         snippets: list[ScoredChunk],
         cleared: bool,
         rerank: bool,
+        reuse: bool = False,
     ) -> tuple[str, list[Source], bool]:
-        """(text, sources, found): synthesised with an LLM, extractive without one."""
+        """(text, sources, found): synthesised with an LLM, extractive without one.
+
+        `reuse` (a replayed plan): when the question and the freshly retrieved snippets are
+        exactly those of an earlier synthesis, its result is reused instead of asking the LLM
+        again. The key holds every snippet's text, so a changed document is a new key: reuse
+        can skip model work, never serve a stale answer.
+        """
+        key = (
+            question,
+            language,
+            cleared,
+            rerank,
+            self.llm is not None,
+            tuple((s.chunk.id, s.chunk.text) for s in snippets),
+        )
+        if reuse and self.llm is not None and key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        out, model_answered = self._compose(
+            question, language=language, snippets=snippets, cleared=cleared, rerank=rerank
+        )
+        if self.llm is not None and out[2] and model_answered:
+            self._memo[key] = out
+            while len(self._memo) > MEMO_SIZE:
+                self._memo.popitem(last=False)
+        return out
+
+    def _compose(
+        self,
+        question: str,
+        *,
+        language: str,
+        snippets: list[ScoredChunk],
+        cleared: bool,
+        rerank: bool,
+    ) -> tuple[tuple[str, list[Source], bool], bool]:
         if snippets and self.llm is not None and rerank:
             snippets = listwise_rerank(
                 question, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
@@ -99,7 +138,7 @@ class DocumentNarrative:
             question, language, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
         )
         log.debug("narrative mode=%s snippets=%d", result.mode, len(snippets))
-        return result.text, list(result.sources), result.mode != "empty"
+        return (result.text, list(result.sources), result.mode != "empty"), result.model_answered
 
 
 def glossary_tagger(names: NameIndex) -> Callable[[str], dict[str, str]]:

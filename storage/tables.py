@@ -142,16 +142,8 @@ class GlossaryRow(SQLModel, table=True):
     loaded_at: dt.datetime = _ts()
 
 
-# Document tables live in their own module; register them when it exists. Only its absence is
-# tolerated: a broken import inside it must still fail loudly.
-try:
-    import storage.document_tables  # noqa: F401
-except ModuleNotFoundError as exc:
-    if exc.name != "storage.document_tables":
-        raise
-
-try:
-    import storage.autopath_tables as _autopath_tables  # noqa: F401
-except ModuleNotFoundError as exc:
-    if exc.name != "storage.autopath_tables":
-        raise
+# Tables of the other stores live beside their repositories; importing them here registers them
+# on the shared metadata so `open_database` creates every table.
+import storage.autopath_tables  # noqa: E402
+import storage.document_tables  # noqa: E402
+import storage.fastpath_tables  # noqa: E402, F401

@@ -185,3 +185,34 @@ def test_demo_loads_the_bundled_knowledge_base(tmp_path: Path) -> None:
     )
     assert answer["facts"][0]["status"] == "found"
     assert answer["facts"][0]["entity"] == "ORBIS_CN"
+
+
+def test_repeat_is_served_from_the_cache_and_feedback_down_forgets_it(kb: Path) -> None:
+    first = ask_json(kb, "What was ACME China revenue in FY2024?")
+    second = ask_json(kb, "what was ACME China revenue in FY2024")
+    assert (first["served_by"], second["served_by"]) == ("planner", "L0a")
+    assert second["facts"] == first["facts"]
+    listed = ricorda(kb, "fastpaths", "list").stdout
+    assert "acme china revenue fy2024" in listed and "uses=1" in listed
+    out = ricorda(kb, "feedback", second["turn_id"], "down").stdout
+    assert "cached plan removed" in out
+    assert ask_json(kb, "What was ACME China revenue in FY2024?")["served_by"] == "planner"
+    stats = ricorda(kb, "fastpaths", "stats").stdout
+    assert "L0a" in stats and "planner" in stats
+
+
+def test_feedback_on_unknown_turn_and_bad_verdict(kb: Path) -> None:
+    proc = ricorda(kb, "feedback", "nope", "up", check=False)
+    assert proc.returncode == 1 and "no answer with id nope" in proc.stderr
+    proc = ricorda(kb, "feedback", "nope", "sideways", check=False)
+    assert proc.returncode == 2 and "up or down" in proc.stderr
+
+
+def test_purge_by_question_id_and_all(kb: Path) -> None:
+    ask_json(kb, "ACME HK revenue FY2025")
+    ask_json(kb, "ACME China revenue FY2025")
+    out = ricorda(kb, "fastpaths", "purge", "acme hk revenue fy2025").stdout
+    assert "purged the fast path" in out
+    assert ask_json(kb, "ACME HK revenue FY2025")["served_by"] == "planner"
+    assert "purged 2 fast paths" in ricorda(kb, "fastpaths", "purge", "all").stdout
+    assert "no fast paths yet" in ricorda(kb, "fastpaths", "list").stdout

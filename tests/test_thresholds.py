@@ -20,8 +20,8 @@ def test_design_values_for_bge_m3() -> None:
 
 @pytest.mark.parametrize(
     "values",
-    [(0.80, 0.90, 0.70), (0.92, 0.90, 0.95), (1.2, 0.9, 0.8), (0.9, 0.8, -1.5)],
-    ids=["l0<cluster", "floor>cluster", "above-1", "below-minus-1"],
+    [(0.92, 0.90, 0.95), (1.2, 0.9, 0.8), (0.9, 0.8, -1.5)],
+    ids=["floor>cluster", "above-1", "below-minus-1"],
 )
 def test_inconsistent_thresholds_are_rejected(values: tuple[float, float, float]) -> None:
     with pytest.raises(ValueError):
@@ -45,12 +45,13 @@ def use_scores(use: UseEmbedder) -> tuple[np.ndarray, np.ndarray]:
     return pair_cosines(use, pairs)
 
 
-def test_use_l0_serves_no_false_positive_on_the_paraphrase_set(
-    use_scores: tuple[np.ndarray, np.ndarray],
-) -> None:
-    cosines, labels = use_scores
-    precision, _, false_positives = precision_recall(cosines, labels, USE_THRESHOLDS.l0)
-    assert false_positives == 0 and precision == 1.0
+def test_use_l0_serves_paraphrases_and_no_wrong_answer() -> None:
+    """The shipped l0, run through the real cascade on the demo knowledge base."""
+    from bench.calibrate_l0 import calibrate
+
+    ((_, hits, positives, _, wrong),) = calibrate("use", thresholds=(USE_THRESHOLDS.l0,))
+    assert wrong == 0
+    assert hits / positives >= 0.15  # L0b does serve paraphrases at this threshold
 
 
 def test_use_floor_keeps_a_useful_share_of_paraphrases(

@@ -1,0 +1,115 @@
+"""Admin operations on the learned fast paths, platform-neutral: the CLI, Telegram and Slack
+admin commands all call this and print its text."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from core.canonical import canonical_hash, canonical_text
+from core.fastpath_entry import FastpathEntry, FastpathStore
+from core.language import detect_language
+from core.messages import LANGUAGES
+
+if TYPE_CHECKING:
+    from core.autopath import Autopaths
+
+LEVELS = ("L0a", "L0b", "L1", "planner")
+
+
+class RecentTurns(Protocol):
+    def recent_turns(self, n: int, *, chat: str | None = None) -> list[Any]: ...
+
+
+@dataclass(frozen=True)
+class LevelStats:
+    level: str
+    turns: int
+    share: float
+    p50_ms: float | None
+
+
+class Admin:
+    def __init__(
+        self, *, fastpaths: FastpathStore, turns: RecentTurns, autopaths: Autopaths | None = None
+    ) -> None:
+        self.fastpaths = fastpaths
+        self.turns = turns
+        self.autopaths = autopaths
+
+    def list_fastpaths(self, n: int = 20) -> list[FastpathEntry]:
+        """Most used first."""
+        return self.fastpaths.list(limit=max(1, min(n, 500)))
+
+    def purge(self, target: str) -> str:
+        """`all`, an entry id, or the question text (any wording that normalises the same)."""
+        target = target.strip()
+        if not target:
+            return "purge what? give an id, the question text, or 'all'"
+        if target.lower() == "all":
+            return f"purged {self.fastpaths.purge_all()} fast paths"
+        if self.fastpaths.by_id(target) is not None and self.fastpaths.delete(target):
+            return f"purged fast path {target}"
+        first = detect_language(target)
+        for language in dict.fromkeys((first, *LANGUAGES)):
+            if self.fastpaths.delete_by_hash(canonical_hash(canonical_text(target, language))):
+                return f"purged the fast path for: {target}"
+        return f"no fast path matches {target!r}"
+
+    def stats(self, last_n: int = 500) -> list[LevelStats]:
+        """Hit rate and p50 latency per serving level over the last N answered turns."""
+        turns = [t for t in self.turns.recent_turns(last_n) if t.served_by in LEVELS]
+        total = len(turns) or 1
+        out = []
+        for level in LEVELS:
+            latencies = [t.latency_ms for t in turns if t.served_by == level]
+            out.append(
+                LevelStats(
+                    level,
+                    len(latencies),
+                    len(latencies) / total,
+                    statistics.median(latencies) if latencies else None,
+                )
+            )
+        return out
+
+    # -- text shared by every admin surface -----------------------------------------------
+
+    def fastpaths_text(self, n: int = 20) -> str:
+        entries = self.list_fastpaths(n)
+        if not entries:
+            return "no fast paths yet"
+        lines = [f"{len(entries)} fast paths (most used first) of {self.fastpaths.count()}:"]
+        for e in entries:
+            lines.append(
+                f"{e.id[:12]}  uses={e.n_uses:<4} {e.origin:<8} "
+                f"last={e.last_used_at:%Y-%m-%d %H:%M}  {e.canonical_text[:80]}"
+            )
+        return "\n".join(lines)
+
+    def autopaths_text(self) -> str:
+        if self.autopaths is None:
+            return "autopaths are off (no embedder)"
+        lines = ["autopaths (champion first per cluster):"]
+        for a in self.autopaths.autopaths():
+            lines.append(
+                f"#{a.id} cluster={a.cluster_id} {a.status} score={a.score:.2f} "
+                f"ok={a.confirmations} fail={a.failures} uses={a.uses} {a.intent_hash}"
+            )
+        anti = self.autopaths.anti_autopaths()
+        lines.append(f"anti-autopaths in force: {len(anti)}")
+        for b in anti:
+            lines.append(
+                f"  cluster={b.cluster_id} framework={b.framework_hash} "
+                f"failures={b.failures} until {b.blocked_until:%Y-%m-%d}"
+            )
+        return "\n".join(lines) if len(lines) > 2 or anti else "no autopaths yet"
+
+    def stats_text(self, last_n: int = 500) -> str:
+        lines = [f"serving levels over the last {last_n} turns:"]
+        for s in self.stats(last_n):
+            p50 = "-" if s.p50_ms is None else f"{s.p50_ms:.2f} ms"
+            lines.append(f"{s.level:<8} {s.turns:>6} turns {s.share:>6.1%}  p50 {p50}")
+        lines.append(f"fast paths stored: {self.fastpaths.count()}")
+        return "\n".join(lines)

@@ -1,0 +1,434 @@
+"""L1 autopaths: plans that users confirmed, replayed for every request of the same intent.
+
+Every answered turn is *observed*: its intent, intent hash, framework hash (the plan's shape) and
+an intent *cluster* (the cluster of the nearest earlier observation when their cosine reaches
+`thresholds.cluster`, else a new cluster named after the turn). Verdicts then move counts:
+
+- A positive verdict counts a confirmation for (cluster, framework hash). After
+  `min_confirmations` of them the plan becomes an *active* autopath of that cluster. Plans
+  holding literals copied from the query (`query_specific`) are never promoted.
+- A negative verdict counts a failure for the same pair, and towards an *anti-autopath*:
+  `anti_failures` negative verdicts on one (intent hash, framework hash) block that framework in
+  the clusters where they were observed for `anti_days` days. A positive verdict lifts the block.
+  Once a block has expired, a new negative verdict starts counting again from one.
+- A withdrawn verdict (a removed reaction) undoes its count; it never goes below zero.
+- Lookup finds the request's cluster by cosine >= `thresholds.cluster` to a recent observation,
+  or, failing that, by its exact intent hash when the best cosine to that cluster's recent
+  observations is >= `thresholds.floor`; otherwise it abstains. It serves the cluster's
+  champion: the unblocked active autopath with the best score (`core.autopath_score`). On the
+  intent-hash route only autopaths learnt for that same intent hash are eligible.
+- An autopath whose Wilson bound falls under `demotion_floor` after `demotion_min_verdicts`
+  verdicts is *demoted*: never served, kept so maintenance can prune it (design 4.3).
+
+Every state change carries a timestamp from the injected clock. The database is the source of
+truth; the recent embeddings of each cluster are mirrored in memory for speed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from typing import Protocol
+
+import numpy as np
+
+from core.autopath_index import ClusterIndex, unit
+from core.autopath_records import (
+    VERDICTS,
+    AntiView,
+    AutopathHit,
+    AutopathView,
+    Observation,
+    Plan,
+)
+from core.autopath_score import status_for
+from core.thresholds import CosineThresholds
+
+__all__ = [
+    "VERDICTS",
+    "AntiView",
+    "AutopathHit",
+    "AutopathStore",
+    "AutopathTransaction",
+    "AutopathView",
+    "Autopaths",
+    "Observation",
+    "Plan",
+    "champion_key",
+]
+
+log = logging.getLogger("ricorda.autopath")
+
+_EPS = 1e-6  # float32 rounding: a cosine of exactly 0.90 must meet a 0.90 threshold
+
+
+class AutopathTransaction(Protocol):
+    """Reads and writes inside one database transaction (rows read here are locked)."""
+
+    def observation(self, turn_id: str) -> Observation | None: ...
+
+    def set_verdict_counts(self, turn_id: str, *, positives: int, negatives: int) -> None: ...
+
+    def autopath(self, cluster_id: str, framework_hash: str) -> AutopathView | None: ...
+
+    def autopath_by_id(self, autopath_id: int) -> AutopathView | None: ...
+
+    def save_autopath(self, autopath: AutopathView) -> AutopathView:
+        """Insert (id None, returns it with its id) or update by id."""
+        ...
+
+    def antis(self, intent_hash: str, framework_hash: str) -> list[AntiView]: ...
+
+    def save_anti(self, anti: AntiView) -> None:
+        """Insert or replace the row of (cluster, intent hash, framework hash)."""
+        ...
+
+    def delete_anti(self, cluster_id: str, intent_hash: str, framework_hash: str) -> None: ...
+
+
+class AutopathStore(Protocol):
+    """Where observations, autopaths and anti-autopaths live (storage.autopath_store)."""
+
+    def add_observation(self, observation: Observation) -> bool:
+        """Store it; False (and no change) when that turn was already observed."""
+        ...
+
+    def recent_embeddings(self, per_cluster: int) -> list[tuple[str, np.ndarray]]:
+        """(cluster id, embedding) of the newest `per_cluster` observations of each cluster,
+        oldest first."""
+        ...
+
+    def intent_clusters(self) -> list[tuple[str, str]]:
+        """Every distinct (intent hash, cluster id) observed."""
+        ...
+
+    def cluster_state(self, cluster_id: str) -> tuple[list[AutopathView], list[AntiView]]: ...
+
+    def autopaths(self) -> list[AutopathView]: ...
+
+    def anti_autopaths(self) -> list[AntiView]: ...
+
+    def transaction(self) -> AbstractContextManager[AutopathTransaction]: ...
+
+
+def champion_key(autopath: AutopathView) -> tuple[float, int, int, int]:
+    """Sort key, best first: score, then confirmations, then uses, then the older id."""
+    return (-autopath.score, -autopath.confirmations, -autopath.uses, autopath.id or 0)
+
+
+class Autopaths:
+    """Observes turns, counts verdicts and serves confirmed plans (design section 4.2)."""
+
+    def __init__(
+        self,
+        store: AutopathStore,
+        *,
+        thresholds: CosineThresholds,
+        min_confirmations: int = 1,
+        anti_failures: int = 3,
+        anti_days: int = 30,
+        clock: Callable[[], dt.datetime],
+        recent_per_cluster: int = 32,
+        demotion_floor: float = 0.2,
+        demotion_min_verdicts: int = 3,
+    ) -> None:
+        for name, value in (
+            ("min_confirmations", min_confirmations),
+            ("anti_failures", anti_failures),
+            ("anti_days", anti_days),
+            ("recent_per_cluster", recent_per_cluster),
+            ("demotion_min_verdicts", demotion_min_verdicts),
+        ):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        self._store = store
+        self._thresholds = thresholds
+        self._min_confirmations = min_confirmations
+        self._anti_failures = anti_failures
+        self._anti_span = dt.timedelta(days=anti_days)
+        self._clock = clock
+        self._demotion_floor = demotion_floor
+        self._demotion_min_verdicts = demotion_min_verdicts
+        self._lock = threading.Lock()
+        self._index = ClusterIndex(per_cluster=recent_per_cluster)
+        self._intent_clusters: dict[str, set[str]] = {}
+        self._load(recent_per_cluster)
+
+    # --- observing and looking up ---------------------------------------------------------
+
+    def observe(
+        self,
+        *,
+        turn_id: str,
+        intent: str,
+        intent_hash: str,
+        embedding: np.ndarray,
+        framework_hash: str,
+        plan: Plan,
+        query_specific: bool,
+        latency_ms: float,
+        cluster_id: str | None = None,
+    ) -> Observation:
+        """Record an answered turn. Pass `cluster_id` (an L1 hit's) to file it in that cluster,
+        so verdicts on a replayed answer count for the autopath that produced it."""
+        vector = unit(embedding)
+        self._index.check_dimension(vector)
+        if cluster_id is None:
+            with self._lock:
+                nearest = self._index.nearest(self._index.scores(vector))
+            joins = nearest is not None and nearest[1] >= self._thresholds.cluster - _EPS
+            cluster_id = nearest[0] if joins and nearest is not None else turn_id
+        observation = Observation(
+            turn_id=turn_id,
+            intent=intent,
+            intent_hash=intent_hash,
+            cluster_id=cluster_id,
+            framework_hash=framework_hash,
+            plan=plan,
+            embedding=vector,
+            query_specific=query_specific,
+            latency_ms=float(latency_ms),
+            created_at=self._clock(),
+        )
+        if self._store.add_observation(observation):
+            with self._lock:
+                self._remember(cluster_id, intent_hash, vector)
+            return observation
+        with self._store.transaction() as tx:  # already observed: report what is stored
+            stored = tx.observation(turn_id)
+        return stored if stored is not None else observation
+
+    def lookup(self, *, embedding: np.ndarray, intent_hash: str) -> AutopathHit | None:
+        """The champion plan of the request's cluster, or None (abstain)."""
+        vector = unit(embedding)
+        with self._lock:
+            scores = self._index.scores(vector)
+            found = self._cluster_for(scores, intent_hash)
+        if found is None:
+            return None
+        cluster_id, cosine, route = found
+        autopaths, antis = self._store.cluster_state(cluster_id)
+        now = self._clock()
+        blocked = {a.framework_hash for a in antis if a.blocks(now)}
+        eligible = [
+            a
+            for a in autopaths
+            if a.status == "active"
+            and a.id is not None
+            and a.framework_hash not in blocked
+            and (route == "cosine" or a.intent_hash == intent_hash)
+        ]
+        if not eligible:
+            return None
+        champion = min(eligible, key=champion_key)
+        assert champion.id is not None
+        return AutopathHit(champion.plan, champion.id, cluster_id, champion.score, cosine, route)
+
+    # --- verdicts and uses ----------------------------------------------------------------
+
+    def confirm(self, turn_id: str) -> None:
+        """A positive verdict on the turn's observation."""
+        self._verdict(turn_id, "positive", +1)
+
+    def reject(self, turn_id: str) -> None:
+        """A negative verdict on the turn's observation."""
+        self._verdict(turn_id, "negative", +1)
+
+    def withdraw(self, turn_id: str, verdict: str) -> None:
+        """Undo one earlier `verdict` (a removed reaction); nothing happens if none is left."""
+        if verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, not {verdict!r}")
+        self._verdict(turn_id, verdict, -1)
+
+    def note_use(self, autopath_id: int, *, ok: bool, latency_ms: float) -> None:
+        """Record a replay; failed replays count against the score like negative verdicts."""
+        now = self._clock()
+        with self._store.transaction() as tx:
+            current = tx.autopath_by_id(autopath_id)
+            if current is None:
+                log.info("use of unknown autopath %s ignored", autopath_id)
+                return
+            uses = current.uses + 1
+            previous = current.mean_latency_ms or 0.0
+            updated = replace(
+                current,
+                uses=uses,
+                failed_uses=current.failed_uses + (0 if ok else 1),
+                mean_latency_ms=previous + (float(latency_ms) - previous) / uses,
+                last_used_at=now,
+            )
+            tx.save_autopath(self._with_status(updated, now))
+
+    # --- listing --------------------------------------------------------------------------
+
+    def autopaths(self, *, include_candidates: bool = False) -> list[AutopathView]:
+        """Promoted autopaths (active and demoted), by cluster, champion first."""
+        rows = [a for a in self._store.autopaths() if include_candidates or a.status != "candidate"]
+        return sorted(rows, key=lambda a: (a.cluster_id, *champion_key(a)))
+
+    def anti_autopaths(self) -> list[AntiView]:
+        """Blocks in force now (failure counts below the threshold are not listed)."""
+        now = self._clock()
+        return [a for a in self._store.anti_autopaths() if a.blocks(now)]
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _load(self, per_cluster: int) -> None:
+        recent = self._store.recent_embeddings(per_cluster)
+        if recent:
+            dimension = recent[-1][1].shape[0]  # the newest observation's model wins
+            skipped = 0
+            for cluster_id, embedding in recent:
+                if embedding.shape[0] == dimension:
+                    self._index.add(cluster_id, unit(embedding))
+                else:
+                    skipped += 1
+            if skipped:
+                log.warning("%d observations from another embedding model were skipped", skipped)
+        for intent_hash, cluster_id in self._store.intent_clusters():
+            self._intent_clusters.setdefault(intent_hash, set()).add(cluster_id)
+
+    def _remember(self, cluster_id: str, intent_hash: str, vector: np.ndarray) -> None:
+        self._index.add(cluster_id, vector)
+        self._intent_clusters.setdefault(intent_hash, set()).add(cluster_id)
+
+    def _cluster_for(self, scores: np.ndarray, intent_hash: str) -> tuple[str, float, str] | None:
+        nearest = self._index.nearest(scores)
+        if nearest is None:
+            return None
+        if nearest[1] >= self._thresholds.cluster - _EPS:
+            return nearest[0], nearest[1], "cosine"
+        best: tuple[float, str] | None = None
+        for cluster_id in sorted(self._intent_clusters.get(intent_hash, ())):
+            cosine = self._index.best_in(scores, cluster_id)
+            if cosine is not None and (best is None or cosine > best[0]):
+                best = (cosine, cluster_id)
+        if best is not None and best[0] >= self._thresholds.floor - _EPS:
+            return best[1], best[0], "intent"
+        return None
+
+    def _verdict(self, turn_id: str, verdict: str, delta: int) -> None:
+        now = self._clock()
+        with self._store.transaction() as tx:
+            obs = tx.observation(turn_id)
+            if obs is None:
+                log.info("%s verdict on unobserved turn %s ignored", verdict, turn_id)
+                return
+            positives, negatives = obs.positives, obs.negatives
+            if verdict == "positive":
+                positives += delta
+            else:
+                negatives += delta
+            if positives < 0 or negatives < 0:
+                return  # nothing left to withdraw
+            tx.set_verdict_counts(turn_id, positives=positives, negatives=negatives)
+            if not obs.query_specific:
+                self._count_on_autopath(tx, obs, verdict, delta, now)
+            if verdict == "positive":
+                if delta > 0:
+                    for anti in tx.antis(obs.intent_hash, obs.framework_hash):
+                        tx.delete_anti(anti.cluster_id, anti.intent_hash, anti.framework_hash)
+                        if anti.blocks(now):
+                            log.info("anti-autopath %s lifted by turn %s", _key(anti), turn_id)
+            else:
+                self._count_on_anti(tx, obs, delta, now)
+
+    def _count_on_autopath(
+        self,
+        tx: AutopathTransaction,
+        obs: Observation,
+        verdict: str,
+        delta: int,
+        now: dt.datetime,
+    ) -> None:
+        current = tx.autopath(obs.cluster_id, obs.framework_hash)
+        if current is None:
+            if delta < 0:
+                return
+            current = AutopathView(
+                id=None,
+                cluster_id=obs.cluster_id,
+                framework_hash=obs.framework_hash,
+                intent_hash=obs.intent_hash,
+                plan=obs.plan,
+                created_at=now,
+                updated_at=now,
+            )
+        if verdict == "positive":
+            current = replace(current, confirmations=max(0, current.confirmations + delta))
+            if delta > 0:  # the latest confirmed wording of the plan is the one replayed
+                current = replace(current, plan=obs.plan, intent_hash=obs.intent_hash)
+        else:
+            current = replace(current, failures=max(0, current.failures + delta))
+        tx.save_autopath(self._with_status(current, now))
+
+    def _count_on_anti(
+        self, tx: AutopathTransaction, obs: Observation, delta: int, now: dt.datetime
+    ) -> None:
+        rows = tx.antis(obs.intent_hash, obs.framework_hash)
+        if delta > 0 and any(r.blocked_until is not None and r.blocked_until <= now for r in rows):
+            for row in rows:  # the block expired: counting starts afresh
+                tx.delete_anti(row.cluster_id, row.intent_hash, row.framework_hash)
+            rows = []
+        mine = next((r for r in rows if r.cluster_id == obs.cluster_id), None)
+        if mine is None:
+            if delta < 0:
+                return
+            mine = AntiView(obs.cluster_id, obs.intent_hash, obs.framework_hash, 0, None, now)
+            rows.append(mine)
+        updated = replace(mine, failures=max(0, mine.failures + delta), updated_at=now)
+        rows = [updated if r is mine else r for r in rows]
+        if sum(r.failures for r in rows) >= self._anti_failures:
+            if delta > 0:
+                until = now + self._anti_span
+                rows = [replace(r, blocked_until=until, updated_at=now) for r in rows]
+                log.info("anti-autopath %s blocks until %s", _key(updated), until.isoformat())
+        else:
+            rows = [
+                replace(r, blocked_until=None, updated_at=now) if r.blocked_until else r
+                for r in rows
+            ]
+        self._save_antis(tx, rows)
+
+    @staticmethod
+    def _save_antis(tx: AutopathTransaction, rows: Iterable[AntiView]) -> None:
+        for row in rows:
+            if row.failures > 0:
+                tx.save_anti(row)
+            else:
+                tx.delete_anti(row.cluster_id, row.intent_hash, row.framework_hash)
+
+    def _with_status(self, autopath: AutopathView, now: dt.datetime) -> AutopathView:
+        status = status_for(
+            confirmations=autopath.confirmations,
+            fail=autopath.failures + autopath.failed_uses,
+            min_confirmations=self._min_confirmations,
+            demotion_floor=self._demotion_floor,
+            demotion_min_verdicts=self._demotion_min_verdicts,
+        )
+        autopath = replace(autopath, updated_at=now)
+        if status == autopath.status:
+            return autopath
+        log.info(
+            "autopath %s (cluster %s, framework %s): %s -> %s",
+            autopath.id,
+            autopath.cluster_id,
+            autopath.framework_hash,
+            autopath.status,
+            status,
+        )
+        if status == "active":
+            return replace(autopath, status=status, promoted_at=now, demoted_at=None)
+        if status == "demoted":
+            return replace(autopath, status=status, demoted_at=now)
+        return replace(autopath, status=status, promoted_at=None, demoted_at=None)
+
+
+def _key(anti: AntiView) -> str:
+    return (
+        f"(cluster {anti.cluster_id}, intent {anti.intent_hash}, framework {anti.framework_hash})"
+    )

@@ -1,0 +1,175 @@
+"""The request cascade: security gate, L0a (exact hash), L0b (cosine), L1 (autopath), planner.
+
+Every level replays a *plan* through the same executor the planner uses, with every slot
+re-resolved from the current request; a plan that does not fit the request is a miss, never
+a reuse. Successful turns register their plan (last writer wins) and leave an L1 observation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from core.answering import Answerer, Prepared
+from core.canonical import cache_key
+from core.executors import cacheable
+from core.fastpath_entry import FastpathEntry, FastpathStore
+from core.plan import Plan, intent_hash
+from core.ports import Embedder
+from core.thresholds import CosineThresholds
+from core.types import Answer, Request
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from core.autopath import Autopaths
+
+log = logging.getLogger("ricorda.cascade")
+
+L0A, L0B, L1, PLANNER = "L0a", "L0b", "L1", "planner"
+ORIGIN = {PLANNER: "planner", L0B: "cosine", L1: "autopath"}
+
+
+class Cascade:
+    def __init__(
+        self,
+        *,
+        answerer: Answerer,
+        fastpaths: FastpathStore,
+        autopaths: Autopaths | None = None,
+        embedder: Callable[[], Embedder | None] = lambda: None,
+        thresholds: Callable[[], CosineThresholds | None] = lambda: None,
+        l0_threshold: float | None = None,
+        clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+    ) -> None:
+        self.answerer = answerer
+        self.fastpaths = fastpaths
+        self.autopaths = autopaths
+        self._embedder = embedder
+        self._thresholds = thresholds
+        self.l0_threshold = l0_threshold
+        self.clock = clock
+
+    def answer(self, request: Request) -> Answer:
+        started = time.perf_counter()
+        prepared = self.answerer.prepare(request)
+        if isinstance(prepared, Answer):  # refused, empty, bad option: never cached
+            return self.answerer.finish(request, prepared, started)
+        canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
+        own_plan = self.answerer.plan(prepared)
+        ans, embedding, hit_cluster = self._fast(prepared, canonical, key, own_plan)
+        if ans is None:
+            ans = (
+                self.answerer.run(own_plan, prepared)
+                if own_plan is not None
+                else self.answerer.clarify(prepared)
+            )
+        ans = self.answerer.finish(request, ans, started)
+        if ans.succeeded and ans.served_by != L0A:
+            self._register(ans, canonical, key, embedding)
+        if ans.succeeded and embedding is not None and self.autopaths is not None:
+            self._observe(ans, embedding, hit_cluster)
+        return ans
+
+    # -- levels ----------------------------------------------------------------------------
+
+    def _fast(
+        self, prepared: Prepared, canonical: str, key: str, own_plan: Plan | None
+    ) -> tuple[Answer | None, np.ndarray | None, str | None]:
+        entry = self.fastpaths.by_hash(key)
+        if entry is not None:
+            ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
+            if ans is not None:
+                self.fastpaths.touch(entry.id, self.clock())
+                return ans, entry.embedding, None
+        embedder = self._embedder()
+        if embedder is None:
+            return None, None, None
+        embedding = embedder.embed([canonical])[0]
+        thresholds = self._thresholds()
+        l0 = (
+            self.l0_threshold
+            if self.l0_threshold is not None
+            else (thresholds.l0 if thresholds else None)
+        )
+        if l0 is not None:
+            for near, cosine in self.fastpaths.nearest(embedding, embedder=embedder.name, k=3):
+                if cosine < l0 or near.query_specific:
+                    continue
+                ans = self.answerer.replay(Plan.from_dict(near.plan), prepared, served_by=L0B)
+                if ans is not None:
+                    self.fastpaths.touch(near.id, self.clock())
+                    return ans, embedding, None
+        if self.autopaths is not None:
+            intent = own_plan.intent if own_plan is not None else "unknown"
+            hit = self.autopaths.lookup(embedding=embedding, intent_hash=intent_hash(intent))
+            plan = (
+                Plan.from_dict(hit.plan) if hit is not None and isinstance(hit.plan, dict) else None
+            )
+            # a champion that does not fit this request is not its failure: no use is counted
+            if hit is not None and plan is not None and self.answerer.fits(plan, prepared):
+                ans = self.answerer.replay(plan, prepared, served_by=L1)
+                self.autopaths.note_use(
+                    hit.autopath_id,
+                    ok=ans is not None,
+                    latency_ms=0.0 if ans is None else ans.latency_ms,
+                )
+                if ans is not None:
+                    return ans, embedding, hit.cluster_id
+        return None, embedding, None
+
+    # -- learning --------------------------------------------------------------------------
+
+    def _register(
+        self, ans: Answer, canonical: str, key: str, embedding: np.ndarray | None
+    ) -> None:
+        plan = Plan.from_dict(ans.plan)
+        if not registrable(plan):
+            return
+        now = self.clock()
+        embedder = self._embedder() if embedding is not None else None
+        self.fastpaths.upsert(
+            FastpathEntry(
+                id=uuid.uuid4().hex,
+                canonical_text=canonical,
+                canonical_hash=key,
+                plan=ans.plan,
+                route=plan.route,
+                intent=plan.intent,
+                intent_hash=intent_hash(plan.intent),
+                framework_hash=plan.framework_hash(),
+                origin=ORIGIN.get(ans.served_by, "planner"),
+                query_specific=plan.query_specific,
+                embedder=embedder.name if embedder else "",
+                embedding=embedding,
+                created_at=now,
+                last_used_at=now,
+                n_uses=0,
+            )
+        )
+
+    def _observe(self, ans: Answer, embedding: np.ndarray, cluster: str | None) -> None:
+        assert self.autopaths is not None
+        plan = Plan.from_dict(ans.plan)
+        if not registrable(plan):
+            return
+        self.autopaths.observe(
+            turn_id=ans.turn_id,
+            intent=plan.intent,
+            intent_hash=intent_hash(plan.intent),
+            embedding=embedding,
+            framework_hash=plan.framework_hash(),
+            plan=ans.plan,
+            query_specific=plan.query_specific,
+            latency_ms=ans.latency_ms,
+            cluster_id=cluster,
+        )
+
+
+def registrable(plan: Plan) -> bool:
+    """Design section 3: no absolute dates, no context-dependent tools, something to run."""
+    return bool(plan.steps) and cacheable(plan) and not plan.has_absolute_date()

@@ -1,0 +1,82 @@
+"""Feedback on an answered turn: the platform-neutral API every adapter and the CLI call.
+
+positive -> an L1 confirmation; negative -> the L0 entry for that turn's question is deleted
+(the next successful turn recreates it: last writer wins) and an L1 failure is recorded. A
+user's changed verdict replaces the earlier one; withdrawing undoes it. The verdict is stored
+before anything else happens, so it is never lost to a later failure.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from core.canonical import cache_key
+from core.fastpath_entry import FastpathStore
+from core.ports import TurnRecord
+
+if TYPE_CHECKING:
+    from core.autopath import Autopaths
+
+log = logging.getLogger("ricorda.feedback")
+
+POSITIVE, NEGATIVE = "positive", "negative"
+
+
+class FeedbackTurns(Protocol):
+    def get_turn(self, turn_id: str) -> TurnRecord | None: ...
+
+    def set_feedback(self, turn_id: str, user: str, verdict: str, via: str) -> str | None: ...
+
+    def withdraw_feedback(self, turn_id: str, user: str) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class FeedbackOutcome:
+    applied: bool
+    message: str
+    removed_fastpath: bool = False
+
+
+class Feedback:
+    def __init__(
+        self, *, turns: FeedbackTurns, fastpaths: FastpathStore, autopaths: Autopaths | None = None
+    ) -> None:
+        self.turns = turns
+        self.fastpaths = fastpaths
+        self.autopaths = autopaths
+
+    def record(self, turn_id: str, user: str, verdict: str, *, via: str) -> FeedbackOutcome:
+        if verdict not in (POSITIVE, NEGATIVE):
+            raise ValueError(f"verdict must be {POSITIVE!r} or {NEGATIVE!r}, not {verdict!r}")
+        turn = self.turns.get_turn(turn_id)
+        if turn is None:
+            log.info("feedback for unknown turn %s ignored", turn_id)
+            return FeedbackOutcome(False, f"no answer with id {turn_id}")
+        previous = self.turns.set_feedback(turn_id, user, verdict, via)
+        if previous == verdict:
+            return FeedbackOutcome(True, "verdict unchanged")
+        if previous is not None and self.autopaths is not None:
+            self.autopaths.withdraw(turn_id, previous)
+        removed = False
+        if verdict == NEGATIVE:
+            _, key = cache_key(turn.question, turn.language, turn.fixed_slots)
+            removed = self.fastpaths.delete_by_hash(key)
+            if self.autopaths is not None:
+                self.autopaths.reject(turn_id)
+        elif self.autopaths is not None:
+            self.autopaths.confirm(turn_id)
+        log.info("feedback turn=%s verdict=%s via=%s removed_l0=%s", turn_id, verdict, via, removed)
+        return FeedbackOutcome(True, f"{verdict} feedback recorded", removed)
+
+    def withdraw(self, turn_id: str, user: str) -> FeedbackOutcome:
+        """A removed reaction: the user's verdict no longer counts."""
+        if self.turns.get_turn(turn_id) is None:
+            return FeedbackOutcome(False, f"no answer with id {turn_id}")
+        previous = self.turns.withdraw_feedback(turn_id, user)
+        if previous is not None and self.autopaths is not None:
+            self.autopaths.withdraw(turn_id, previous)
+        return FeedbackOutcome(
+            previous is not None, "verdict withdrawn" if previous else "nothing to withdraw"
+        )

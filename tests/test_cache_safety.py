@@ -1,0 +1,652 @@
+"""The cache-safety suite: earlier requests and feedback, then a request; the level that serves
+it and what it says. Every row also checks the answer against a planner that has no cache at
+all: zero wrong answers is the bar, whatever level served.
+
+Real parts throughout: SQLite stores, the offline USE embedder with its calibrated thresholds,
+autopaths, feedback; a small fake document search stands in for the narrative channel.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.answering import Answerer
+from core.autopath import Autopaths
+from core.cascade import Cascade
+from core.feedback import Feedback
+from core.ports import Chunk, ScoredChunk
+from core.types import Answer, Request, Source
+from storage.autopath_store import SqlAutopathStore
+from storage.db import open_database
+from storage.fastpath_store import SqlFastpathStore
+from storage.turn_store import SqlTurnStore
+from tests.acme import MemoryFacts, read_acme_facts
+
+R26, R27 = dt.date(2026, 6, 15), dt.date(2027, 6, 15)
+UNCLEARED, CLEARED = "telegram:1", "telegram:9001"
+
+DOCS = [
+    Chunk(
+        "c1",
+        "china_review.md",
+        "section=Summary",
+        "China revenue fell in 2025 because of the e-commerce regulation and price competition.",
+    ),
+    Chunk(
+        "c2",
+        "distributors.md",
+        "section=Huaxin",
+        "Huaxin Trading was the main distributor until June 2025, then replaced.",
+    ),
+    Chunk("c3", "hk.md", "section=Stores", "Hong Kong stores grew with tourism; a tea bar opened."),
+    Chunk(
+        "c4",
+        "restricted/heron.md",
+        "section=Heron",
+        "Project Heron HERON-7731 margins.",
+        restricted=True,
+    ),
+]
+
+
+class FakeDocuments:
+    """Keyword search over four chunks; extractive composition with citations."""
+
+    def search(self, query: str, *, filters: dict[str, str], cleared: bool) -> list[ScoredChunk]:
+        words = {w.strip("?.,").casefold() for w in query.split() if len(w) > 3}
+        hits = [
+            c
+            for c in DOCS
+            if (cleared or not c.restricted)
+            and words & {w.strip(".,;").casefold() for w in c.text.split()}
+        ]
+        return [ScoredChunk(c, 1.0) for c in hits]
+
+    def compose(
+        self,
+        question: str,
+        *,
+        language: str,
+        snippets: list[ScoredChunk],
+        cleared: bool,
+        rerank: bool,
+        reuse: bool = False,
+    ) -> tuple[str, list[Source], bool]:
+        if not snippets:
+            return "Nothing found in the documents.", [], False
+        lines = [f"“{s.chunk.text}” [{i}]" for i, s in enumerate(snippets, 1)]
+        return "\n".join(lines), [Source(s.chunk.doc, s.chunk.locator) for s in snippets], True
+
+
+class ReadOnlyTurns:
+    """The oracle planner sees the conversation but leaves no turns of its own in it."""
+
+    def __init__(self, turns: SqlTurnStore) -> None:
+        self.turns = turns
+
+    def record_turn(self, turn: Any) -> None:
+        pass
+
+    def get_turn(self, turn_id: str) -> Any:
+        return self.turns.get_turn(turn_id)
+
+    def recent_turns(self, n: int, *, chat: str | None = None) -> Any:
+        return self.turns.recent_turns(n, chat=chat)
+
+
+@dataclass
+class Bot:
+    cascade: Cascade
+    planner: Answerer
+    feedback: Feedback
+    fastpaths: SqlFastpathStore
+    now: list[dt.datetime]
+    last: Answer | None = None
+    log: list[Answer] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Any:
+    from bot.embedders import UseEmbedder
+
+    return UseEmbedder()
+
+
+@pytest.fixture
+def bot(tmp_path: Path, acme_glossary: Any, embedder: Any) -> Bot:
+    engine = open_database(f"sqlite:///{tmp_path / 'r.db'}")
+    now = [dt.datetime(2026, 6, 15, 9, 30, tzinfo=dt.UTC)]
+    turns = SqlTurnStore(engine)
+    facts = MemoryFacts(read_acme_facts())
+
+    def answerer(turn_store: Any) -> Answerer:
+        return Answerer(
+            glossary=acme_glossary,
+            facts=facts,
+            turns=turn_store,
+            narrative=FakeDocuments(),
+            today=lambda: R26,
+            now=lambda: now[0],
+        )
+
+    fastpaths = SqlFastpathStore(engine)
+    autopaths = Autopaths(
+        SqlAutopathStore(engine), thresholds=embedder.thresholds, clock=lambda: now[0]
+    )
+    cascade = Cascade(
+        answerer=answerer(turns),
+        fastpaths=fastpaths,
+        autopaths=autopaths,
+        embedder=lambda: embedder,
+        thresholds=lambda: embedder.thresholds,
+        clock=lambda: now[0],
+    )
+    yield Bot(
+        cascade,
+        answerer(ReadOnlyTurns(turns)),
+        Feedback(turns=turns, fastpaths=fastpaths, autopaths=autopaths),
+        fastpaths,
+        now,
+    )
+    engine.dispose()
+
+
+def ask(
+    bot: Bot,
+    text: str,
+    ref: dt.date = R26,
+    chat: str = UNCLEARED,
+    fixed: dict[str, str] | None = None,
+) -> Answer:
+    request = Request(text=text, chat=chat, user=chat, reference_date=ref, fixed_slots=fixed or {})
+    ans = bot.cascade.answer(request)
+    expected = bot.planner.answer(request)
+    if expected.succeeded or ans.served_by == "planner":
+        # where the planner has a real answer, every level must give exactly that answer; where
+        # it has none (a paraphrase its rules miss), a fitting cached plan may do better
+        assert _visible(ans) == _visible(expected), f"{ans.served_by} answered differently: {text}"
+    bot.last = ans
+    bot.log.append(ans)
+    return ans
+
+
+def _visible(ans: Answer) -> dict[str, Any]:
+    d = ans.to_dict()
+    for key in ("turn_id", "served_by", "latency_ms"):
+        d.pop(key)
+    return d
+
+
+def step(bot: Bot, action: tuple[Any, ...]) -> None:
+    kind = action[0]
+    if kind == "ask":
+        ask(bot, action[1], **(action[2] if len(action) > 2 else {}))
+    elif kind in ("up", "down"):
+        assert bot.last is not None
+        verdict = "positive" if kind == "up" else "negative"
+        user = action[1] if len(action) > 1 else "u1"
+        assert bot.feedback.record(bot.last.turn_id, user, verdict, via="test").applied
+    elif kind == "advance":
+        bot.now[0] += dt.timedelta(minutes=action[1])
+    else:  # pragma: no cover
+        raise AssertionError(kind)
+
+
+CHINA24 = "What was ACME China revenue in FY2024?"
+ANY = {"L0a", "L0b", "L1", "planner"}
+
+# (id, earlier actions, request, request kwargs, allowed levels, must contain, must not contain)
+ROWS: list[
+    tuple[str, list[tuple[Any, ...]], str, dict[str, Any], set[str], list[str], list[str]]
+] = [
+    ("exact repeat", [("ask", CHINA24)], CHINA24, {}, {"L0a"}, ["1,320"], []),
+    (
+        "case and punctuation",
+        [("ask", CHINA24)],
+        "what was acme china revenue in fy2024",
+        {},
+        {"L0a"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "extra spaces and ??",
+        [("ask", CHINA24)],
+        "What  was ACME China   revenue in FY2024??",
+        {},
+        {"L0a"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "stopword difference",
+        [("ask", CHINA24)],
+        "What is the ACME China revenue in FY2024",
+        {},
+        {"L0a"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "paraphrase",
+        [("ask", CHINA24)],
+        "How much revenue did ACME China make in FY2024?",
+        {},
+        {"L0b", "planner"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "italian paraphrase",
+        [("ask", CHINA24)],
+        "Qual è stato il fatturato della Cina nel 2024?",
+        {},
+        {"L0b", "planner"},
+        ["1.320"],
+        [],
+    ),
+    (
+        "other entity, same shape",
+        [("ask", CHINA24)],
+        "What was ACME HK revenue in FY2024?",
+        {},
+        ANY,
+        ["410"],
+        ["1,320"],
+    ),
+    (
+        "other period, same shape",
+        [("ask", CHINA24)],
+        "What was ACME China revenue in FY2025?",
+        {},
+        ANY,
+        ["1,188"],
+        ["1,320"],
+    ),
+    (
+        "other metric",
+        [("ask", "What was ACME China revenue in FY2025?")],
+        "What was ACME China EBITDA in FY2025?",
+        {},
+        ANY,
+        ["EBITDA"],
+        ["1,188"],
+    ),
+    (
+        "other channel",
+        [("ask", "What was ACME China revenue in FY2025?")],
+        "What was ACME China online revenue in FY2025?",
+        {},
+        ANY,
+        ["402.25"],
+        ["1,188"],
+    ),
+    (
+        "last year moves with the reference date",
+        [("ask", "What was ACME China revenue last year?")],
+        "What was ACME China revenue last year?",
+        {"ref": R27},
+        {"L0a"},
+        ["FY2026"],
+        ["1,188"],
+    ),
+    (
+        "assumed period moves with the reference date",
+        [("ask", "What was ACME China revenue?")],
+        "What was ACME China revenue?",
+        {"ref": R27},
+        {"L0a"},
+        ["FY2026"],
+        ["1,188"],
+    ),
+    (
+        "competitor after a cached in-scope question",
+        [("ask", CHINA24)],
+        "What was Vortex Corp revenue in FY2024?",
+        {},
+        {"planner"},
+        ["outside"],
+        ["1,320"],
+    ),
+    (
+        "competitor hidden in spacing",
+        [("ask", CHINA24)],
+        "What was V o r t e x Corp revenue in FY2024?",
+        {},
+        {"planner"},
+        ["outside"],
+        ["1,320"],
+    ),
+    (
+        "restricted fact cached by a cleared chat",
+        [("ask", "What was ACME Labs revenue in FY2025?", {"chat": CLEARED})],
+        "What was ACME Labs revenue in FY2025?",
+        {},
+        {"planner"},
+        ["outside"],
+        ["77"],
+    ),
+    (
+        "restricted paraphrase from an uncleared chat",
+        [("ask", "What was ACME Labs revenue in FY2025?", {"chat": CLEARED})],
+        "How much revenue did ACME Labs make in FY2025?",
+        {},
+        {"planner"},
+        [],
+        ["77"],
+    ),
+    (
+        "restricted documents cached by a cleared chat",
+        [("ask", "What are the Project Heron margins?", {"chat": CLEARED})],
+        "What are the Project Heron margins?",
+        {},
+        ANY,
+        [],
+        ["HERON-7731"],
+    ),
+    (
+        "negative feedback then repeat",
+        [("ask", CHINA24), ("down",)],
+        CHINA24,
+        {},
+        {"planner"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "negative, repeat, repeat again (recreated)",
+        [("ask", CHINA24), ("down",), ("ask", CHINA24)],
+        CHINA24,
+        {},
+        {"L0a"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "positive feedback keeps the entry",
+        [("ask", CHINA24), ("up",)],
+        CHINA24,
+        {},
+        {"L0a"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "absolute date plan is not registered",
+        [("ask", "What happened to Huaxin Trading on 2025-06-30?")],
+        "What happened to Huaxin Trading on 2025-06-30?",
+        {},
+        {"planner"},
+        ["Huaxin"],
+        [],
+    ),
+    (
+        "relative date plan is registered",
+        [("ask", "Why did China revenue fall last year?")],
+        "Why did China revenue fall last year?",
+        {},
+        {"L0a"},
+        ["1,188", "regulation"],
+        [],
+    ),
+    (
+        "query-specific plan: exact hash only",
+        [("ask", "Tell me about Huaxin Trading")],
+        "What do you know about Huaxin Trading?",
+        {},
+        {"planner"},
+        ["Huaxin"],
+        [],
+    ),
+    (
+        "query-specific plan: exact repeat",
+        [("ask", "Tell me about Huaxin Trading")],
+        "Tell me about Huaxin Trading",
+        {},
+        {"L0a"},
+        ["Huaxin"],
+        [],
+    ),
+    (
+        "clock paraphrase in another language",
+        [("ask", "What time is it?")],
+        "Che ora è?",
+        {},
+        {"L0b"},
+        ["09:30"],
+        [],
+    ),
+    (
+        "vague question after a cached clock",
+        [("ask", "What time is it?")],
+        "What is the name of the distributor?",
+        {},
+        ANY,
+        ["Huaxin"],
+        ["09:30"],
+    ),
+    (
+        "clock paraphrase the rules miss",
+        [("ask", "What's today's date?")],
+        "What is the date today?",
+        {},
+        {"L0b"},
+        ["2026-06-15"],
+        [],
+    ),
+    (
+        "clock replay reads the clock now",
+        [("ask", "What time is it?"), ("advance", 61)],
+        "What time is it?",
+        {},
+        {"L0a"},
+        ["10:31"],
+        ["09:30"],
+    ),
+    (
+        "previous sources is never cached",
+        [("ask", CHINA24), ("ask", "Show the sources of my previous answer")],
+        "Show the sources of my previous answer",
+        {},
+        {"planner"},
+        [],
+        [],
+    ),
+    (
+        "two periods after one",
+        [("ask", CHINA24)],
+        "What was ACME China revenue in FY2024 and FY2025?",
+        {},
+        {"planner"},
+        ["1,320", "1,188", "-132"],
+        [],
+    ),
+    (
+        "one period after two",
+        [("ask", "ACME China revenue FY2024 vs FY2025")],
+        "ACME China revenue FY2025",
+        {},
+        ANY,
+        ["1,188"],
+        ["-132"],
+    ),
+    (
+        "other pair of periods",
+        [("ask", "ACME China revenue FY2024 vs FY2025")],
+        "ACME China revenue FY2023 vs FY2024",
+        {},
+        ANY,
+        ["1,320"],
+        ["1,188"],
+    ),
+    (
+        "unknown entity is not cached",
+        [("ask", "What was Initech revenue in FY2024?")],
+        "What was Initech revenue in FY2024?",
+        {},
+        {"planner"},
+        ["Initech"],
+        [],
+    ),
+    (
+        "clarification is not cached",
+        [("ask", "How much did we make?")],
+        "How much did we make?",
+        {},
+        {"planner"},
+        ["Which figure"],
+        [],
+    ),
+    (
+        "bad period is not cached",
+        [("ask", "ACME China revenue Q5 2024")],
+        "ACME China revenue Q5 2024",
+        {},
+        {"planner"},
+        ["Q5 2024"],
+        [],
+    ),
+    (
+        "stated period after an assumed one",
+        [("ask", "What was ACME China revenue?")],
+        CHINA24,
+        {},
+        ANY,
+        ["1,320"],
+        ["Assumed"],
+    ),
+    (
+        "assumed period after a stated one",
+        [("ask", CHINA24)],
+        "What was ACME China revenue?",
+        {},
+        ANY,
+        ["1,188", "Assumed"],
+        ["1,320"],
+    ),
+    (
+        "tapped option is its own entry",
+        [("ask", "What was revenue?")],
+        "What was revenue?",
+        {"fixed": {"entity": "ACME_CN"}},
+        {"planner"},
+        ["1,188"],
+        ["5,480.5"],
+    ),
+    (
+        "plain question after a tapped option",
+        [
+            ("ask", "What was revenue?"),
+            ("ask", "What was revenue?", {"fixed": {"entity": "ACME_CN"}}),
+        ],
+        "What was revenue?",
+        {},
+        {"L0a"},
+        ["5,480.5"],
+        ["1,188"],
+    ),
+    (
+        "confirmed paraphrase cluster (L1 or L0b)",
+        [("ask", CHINA24), ("up",)],
+        "Tell me the ACME China revenue for FY2024",
+        {},
+        ANY,
+        ["1,320"],
+        [],
+    ),
+    (
+        "rejected three times: no autopath",
+        [
+            ("ask", CHINA24),
+            ("down", "a"),
+            ("ask", CHINA24),
+            ("down", "b"),
+            ("ask", CHINA24),
+            ("down", "c"),
+        ],
+        "ACME China revenue in FY2024 please",
+        {},
+        {"planner", "L0a"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "composite replay re-reads both channels",
+        [("ask", "Why did China revenue fall in 2025?")],
+        "Why did China revenue fall in 2025?",
+        {},
+        {"L0a"},
+        ["1,188", "regulation"],
+        [],
+    ),
+    (
+        "composite for another entity",
+        [("ask", "Why did China revenue fall in 2025?")],
+        "Why did Hong Kong revenue grow in 2025?",
+        {},
+        ANY,
+        ["455"],
+        ["1,188"],
+    ),
+    (
+        "narrative replay re-retrieves",
+        [("ask", "Which store has a tea bar?")],
+        "Which store has a tea bar?",
+        {},
+        {"L0a"},
+        ["tea bar"],
+        [],
+    ),
+    (
+        "cleared chat after an uncleared one",
+        [("ask", CHINA24)],
+        CHINA24,
+        {"chat": CLEARED},
+        {"L0a"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "chinese question after english",
+        [("ask", CHINA24)],
+        "2024年中国区营收是多少？",
+        {},
+        {"L0b", "planner"},
+        ["1,320"],
+        [],
+    ),
+    (
+        "garbage is never served from cache",
+        [("ask", CHINA24)],
+        "\x00\x01 🙂🙂",
+        {},
+        {"planner"},
+        [],
+        ["1,320"],
+    ),
+]
+
+
+def test_enough_rows() -> None:
+    assert len(ROWS) >= 40
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "kwargs", "levels", "present", "absent"),
+    [r[1:] for r in ROWS],
+    ids=[r[0] for r in ROWS],
+)
+def test_cache_safety(bot: Bot, earlier, text, kwargs, levels, present, absent) -> None:  # type: ignore[no-untyped-def]
+    for action in earlier:
+        step(bot, action)
+    ans = ask(bot, text, **kwargs)
+    assert ans.served_by in levels, f"served by {ans.served_by}: {ans.text}"
+    for needle in present:
+        assert needle in ans.text, f"{needle!r} missing from: {ans.text}"
+    for needle in absent:
+        assert needle not in ans.text, f"{needle!r} leaked into: {ans.text}"
