@@ -199,6 +199,20 @@ def demo(
 
 
 @app.command()
+def serve(ctx: typer.Context) -> None:
+    """Run the configured chat platforms (Telegram when RICORDA_TELEGRAM_TOKEN is set)."""
+    from core.errors import RicordaError
+
+    try:
+        app_ = _open(ctx)
+        from bot.serve import run_serve
+
+        run_serve(app_)
+    except RicordaError as exc:
+        _fail(str(exc))
+
+
+@app.command()
 def feedback(
     ctx: typer.Context,
     turn_id: Annotated[str, typer.Argument(help="The turn id printed with an answer.")],

@@ -1,0 +1,135 @@
+"""Build the python-telegram-bot `Application` for ricorda: handlers, rate limiter, Bot API
+URL, error handler, command menu. Nothing runs until the caller starts it."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from telegram import BotCommand, BotCommandScopeChat, Update
+from telegram.constants import UpdateType
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    MessageReactionHandler,
+    TypeHandler,
+    filters,
+)
+
+from adapters.telegram.commands import Commands
+from adapters.telegram.feedback import Reactions, VerdictReply
+from adapters.telegram.keyboards import CANCEL, PURGE
+from adapters.telegram.questions import Questions
+from adapters.telegram.robustness import Deduplicate, RetryingRateLimiter, on_error
+from adapters.telegram.services import PLATFORM, TelegramServices
+from core.admin_commands import COMMANDS as ADMIN_COMMANDS
+from core.admin_commands import DESCRIPTIONS as ADMIN_DESCRIPTIONS
+from core.callback_token import OPTION
+
+log = logging.getLogger("ricorda.telegram")
+
+ALLOWED_UPDATES = (UpdateType.MESSAGE, UpdateType.CALLBACK_QUERY, UpdateType.MESSAGE_REACTION)
+PUBLIC_COMMANDS = (
+    BotCommand("ask", "ask a question (in groups)"),
+    BotCommand("help", "what you can ask me"),
+    BotCommand("start", "introduction"),
+)
+TELEGRAM_API = "https://api.telegram.org"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Telegram's flood limits by default; a self-hosted test server can lift them."""
+
+    overall_per_second: float | None = 30
+    group_per_minute: float | None = 20
+    retries_after_flood: int = 3
+    network_retries: int = 2
+    concurrent_updates: int = 32  # updates in flight; core answers one at a time anyway
+    connection_pool: int = 40  # httpx connections to the Bot API (its pool scans are O(n))
+
+
+def api_urls(api_url: str | None) -> tuple[str, str]:
+    """(base_url, base_file_url) for PTB from RICORDA_TELEGRAM_API_URL ("http://host:8081")."""
+    root = (api_url or TELEGRAM_API).rstrip("/")
+    if "{token}" in root or root.endswith("/bot"):
+        base = root
+        root = root.removesuffix("/bot{token}").removesuffix("/bot")
+    else:
+        base = f"{root}/bot"
+    return base, f"{root}/file/bot"
+
+
+def build_application(
+    services: TelegramServices, *, token: str, api_url: str | None = None,
+    limits: Limits | None = None,
+) -> Application:
+    limits = limits or Limits()
+    base_url, file_url = api_urls(api_url)
+    rate_limiter = RetryingRateLimiter(
+        overall_max_rate=limits.overall_per_second or 0, overall_time_period=1,
+        group_max_rate=limits.group_per_minute or 0, group_time_period=60,
+        max_retries=limits.retries_after_flood, network_retries=limits.network_retries,
+    )
+
+    async def post_init(application: Application) -> None:
+        await register_commands(application, services.admins)
+
+    application = (
+        ApplicationBuilder()
+        .token(token)
+        .base_url(base_url)
+        .base_file_url(file_url)
+        .rate_limiter(rate_limiter)
+        .concurrent_updates(limits.concurrent_updates)
+        .connection_pool_size(limits.connection_pool)
+        .post_init(post_init)
+        .job_queue(None)
+        .build()
+    )
+    add_handlers(application, services)
+    return application
+
+
+def add_handlers(application: Application, services: TelegramServices) -> None:
+    """Order matters inside group 0: the first handler that applies takes the update."""
+    questions, reactions, commands = (
+        Questions(services), Reactions(services), Commands(services))
+    application.add_handler(TypeHandler(Update, Deduplicate(services)), group=-1)
+    application.add_handlers([
+        CommandHandler("start", commands.on_start),
+        CommandHandler("help", commands.on_help),
+        CommandHandler("ask", questions.on_ask),
+        CommandHandler(list(ADMIN_COMMANDS), commands.on_admin),
+        CallbackQueryHandler(questions.on_option, pattern=f"^{OPTION}:"),
+        CallbackQueryHandler(commands.on_purge_choice, pattern=f"^[{PURGE}{CANCEL}]:"),
+        CallbackQueryHandler(commands.on_stale_button),
+        MessageReactionHandler(reactions.on_reaction),
+        MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & VerdictReply(services.verdicts),
+                       reactions.on_verdict_reply),
+        MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND,
+                       questions.on_text),
+        MessageHandler(filters.UpdateType.MESSAGE & ~filters.TEXT & ~filters.StatusUpdate.ALL,
+                       commands.on_non_text),
+    ])
+    application.add_error_handler(on_error)
+
+
+async def register_commands(application: Application, admins: frozenset[str]) -> None:
+    """The menu everyone sees, plus the admin commands in each admin's private chat."""
+    bot = application.bot
+    await bot.set_my_commands(list(PUBLIC_COMMANDS))
+    admin_menu = [*PUBLIC_COMMANDS,
+                  *(BotCommand(name, ADMIN_DESCRIPTIONS[name]) for name in ADMIN_COMMANDS)]
+    for admin in sorted(admins):
+        platform, _, user_id = admin.partition(":")
+        if platform != PLATFORM or not user_id.lstrip("-").isdigit():
+            continue
+        try:
+            await bot.set_my_commands(admin_menu, scope=BotCommandScopeChat(int(user_id)))
+        except TelegramError as exc:  # the admin has not opened a chat with the bot yet
+            log.info("admin menu for %s not set: %s", admin, exc.__class__.__name__)

@@ -1,0 +1,110 @@
+"""/start, /help, the admin commands, purge-all confirmation, and non-text messages."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Message, Update
+from telegram.ext import ContextTypes
+
+from adapters.telegram.addressing import is_private
+from adapters.telegram.keyboards import CANCEL, PURGE, purge_keyboard
+from adapters.telegram.render import Part, pack
+from adapters.telegram.services import TelegramServices, user_key
+from core.admin_commands import (
+    CANCEL_LABEL,
+    CANCELLED,
+    CONFIRM_LABEL,
+    is_admin,
+    needs_confirmation,
+    run_admin_command,
+)
+from core.chat_replies import help_text, language_for, reply
+
+log = logging.getLogger("ricorda.telegram")
+
+
+class Commands:
+    def __init__(self, services: TelegramServices) -> None:
+        self.s = services
+
+    async def on_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None:
+            return
+        language = _language(message)
+        await message.reply_text(reply("start", language) + "\n\n" + help_text(language))
+
+    async def on_help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None:
+            return
+        await message.reply_text(help_text(_language(message)))
+
+    async def on_admin(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """/fastpaths [n], /purge <id|all|question>, /autopaths, /stats: admins only."""
+        message = update.effective_message
+        if message is None or message.from_user is None or not message.text:
+            return
+        head, _, args = message.text.partition(" ")
+        name = head.lstrip("/").split("@", 1)[0].lower()
+        user = user_key(message.from_user.id)
+        allowed = is_admin(user, self.s.admins)
+        if allowed and needs_confirmation(name, args):
+            issued = int(self.s.clock())
+            text = await self.s.run(run_admin_command, self.s.admin, name, args, user=user,
+                                    is_admin=True)
+            await message.reply_text(text, reply_markup=purge_keyboard(
+                self.s.signer, message.from_user.id, issued,
+                confirm=CONFIRM_LABEL, cancel=CANCEL_LABEL))
+            return
+        text = await self.s.run(run_admin_command, self.s.admin, name, args, user=user,
+                                is_admin=allowed)
+        await self._reply_pre(message, text)
+
+    async def on_purge_choice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Confirm / Cancel under a purge-all prompt: only the admin who asked, only soon."""
+        query = update.callback_query
+        if query is None:
+            return
+        kind = (query.data or "")[:1]
+        fields = self.s.signer.verify(query.data, kind) if kind in (PURGE, CANCEL) else None
+        tapper = query.from_user.id
+        fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
+            0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
+        if not fresh or fields is None or fields[0] != str(tapper) or not is_admin(
+                user_key(tapper), self.s.admins):
+            log.warning("purge confirmation refused for %s", user_key(tapper))
+            await query.answer(reply("expired", language_for(query.from_user.language_code)),
+                               show_alert=True)
+            return
+        await query.answer()
+        if kind == CANCEL:
+            text = CANCELLED
+        else:
+            text = await self.s.run(run_admin_command, self.s.admin, "purge", "all",
+                                    user=user_key(tapper), is_admin=True, confirmed=True)
+        await query.edit_message_text(text)  # the buttons go: a prompt is answered once
+
+    async def on_non_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Photos, stickers, voice: a short note in private chats, silence in groups."""
+        message = update.effective_message
+        if message is None or not is_private(message):
+            return
+        await message.reply_text(reply("text_only", _language(message)))
+
+    async def on_stale_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Callback data nobody here understands: an old keyboard, or forged."""
+        query = update.callback_query
+        if query is not None:
+            await query.answer(reply("expired", language_for(query.from_user.language_code)),
+                               show_alert=True)
+
+    async def _reply_pre(self, message: Message, text: str) -> None:
+        """Admin listings are tables: monospace, split to fit."""
+        for chunk in pack([Part(text, "<pre>", "</pre>")]):
+            await message.reply_html(chunk)
+
+
+def _language(message: Message) -> str:
+    return language_for(message.from_user.language_code if message.from_user else None)

@@ -1,0 +1,75 @@
+"""An answer's parts (core.presentation) -> Telegram HTML messages of at most 4,096 characters.
+
+Every part is escaped and wrapped on its own (body paragraphs plain, sources in a blockquote,
+footer in italics), and a part too long for one message is split before it is wrapped, so a
+tag never spans two messages and an entity (`&amp;`) is never cut in half.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from core.presentation import Presentation, split_text
+
+MESSAGE_LIMIT = 4096
+_GAP = "\n\n"
+
+
+def utf16_len(text: str) -> int:
+    """Telegram measures text in UTF-16 code units: an emoji outside the BMP counts twice."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def escape(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+@dataclass(frozen=True)
+class Part:
+    """Plain text that renders as `open + escape(text) + close`."""
+
+    text: str
+    open: str = ""
+    close: str = ""
+
+    def html(self) -> str:
+        return f"{self.open}{escape(self.text)}{self.close}"
+
+
+def answer_parts(p: Presentation) -> list[Part]:
+    parts = [Part(p.body)] if p.body else []
+    if p.sources:
+        label = f"<b>{escape(p.sources_label)}</b>\n"
+        parts.append(Part("\n".join(p.sources), f"<blockquote>{label}", "</blockquote>"))
+    if p.footer:
+        parts.append(Part(p.footer, "<i>", "</i>"))
+    return parts
+
+
+def answer_messages(p: Presentation, *, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """The HTML messages that show one answer, in order; never empty."""
+    return pack(answer_parts(p), limit=limit) or [escape("…")]
+
+
+def pack(parts: list[Part], *, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """Fill messages greedily with whole parts (split first when a part alone is too long)."""
+    pieces: list[str] = []
+    for part in parts:
+        room = limit - utf16_len(part.open) - utf16_len(part.close)
+        if room < 1:
+            raise ValueError("message limit smaller than a part's markup")
+        chunks = split_text(part.text, room, size=lambda s: utf16_len(escape(s)))
+        pieces.extend(f"{part.open}{escape(c)}{part.close}" for c in chunks)
+    messages: list[str] = []
+    current = ""
+    for piece in pieces:
+        candidate = f"{current}{_GAP}{piece}" if current else piece
+        if utf16_len(candidate) <= limit:
+            current = candidate
+        else:
+            messages.append(current)
+            current = piece
+    if current:
+        messages.append(current)
+    return messages

@@ -1,0 +1,119 @@
+"""`ricorda serve`: run the platform adapters configured in the settings.
+
+Telegram runs when RICORDA_TELEGRAM_TOKEN is set: long polling by default, a webhook when
+RICORDA_TELEGRAM_WEBHOOK_URL is set (then RICORDA_TELEGRAM_WEBHOOK_SECRET is required and
+checked on every request by the webhook server, which answers 403 without it).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from telegram.ext import Application
+
+    from adapters.telegram import Limits, TelegramServices
+    from bot.app import App
+
+log = logging.getLogger("ricorda.serve")
+
+_SECRET_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts
+DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"  # a webhook server listens for Telegram
+DEFAULT_WEBHOOK_PORT = 8443
+
+
+def run_serve(app: App) -> None:
+    """Block serving every configured platform until SIGINT/SIGTERM."""
+    if app.settings.telegram_token is None:
+        raise ConfigError("no platform configured: set RICORDA_TELEGRAM_TOKEN")
+    app.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # its request lines carry the token
+    run_telegram(app)
+
+
+def telegram_services(app: App) -> TelegramServices:
+    from adapters.telegram import TelegramServices
+    from core.callback_token import CallbackSigner, derive_key
+    from storage.delivery_log import SqlDeliveryLog
+
+    s = app.settings
+    assert s.telegram_token is not None
+    secret = s.callback_secret.get_secret_value() if s.callback_secret else None
+    return TelegramServices(
+        ask=app.cascade.answer,  # the one seam between the adapter and the request cascade
+        feedback=app.feedback,
+        admin=app.admin,
+        turns=app.turns,
+        signer=CallbackSigner(derive_key(secret, s.telegram_token.get_secret_value())),
+        deliveries=SqlDeliveryLog(app.engine),
+        admins=frozenset(s.admins),
+        show_footer=s.show_footer,
+        today=app.today,
+    )
+
+
+def telegram_application(app: App, *, limits: Limits | None = None) -> Application:
+    from adapters.telegram import build_application
+
+    s = app.settings
+    assert s.telegram_token is not None
+    services = telegram_services(app)
+    return build_application(services, token=s.telegram_token.get_secret_value(),
+                             api_url=s.telegram_api_url, limits=limits)
+
+
+def run_telegram(app: App, *, limits: Limits | None = None) -> None:
+    from adapters.telegram import ALLOWED_UPDATES
+
+    s = app.settings
+    assert s.telegram_token is not None
+    redact_in_logs(s.telegram_token.get_secret_value(),
+                   *(x.get_secret_value() for x in (s.telegram_webhook_secret,) if x))
+    application = telegram_application(app, limits=limits)
+    allowed = list(ALLOWED_UPDATES)
+    if not s.telegram_webhook_url:
+        log.info("Telegram: long polling")
+        application.run_polling(allowed_updates=allowed)
+        return
+    secret = s.telegram_webhook_secret.get_secret_value() if s.telegram_webhook_secret else ""
+    if not _SECRET_TOKEN.match(secret):
+        raise ConfigError("RICORDA_TELEGRAM_WEBHOOK_SECRET must be set (1-256 characters "
+                          "A-Z a-z 0-9 _ -) when RICORDA_TELEGRAM_WEBHOOK_URL is set")
+    url = urlsplit(s.telegram_webhook_url)
+    listen = s.telegram_webhook_listen or DEFAULT_WEBHOOK_LISTEN
+    port = s.telegram_webhook_port or url.port or DEFAULT_WEBHOOK_PORT
+    log.info("Telegram: webhook on %s:%s", listen, port)
+    application.run_webhook(
+        listen=listen, port=port, url_path=url.path.lstrip("/"),
+        webhook_url=s.telegram_webhook_url, secret_token=secret, allowed_updates=allowed,
+    )
+
+
+class _Redact(logging.Filter):
+    """Replaces secrets in every log line: PTB logs its API URL (token inside) at DEBUG, and
+    httpx logs each request URL at INFO."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            for secret in self.secrets:
+                message = message.replace(secret, "[redacted]")
+            record.msg, record.args = message, None
+        return True
+
+
+def redact_in_logs(*secrets: str) -> None:
+    """Install the redacting filter on every root handler (once)."""
+    values = tuple(x for x in secrets if x)
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _Redact) for f in handler.filters):
+            handler.addFilter(_Redact(values))

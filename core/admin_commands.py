@@ -1,0 +1,67 @@
+"""Admin chat commands, platform-neutral: /fastpaths [n], /purge <id|all|text>, /autopaths,
+/stats. Telegram and Slack parse their own command syntax and call `run_admin_command`."""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+log = logging.getLogger("ricorda.admin")
+
+COMMANDS = ("fastpaths", "purge", "autopaths", "stats")
+DESCRIPTIONS = {
+    "fastpaths": "admin: list the cached plans, most used first",
+    "purge": "admin: forget a cached plan (id, question text, or all)",
+    "autopaths": "admin: show the L1 autopaths",
+    "stats": "admin: hit rate and latency per serving level",
+}
+REFUSAL = "Sorry, only ricorda admins can use /{name}."
+PURGE_ALL_PROMPT = "This forgets every cached plan. Tap Confirm to purge them all."
+CONFIRM_LABEL, CANCEL_LABEL = "Confirm", "Cancel"
+CANCELLED = "Nothing purged."
+MAX_LIST = 200
+
+
+class AdminOps(Protocol):
+    def fastpaths_text(self, n: int = 20) -> str: ...
+
+    def purge(self, target: str) -> str: ...
+
+    def autopaths_text(self) -> str: ...
+
+    def stats_text(self, last_n: int = 500) -> str: ...
+
+
+def is_admin(user: str, admins: list[str] | tuple[str, ...] | frozenset[str]) -> bool:
+    """`user` is a platform-qualified id ("telegram:123"), as RICORDA_ADMINS lists them."""
+    return bool(user) and user in admins
+
+
+def needs_confirmation(name: str, args: str) -> bool:
+    """Purging everything is the one command that asks before it acts."""
+    return name == "purge" and args.strip().lower() == "all"
+
+
+def run_admin_command(
+    admin: AdminOps, name: str, args: str, *, user: str, is_admin: bool,
+    confirmed: bool = False,
+) -> str:
+    """The reply text for an admin command. Every attempt is logged: who, which command,
+    whether it was allowed (arguments are not logged: they may quote a question verbatim)."""
+    log.info("admin command /%s by %s allowed=%s", name, user or "?", is_admin)
+    if name not in COMMANDS:
+        return f"unknown command /{name}"
+    if not is_admin:
+        log.warning("refused admin command /%s for non-admin %s", name, user or "?")
+        return REFUSAL.format(name=name)
+    args = args.strip()
+    if name == "fastpaths":
+        n = int(args) if args.isascii() and args.isdigit() else 20
+        return admin.fastpaths_text(max(1, min(n, MAX_LIST)))
+    if name == "purge":
+        if needs_confirmation(name, args) and not confirmed:
+            return PURGE_ALL_PROMPT
+        return admin.purge(args)
+    if name == "autopaths":
+        return admin.autopaths_text()
+    return admin.stats_text()

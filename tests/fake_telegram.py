@@ -1,0 +1,393 @@
+"""A fake Telegram Bot API: a real HTTP server on 127.0.0.1 that the real bot talks to.
+
+Implements the methods ricorda uses (getMe, getUpdates, sendMessage, editMessageText,
+answerCallbackQuery, sendChatAction, setMyCommands, setWebhook, deleteWebhook, ...). A test
+injects updates and reads back every call the bot made; `fail_once` makes the next call of a
+method answer 429 with retry_after, as Telegram does under flood control.
+
+In-process use: `FakeTelegram().start()`. For a benchmark that must not share the GIL with the
+bot, `python -m tests.fake_telegram --port N` runs it alone, controlled over HTTP (`/_fake/...`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+TOKEN = "123456:FAKE-token-for-tests"
+BOT = {"id": 4242, "is_bot": True, "first_name": "Ricorda", "username": "ricorda_test_bot",
+       "can_join_groups": True, "can_read_all_group_messages": False,
+       "supports_inline_queries": False}
+_JSON_FIELDS = {"reply_markup", "allowed_updates", "commands", "scope", "reply_parameters",
+                "link_preview_options", "entities", "reaction"}
+_TRUE_METHODS = {"sendChatAction", "setMyCommands", "deleteWebhook", "setWebhook",
+                 "deleteMessage", "close", "logOut", "setMessageReaction", "deleteMyCommands"}
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    received: float  # time.monotonic() when the request arrived
+    done: float = 0.0  # when the response was ready
+
+
+@dataclass
+class _State:
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    injected: dict[int, float] = field(default_factory=dict)
+    delivered: dict[int, float] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    messages: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+    failures: dict[str, list[int]] = field(default_factory=dict)  # method -> [retry_after...]
+    webhook: dict[str, Any] = field(default_factory=dict)
+
+
+class FakeTelegram:
+    def __init__(self, *, token: str = TOKEN, port: int = 0) -> None:
+        self.token = token
+        self._state = _State()
+        self._cond = threading.Condition()
+        self._update_ids = itertools.count(1000)
+        self._message_ids = itertools.count(500)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeTelegram:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
+                                        kwargs={"poll_interval": 0.05})
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- what a test does ------------------------------------------------------------------
+
+    def inject(self, update: dict[str, Any], *, copies: int = 1) -> int:
+        """Queue an update for getUpdates; returns its update_id (given one is kept).
+
+        `copies=2` delivers it twice in one batch, as a redelivery would."""
+        with self._cond:
+            update = {"update_id": next(self._update_ids), **update}
+            self._state.updates.extend([update] * copies)
+            self._state.injected.setdefault(int(update["update_id"]), time.monotonic())
+            self._cond.notify_all()
+        return int(update["update_id"])
+
+    def fail_once(self, method: str, *, retry_after: int = 1) -> None:
+        """The next call of `method` gets 429 Too Many Requests with this retry_after."""
+        with self._cond:
+            self._state.failures.setdefault(method, []).append(retry_after)
+
+    def calls(self, method: str | None = None, **match: Any) -> list[Call]:
+        with self._cond:
+            return [c for c in self._state.calls if (method is None or c.method == method)
+                    and all(str(c.params.get(k)) == str(v) for k, v in match.items())]
+
+    def sent(self, chat_id: int | None = None) -> list[dict[str, Any]]:
+        """Messages the bot sent (sendMessage), oldest first, optionally to one chat."""
+        with self._cond:
+            out = [m for m in self._state.messages.values() if m.get("_sent")]
+        out = [m for m in out if chat_id is None or m["chat"]["id"] == chat_id]
+        return sorted(out, key=lambda m: m["message_id"])
+
+    def message(self, chat_id: int, message_id: int) -> dict[str, Any] | None:
+        with self._cond:
+            return self._state.messages.get((chat_id, message_id))
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
+        """Block until `predicate()` is truthy (re-checked on every bot call); its value."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                self._cond.release()
+                try:
+                    value = predicate()
+                finally:
+                    self._cond.acquire()
+                if value:
+                    return value
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("the bot did not do what the test waited for")
+                self._cond.wait(min(left, 0.1))
+
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._state.updates)
+
+    @property
+    def webhook(self) -> dict[str, Any]:
+        with self._cond:
+            return dict(self._state.webhook)
+
+    @property
+    def delivered(self) -> dict[int, float]:
+        with self._cond:
+            return dict(self._state.delivered)
+
+    # -- update builders -------------------------------------------------------------------
+
+    @staticmethod
+    def user(user_id: int, language: str = "en") -> dict[str, Any]:
+        return {"id": user_id, "is_bot": False, "first_name": f"user{user_id}",
+                "language_code": language}
+
+    @staticmethod
+    def chat(chat_id: int) -> dict[str, Any]:
+        if chat_id > 0:
+            return {"id": chat_id, "type": "private", "first_name": f"user{chat_id}"}
+        return {"id": chat_id, "type": "supergroup", "title": f"group{chat_id}"}
+
+    def text(self, chat_id: int, user_id: int, text: str, *, reply_to: int | None = None,
+             language: str = "en", entities: list[dict[str, Any]] | None = None,
+             message_id: int | None = None) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "message_id": message_id or next(self._message_ids), "date": int(time.time()),
+            "chat": self.chat(chat_id), "from": self.user(user_id, language), "text": text,
+        }
+        if text.startswith("/"):
+            command = text.split()[0]
+            entities = [{"type": "bot_command", "offset": 0, "length": len(command)},
+                        *(entities or [])]
+        if entities:
+            message["entities"] = entities
+        if reply_to is not None:
+            replied = self.message(chat_id, reply_to)
+            message["reply_to_message"] = _plain(replied) if replied else {
+                "message_id": reply_to, "date": int(time.time()), "chat": self.chat(chat_id)}
+        return {"message": message}
+
+    def mention(self, chat_id: int, user_id: int, text: str) -> dict[str, Any]:
+        """`@ricorda_test_bot <text>` with its mention entity."""
+        handle = f"@{BOT['username']}"
+        return self.text(chat_id, user_id, f"{handle} {text}",
+                         entities=[{"type": "mention", "offset": 0, "length": len(handle)}])
+
+    def photo(self, chat_id: int, user_id: int) -> dict[str, Any]:
+        return {"message": {
+            "message_id": next(self._message_ids), "date": int(time.time()),
+            "chat": self.chat(chat_id), "from": self.user(user_id),
+            "photo": [{"file_id": "p1", "file_unique_id": "u1", "width": 90, "height": 90}]}}
+
+    def tap(self, chat_id: int, user_id: int, message_id: int, data: str) -> dict[str, Any]:
+        shown = self.message(chat_id, message_id) or {
+            "message_id": message_id, "date": int(time.time()), "chat": self.chat(chat_id)}
+        return {"callback_query": {
+            "id": str(next(self._update_ids)), "from": self.user(user_id),
+            "chat_instance": f"ci{chat_id}", "data": data, "message": _plain(shown)}}
+
+    def reaction(self, chat_id: int, user_id: int, message_id: int, new: list[str],
+                 old: list[str] | None = None) -> dict[str, Any]:
+        def emojis(items: list[str]) -> list[dict[str, str]]:
+            return [{"type": "emoji", "emoji": e} for e in items]
+
+        return {"message_reaction": {
+            "chat": self.chat(chat_id), "message_id": message_id, "user": self.user(user_id),
+            "date": int(time.time()), "old_reaction": emojis(old or []),
+            "new_reaction": emojis(new)}}
+
+    # -- the Bot API -----------------------------------------------------------------------
+
+    def _handle(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self._cond:
+            failures = self._state.failures.get(method)
+            if failures:
+                retry_after = failures.pop(0)
+                return 429, {"ok": False, "error_code": 429,
+                             "description": f"Too Many Requests: retry after {retry_after}",
+                             "parameters": {"retry_after": retry_after}}
+        if method == "getUpdates":
+            return 200, {"ok": True, "result": self._get_updates(params)}
+        with self._cond:
+            result = self._method(method, params)
+            self._cond.notify_all()
+        if result is None:
+            return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+        return 200, {"ok": True, "result": result}
+
+    def _method(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "getMe":
+            return BOT
+        if method == "sendMessage":
+            chat_id = int(params["chat_id"])
+            message = {"message_id": next(self._message_ids), "date": int(time.time()),
+                       "chat": self.chat(chat_id), "from": BOT, "text": params.get("text", ""),
+                       "_sent": True, "_params": params}
+            if "reply_markup" in params:
+                message["reply_markup"] = params["reply_markup"]
+            self._state.messages[(chat_id, message["message_id"])] = message
+            return _plain(message)
+        if method == "editMessageText":
+            key = (int(params["chat_id"]), int(params["message_id"]))
+            message = self._state.messages.get(key)
+            if message is None:
+                return None
+            message["text"] = params.get("text", "")
+            message.pop("reply_markup", None)
+            if "reply_markup" in params:
+                message["reply_markup"] = params["reply_markup"]
+            return _plain(message)
+        if method == "answerCallbackQuery":
+            return True
+        if method == "setWebhook":
+            self._state.webhook = dict(params)
+            return True
+        if method == "deleteWebhook":
+            self._state.webhook = {}
+            return True
+        if method == "getWebhookInfo":
+            return {"url": self._state.webhook.get("url", ""), "has_custom_certificate": False,
+                    "pending_update_count": 0}
+        if method in _TRUE_METHODS:
+            return True
+        return None
+
+    def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        offset = int(params.get("offset") or 0)
+        limit = int(params.get("limit") or 100)
+        timeout = float(params.get("timeout") or 0)
+        deadline = time.monotonic() + min(timeout, 2.0)  # short polls keep shutdown quick
+        with self._cond:
+            while True:
+                self._state.updates = [u for u in self._state.updates if u["update_id"] >= offset]
+                batch = self._state.updates[:limit]
+                if batch or time.monotonic() >= deadline:
+                    now = time.monotonic()
+                    for u in batch:
+                        self._state.delivered.setdefault(u["update_id"], now)
+                    return batch
+                self._cond.wait(max(0.0, min(deadline - time.monotonic(), 0.5)))
+
+    def _control(self, path: str, body: Any) -> tuple[int, Any]:
+        """/_fake/... endpoints for a fake running in another process."""
+        if path == "/_fake/inject":
+            return 200, [self.inject(u) for u in body]
+        if path == "/_fake/calls":
+            return 200, [{"method": c.method, "params": c.params, "received": c.received,
+                          "done": c.done} for c in self.calls()]
+        if path == "/_fake/count":
+            return 200, len(self.calls(body))
+        if path == "/_fake/delivered":
+            with self._cond:
+                return 200, {str(k): [self._state.injected.get(k), v]
+                             for k, v in self._state.delivered.items()}
+        if path == "/_fake/reset":
+            with self._cond:
+                self._state.calls.clear()
+                self._state.delivered.clear()
+                self._state.injected.clear()
+            return 200, True
+        return 404, None
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                # headers and body go out in two writes: without this, Nagle's algorithm and
+                # the client's delayed ACK add ~40 ms to every call on a kept-alive connection
+                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def do_GET(self) -> None:
+                self.do_POST()
+
+            def do_POST(self) -> None:
+                received = time.monotonic()
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                path = urlsplit(self.path).path
+                if path.startswith("/_fake/"):
+                    status, result = fake._control(path, json.loads(raw or b"null"))
+                    return self._reply(status, result)
+                prefix = f"/bot{fake.token}/"
+                if not path.startswith(prefix):
+                    return self._reply(401, {"ok": False, "error_code": 401,
+                                             "description": "Unauthorized"})
+                method = path[len(prefix):]
+                params = _params(self.headers.get("Content-Type") or "", raw)
+                call = Call(method, params, received)
+                status, body = fake._handle(method, params)
+                call.done = time.monotonic()
+                with fake._cond:
+                    fake._state.calls.append(call)
+                    fake._cond.notify_all()
+                self._reply(status, body)
+
+            def _reply(self, status: int, body: Any) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                try:
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # a long poll whose bot was stopped meanwhile
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # the request line contains the token; tests need no access log
+
+        return Handler
+
+
+def _params(content_type: str, raw: bytes) -> dict[str, Any]:
+    """PTB posts form fields whose structured values are JSON text; decode them back."""
+    if not raw:
+        return {}
+    if content_type.startswith("application/json"):
+        return dict(json.loads(raw))
+    out: dict[str, Any] = {}
+    for key, value in parse_qsl(raw.decode(), keep_blank_values=True):
+        if key in _JSON_FIELDS:
+            try:
+                out[key] = json.loads(value)
+                continue
+            except ValueError:
+                pass
+        out[key] = value
+    return out
+
+
+def _plain(message: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in message.items() if not k.startswith("_")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    port = parser.parse_args().port
+    fake = FakeTelegram(port=port).start()
+    print(fake.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        fake.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""End to end: the real bot process, python-telegram-bot included, against a fake Bot API.
+
+One bot serves the whole module (ACME knowledge base, hashing embedder); every test uses its
+own chat ids so they do not see each other's messages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.app import build_app
+from bot.ingest import ingest_paths
+from bot.settings import load_settings
+from storage.fastpath_store import SqlFastpathStore
+from storage.turn_store import SqlTurnStore
+from tests.acme import ACME
+from tests.fake_telegram import BOT, FakeTelegram
+from tests.telegram_harness import ADMIN, BotProcess, free_port
+
+CHINA_2024 = "What was ACME China revenue in FY2024?"
+FOOTER = re.compile(r"<i>(L0a|L0b|L1|planner) · [\d.]+ ms</i>")
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("telegram")
+    app = build_app(load_settings(data_dir=folder, embedder="hashing"))
+    ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
+    app.close()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeTelegram]:
+    server = FakeTelegram().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def bot(data_dir: Path, fake: FakeTelegram) -> Iterator[BotProcess]:
+    process = BotProcess(data_dir, fake).start()
+    yield process
+    process.stop()
+    assert fake.token not in process.output(), "the bot token appeared in the log"
+
+
+@pytest.fixture(scope="module")
+def db(data_dir: Path) -> Iterator[Any]:
+    app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))
+    yield app
+    app.close()
+
+
+def ask(fake: FakeTelegram, chat: int, text: str, *, user: int | None = None,
+        **kw: Any) -> dict[str, Any]:
+    """Send one message and return the bot's (first) reply to that chat."""
+    before = len(fake.sent(chat))
+    if text.startswith("@"):
+        fake.inject(fake.mention(chat, user or chat, text.split(" ", 1)[1]))
+    else:
+        fake.inject(fake.text(chat, user or chat, text, **kw))
+    return fake.wait_for(lambda: fake.sent(chat)[before:])[0]
+
+
+def turn_of(turns: SqlTurnStore, chat: int, message_id: int) -> str:
+    """The turn a bot message shows. It is mapped just after the send returns, so a test
+    that reacts within a millisecond of the reply (no human does) waits for the mapping."""
+    found: list[str] = []
+    wait_until(lambda: found.append(turns.turn_for_message(  # type: ignore[func-returns-value]
+        "telegram", f"telegram:{chat}", message_id) or "") or found[-1])
+    return found[-1]
+
+
+def served_by(message: dict[str, Any]) -> str:
+    match = FOOTER.search(message["text"])
+    assert match, message["text"]
+    return match.group(1)
+
+
+def _expired(fake: FakeTelegram) -> list[Any]:
+    return [c for c in fake.calls("answerCallbackQuery") if "expired" in c.params.get("text", "")]
+
+
+def wait_until(condition: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not reached")
+        time.sleep(0.05)
+
+
+def test_private_question_gets_a_cited_html_answer(bot: BotProcess, fake: FakeTelegram) -> None:
+    reply = ask(fake, 101, CHINA_2024)
+    assert "1,320 USD_M" in reply["text"]
+    assert "ACME_FY2024_Review.pptx" in reply["text"]  # the citation
+    assert reply["_params"]["parse_mode"] == "HTML"
+    assert served_by(reply) == "planner"
+    setup = {c.method for c in fake.calls()}
+    assert {"getMe", "setMyCommands", "getUpdates"} <= setup
+    allowed = fake.calls("getUpdates")[-1].params["allowed_updates"]
+    assert {"message", "callback_query", "message_reaction"} <= set(allowed)
+
+
+def test_group_answers_mentions_replies_and_ask_only(bot: BotProcess, fake: FakeTelegram) -> None:
+    group = -2001
+    fake.inject(fake.text(group, 21, CHINA_2024))  # people talking: not for the bot
+    reply = ask(fake, group, f"@{BOT['username']} {CHINA_2024}", user=22)
+    assert "1,320" in reply["text"]
+    assert len(fake.sent(group)) == 1  # the unaddressed message got nothing
+    follow = ask(fake, group, "/ask What was ACME HK revenue in FY2024?", user=23)
+    assert "410" in follow["text"]
+    again = ask(fake, group, "and in FY2025 for ACME HK revenue?", user=24,
+                reply_to=follow["message_id"])
+    assert "455" in again["text"]
+    fake.inject(fake.photo(group, 25))  # silence in groups
+    fake.inject(fake.text(group, 26, "@somebody " + CHINA_2024,
+                          entities=[{"type": "mention", "offset": 0, "length": 9}]))
+    ask(fake, group, "/ask What was ACME Italia revenue in FY2025?", user=27)
+    assert len(fake.sent(group)) == 4  # mention, /ask, reply-to-bot, last /ask: nothing else
+
+
+def test_non_text_gets_a_short_note_in_private(bot: BotProcess, fake: FakeTelegram) -> None:
+    fake.inject(fake.photo(102, 102))
+    note = fake.wait_for(lambda: fake.sent(102))[0]
+    assert "text questions" in note["text"]
+
+
+def test_help_is_in_the_users_language(bot: BotProcess, fake: FakeTelegram) -> None:
+    reply = ask(fake, 103, "/help", language="it")
+    assert "Fammi una domanda" in reply["text"]
+
+
+def test_narrowing_tap_reanswers_with_that_slot(bot: BotProcess, fake: FakeTelegram,
+                                                db: Any) -> None:
+    reply = ask(fake, 104, "What was revenue?")
+    buttons = [b for row in reply["reply_markup"]["inline_keyboard"] for b in row]
+    china = next(b for b in buttons if b["text"] == "ACME China")
+    assert len(china["callback_data"].encode()) <= 64
+    fake.inject(fake.tap(104, 104, reply["message_id"], china["callback_data"]))
+    narrowed = fake.wait_for(lambda: fake.sent(104)[1:])[0]
+    assert "1,188 USD_M" in narrowed["text"]  # ACME China, FY2025
+    assert narrowed["_params"]["reply_parameters"]["message_id"] == reply["message_id"]
+    assert fake.message(104, reply["message_id"])["text"] == reply["text"]  # original stays
+    turn = db.turns.get_turn(turn_of(db.turns, 104, narrowed["message_id"]))
+    assert turn.fixed_slots == {"entity": "ACME_CN"}
+    assert turn.parent_turn == turn_of(db.turns, 104, reply["message_id"])
+
+
+def test_forged_callback_says_expired_and_changes_nothing(bot: BotProcess, fake: FakeTelegram,
+                                                          db: Any) -> None:
+    reply = ask(fake, 105, "What was revenue?")
+    genuine = reply["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    kind, turn, index, mac = genuine.split(":")
+    turns_before = len(db.turns.recent_turns(1000))
+    for forged in (f"{kind}:{turn}:{int(index) + 1}:{mac}", f"{kind}:{turn}:{index}:AAAA",
+                   "o:0000000000000000:0:xxxxxxxxxxxx", "garbage"):
+        fake.inject(fake.tap(105, 105, reply["message_id"], forged))
+    expired = fake.wait_for(lambda: len(_expired(fake)) >= 4 and _expired(fake))
+    assert all(c.params["show_alert"] == "true" for c in expired)
+    time.sleep(0.3)
+    assert len(fake.sent(105)) == 1  # no re-answer
+    assert len(db.turns.recent_turns(1000)) == turns_before  # nothing asked, nothing recorded
+
+
+def test_thumbs_down_forgets_the_cached_plan(bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
+    question = "ACME Italia revenue in 2025?"
+    first = ask(fake, 106, question)
+    second = ask(fake, 106, question)
+    assert (served_by(first), served_by(second)) == ("planner", "L0a")
+    turn = turn_of(db.turns, 106, second["message_id"])
+    fake.inject(fake.reaction(106, 106, second["message_id"], ["👎"]))
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+    third = ask(fake, 106, question)
+    assert served_by(third) == "planner"
+
+
+def test_thumbs_up_confirms_for_l1(bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
+    reply = ask(fake, 107, "What was ACME HK revenue in FY2025?")
+    turn = turn_of(db.turns, 107, reply["message_id"])
+    fake.inject(fake.reaction(107, 107, reply["message_id"], ["❤"]))
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    listing = ask(fake, ADMIN, "/autopaths")
+    assert re.search(r"ok=1\b", listing["text"]), listing["text"]
+    # a changed reaction replaces the user's verdict
+    fake.inject(fake.reaction(107, 107, reply["message_id"], ["👎"], old=["❤"]))
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+
+
+def test_check_mark_reply_counts_as_positive(bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
+    reply = ask(fake, 108, CHINA_2024)
+    turn = turn_of(db.turns, 108, reply["message_id"])
+    ack = ask(fake, 108, "✅", reply_to=reply["message_id"])
+    assert "noted as correct" in ack["text"]
+    assert [(f.verdict, f.via) for f in db.turns.feedback_for(turn)] == [("positive", "reply")]
+
+
+def test_purge_is_for_admins_and_asks_before_purging_all(bot: BotProcess, fake: FakeTelegram,
+                                                         db: Any) -> None:
+    ask(fake, 109, "What was ACME Group revenue in FY2024?")
+    fastpaths = SqlFastpathStore(db.engine)
+    assert fastpaths.count() > 0
+    refused = ask(fake, 109, "/purge all")
+    assert "only ricorda admins" in refused["text"]
+    prompt = ask(fake, ADMIN, "/purge all")
+    assert fastpaths.count() > 0
+    confirm = prompt["reply_markup"]["inline_keyboard"][0][0]
+    assert confirm["text"] == "Confirm"
+    expired_before = len(_expired(fake))
+    fake.inject(fake.tap(ADMIN, 109, prompt["message_id"], confirm["callback_data"]))  # not admin
+    fake.wait_for(lambda: len(_expired(fake)) > expired_before)
+    assert fastpaths.count() > 0
+    fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm["callback_data"]))
+    fake.wait_for(lambda: fake.calls("editMessageText", message_id=prompt["message_id"]))
+    assert "purged" in fake.message(ADMIN, prompt["message_id"])["text"]
+    assert fastpaths.count() == 0
+
+
+def test_duplicate_update_is_processed_once(bot: BotProcess, fake: FakeTelegram) -> None:
+    fake.inject(fake.text(110, 110, CHINA_2024), copies=2)  # delivered twice
+    fake.wait_for(lambda: fake.sent(110))
+    ask(fake, 110, "What was ACME HK revenue in FY2024?")
+    assert len(fake.sent(110)) == 2
+
+
+def test_flood_control_429_is_retried(bot: BotProcess, fake: FakeTelegram) -> None:
+    fake.fail_once("sendMessage", retry_after=1)
+    started = time.monotonic()
+    reply = ask(fake, 111, CHINA_2024)
+    assert "1,320" in reply["text"]
+    attempts = fake.calls("sendMessage", chat_id=111)
+    assert len(attempts) == 2 and time.monotonic() - started >= 1.0
+
+
+def test_feedback_after_restart(bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
+    reply = ask(fake, 112, "What was ACME China EBITDA in FY2025?")
+    turn = turn_of(db.turns, 112, reply["message_id"])
+    bot.stop()
+    bot.start()
+    fake.inject(fake.reaction(112, 112, reply["message_id"], ["👎"]))
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+
+
+def test_webhook_checks_the_secret(data_dir: Path, fake: FakeTelegram) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/telegram"
+    hook = BotProcess(data_dir, fake, RICORDA_TELEGRAM_WEBHOOK_URL=url,
+                      RICORDA_TELEGRAM_WEBHOOK_SECRET="s3cret-hook")
+    hook.start(ready=lambda: fake.webhook.get("url") == url)
+    try:
+        assert fake.webhook["secret_token"] == "s3cret-hook"
+        update = json.dumps({"update_id": 990001, **fake.text(113, 113, CHINA_2024)})
+        headers = {"Content-Type": "application/json"}
+        wrong = _post_when_up(url, update, {**headers,
+                                            "X-Telegram-Bot-Api-Secret-Token": "nope"})
+        assert wrong.status_code == 403
+        missing = httpx.post(url, content=update, headers=headers)
+        assert missing.status_code == 403
+        right = httpx.post(url, content=update, headers={
+            **headers, "X-Telegram-Bot-Api-Secret-Token": "s3cret-hook"})
+        assert right.status_code == 200
+        reply = fake.wait_for(lambda: fake.sent(113))[0]
+        assert "1,320" in reply["text"]
+    finally:
+        hook.stop()
+
+
+def _post_when_up(url: str, body: str, headers: dict[str, str]) -> httpx.Response:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return httpx.post(url, content=body, headers=headers)
+        except httpx.ConnectError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
