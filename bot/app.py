@@ -51,6 +51,7 @@ class App:
     glossaries: SqlGlossaryStore
     _glossary: Glossary | None = field(default=None, repr=False)
     _vectors: VectorIndex | None = field(default=None, repr=False)
+    one_shot: bool = False  # a single `ricorda ask`: nothing loaded that the answer may not need
 
     @property
     def glossary(self) -> Glossary:
@@ -113,6 +114,7 @@ class App:
             autopaths=_Lazy(lambda: self.autopaths),
             embedder=lambda: self.embedder,
             thresholds=self.thresholds,
+            exact_only=self.one_shot,
         )
 
     @cached_property
@@ -120,7 +122,10 @@ class App:
         from core.feedback import Feedback
 
         return Feedback(
-            turns=self.turns, fastpaths=self.fastpaths, autopaths=_Lazy(lambda: self.autopaths)
+            turns=self.turns,
+            fastpaths=self.fastpaths,
+            autopaths=_Lazy(lambda: self.autopaths),
+            observe=lambda turn: self.cascade.observe_turn(turn),
         )
 
     @cached_property
@@ -273,6 +278,7 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
         facts=SqlFactStore(engine, preload=not one_shot),
         turns=SqlTurnStore(engine),
         glossaries=SqlGlossaryStore(engine),
+        one_shot=one_shot,
     )
 
 

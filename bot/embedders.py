@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import re
 import threading
 import unicodedata
@@ -252,18 +253,31 @@ def find_bge_m3(
         path = Path(model_path).expanduser()
         problem = bge_model_problem(path)
         return (None, f"{path}: {problem}") if problem else (path, f"model folder {path}")
-    try:
-        from huggingface_hub import try_to_load_from_cache
-    except ImportError:
-        return None, "huggingface_hub is not installed, so there is no Hugging Face cache"
-    found = try_to_load_from_cache(BGE_M3_REPO, "config.json", cache_dir=hf_cache_dir)
-    if not isinstance(found, str):
+    found = _cached_config(hf_cache_dir)
+    if found is None:
         return None, f"{BGE_M3_REPO} is not in the Hugging Face cache"
     path = Path(found).parent
     problem = bge_model_problem(path)
     if problem:
         return None, f"{BGE_M3_REPO} in the Hugging Face cache is incomplete ({problem})"
     return path, f"{BGE_M3_REPO} from the Hugging Face cache ({path})"
+
+
+def _cached_config(cache_dir: str | Path | None) -> str | None:
+    """config.json of BGE-M3 in the Hugging Face cache, found by reading the cache layout
+    (models--ORG--NAME/snapshots/REV), so choosing the embedder imports nothing heavy."""
+    if cache_dir is None:
+        hf_home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
+        cache_dir = os.environ.get("HF_HUB_CACHE") or hf_home / "hub"
+    repo = Path(cache_dir).expanduser() / ("models--" + BGE_M3_REPO.replace("/", "--"))
+    ref = repo / "refs" / "main"
+    snapshots = [repo / "snapshots" / ref.read_text().strip()] if ref.is_file() else sorted(
+        (repo / "snapshots").glob("*")
+    )
+    for snapshot in snapshots:
+        if (snapshot / "config.json").is_file():
+            return str(snapshot / "config.json")
+    return None
 
 
 def flagembedding_problem() -> str | None:

@@ -11,15 +11,15 @@ import datetime as dt
 import logging
 import time
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from core.answering import Answerer, Prepared
 from core.canonical import cache_key
-from core.executors import cacheable
+from core.executors import Executor, cacheable
 from core.fastpath_entry import FastpathEntry, FastpathStore
 from core.plan import Plan, intent_hash
-from core.ports import Embedder
+from core.ports import Embedder, TurnRecord
 from core.thresholds import CosineThresholds
 from core.types import Answer, Request
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ricorda.cascade")
 
 L0A, L0B, L1, PLANNER = "L0a", "L0b", "L1", "planner"
+LEVELS = (L0A, L0B, L1, PLANNER)
 ORIGIN = {PLANNER: "planner", L0B: "cosine", L1: "autopath"}
 
 
@@ -45,7 +46,11 @@ class Cascade:
         thresholds: Callable[[], CosineThresholds | None] = lambda: None,
         l0_threshold: float | None = None,
         clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+        exact_only: bool = False,
     ) -> None:
+        """`exact_only` (a one-shot `ricorda ask`): L0a and the planner only. Loading the
+        embedder costs a second, more than the question; entries it registers get their
+        embedding the first time a long-running process (chat, serve) serves them."""
         self.answerer = answerer
         self.fastpaths = fastpaths
         self.autopaths = autopaths
@@ -53,6 +58,7 @@ class Cascade:
         self._thresholds = thresholds
         self.l0_threshold = l0_threshold
         self.clock = clock
+        self.exact_only = exact_only
 
     def answer(self, request: Request) -> Answer:
         started = time.perf_counter()
@@ -72,8 +78,23 @@ class Cascade:
         if ans.succeeded and ans.served_by != L0A:
             self._register(ans, canonical, key, embedding)
         if ans.succeeded and embedding is not None and self.autopaths is not None:
-            self._observe(ans, embedding, hit_cluster)
+            self._observe(ans.turn_id, ans.plan, ans.latency_ms, embedding, hit_cluster)
         return ans
+
+    def observe_turn(self, turn: TurnRecord) -> None:
+        """Make sure a turn has its L1 observation before a verdict on it counts: a one-shot
+        process answers without the embedder, so its turns are observed when feedback comes."""
+        facts = (turn.answer or {}).get("facts", [])
+        if self.autopaths is None or not turn.plan or turn.served_by not in LEVELS:
+            return
+        if any(f.get("status") == "unrecognized_param" for f in facts):
+            return
+        embedder = self._embedder()
+        if embedder is None:
+            return
+        canonical, _ = cache_key(turn.question, turn.language, turn.fixed_slots)
+        embedding = embedder.embed([canonical])[0]
+        self._observe(turn.id, turn.plan, turn.latency_ms, embedding, None)
 
     # -- levels ----------------------------------------------------------------------------
 
@@ -85,7 +106,9 @@ class Cascade:
             ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
             if ans is not None:
                 self.fastpaths.touch(entry.id, self.clock())
-                return ans, entry.embedding, None
+                return ans, self._backfill(entry, canonical), None
+        if self.exact_only:
+            return None, None, None
         embedder = self._embedder()
         if embedder is None:
             return None, None, None
@@ -122,13 +145,25 @@ class Cascade:
                     return ans, embedding, hit.cluster_id
         return None, embedding, None
 
+    def _backfill(self, entry: FastpathEntry, canonical: str) -> np.ndarray | None:
+        """An entry registered without an embedding (by a one-shot process) gets one now."""
+        if entry.embedding is not None or self.exact_only:
+            return entry.embedding
+        embedder = self._embedder()
+        if embedder is None:
+            return None
+        entry.embedding = embedder.embed([canonical])[0]
+        entry.embedder = embedder.name
+        self.fastpaths.upsert(entry)
+        return entry.embedding
+
     # -- learning --------------------------------------------------------------------------
 
     def _register(
         self, ans: Answer, canonical: str, key: str, embedding: np.ndarray | None
     ) -> None:
         plan = Plan.from_dict(ans.plan)
-        if not registrable(plan):
+        if not registrable(plan, self.answerer.catalog):
             return
         now = self.clock()
         embedder = self._embedder() if embedding is not None else None
@@ -152,24 +187,31 @@ class Cascade:
             )
         )
 
-    def _observe(self, ans: Answer, embedding: np.ndarray, cluster: str | None) -> None:
+    def _observe(
+        self,
+        turn_id: str,
+        plan_dict: dict[str, Any],
+        latency_ms: float,
+        embedding: np.ndarray,
+        cluster: str | None,
+    ) -> None:
         assert self.autopaths is not None
-        plan = Plan.from_dict(ans.plan)
-        if not registrable(plan):
+        plan = Plan.from_dict(plan_dict)
+        if not registrable(plan, self.answerer.catalog):
             return
         self.autopaths.observe(
-            turn_id=ans.turn_id,
+            turn_id=turn_id,
             intent=plan.intent,
             intent_hash=intent_hash(plan.intent),
             embedding=embedding,
             framework_hash=plan.framework_hash(),
-            plan=ans.plan,
+            plan=plan_dict,
             query_specific=plan.query_specific,
-            latency_ms=ans.latency_ms,
+            latency_ms=latency_ms,
             cluster_id=cluster,
         )
 
 
-def registrable(plan: Plan) -> bool:
+def registrable(plan: Plan, catalog: Mapping[str, Executor] | None = None) -> bool:
     """Design section 3: no absolute dates, no context-dependent tools, something to run."""
-    return bool(plan.steps) and cacheable(plan) and not plan.has_absolute_date()
+    return bool(plan.steps) and cacheable(plan, catalog) and not plan.has_absolute_date()

@@ -9,6 +9,7 @@ before anything else happens, so it is never lost to a later failure.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -41,11 +42,18 @@ class FeedbackOutcome:
 
 class Feedback:
     def __init__(
-        self, *, turns: FeedbackTurns, fastpaths: FastpathStore, autopaths: Autopaths | None = None
+        self,
+        *,
+        turns: FeedbackTurns,
+        fastpaths: FastpathStore,
+        autopaths: Autopaths | None = None,
+        observe: Callable[[TurnRecord], None] | None = None,
     ) -> None:
+        """`observe` makes sure the turn has its L1 observation before a verdict counts."""
         self.turns = turns
         self.fastpaths = fastpaths
         self.autopaths = autopaths
+        self.observe = observe
 
     def record(self, turn_id: str, user: str, verdict: str, *, via: str) -> FeedbackOutcome:
         if verdict not in (POSITIVE, NEGATIVE):
@@ -59,6 +67,8 @@ class Feedback:
             return FeedbackOutcome(True, "verdict unchanged")
         if previous is not None and self.autopaths is not None:
             self.autopaths.withdraw(turn_id, previous)
+        if self.observe is not None:
+            self.observe(turn)
         removed = False
         if verdict == NEGATIVE:
             _, key = cache_key(turn.question, turn.language, turn.fixed_slots)

@@ -216,3 +216,10 @@ def test_purge_by_question_id_and_all(kb: Path) -> None:
     assert ask_json(kb, "ACME HK revenue FY2025")["served_by"] == "planner"
     assert "purged 2 fast paths" in ricorda(kb, "fastpaths", "purge", "all").stdout
     assert "no fast paths yet" in ricorda(kb, "fastpaths", "list").stdout
+
+
+def test_cli_feedback_up_makes_an_autopath(kb: Path) -> None:
+    answer = ask_json(kb, "What was ACME HK revenue in FY2025?")
+    assert "positive feedback recorded" in ricorda(kb, "feedback", answer["turn_id"], "up").stdout
+    listing = ricorda(kb, "fastpaths", "autopaths").stdout
+    assert "active" in listing and "ok=1" in listing
