@@ -35,14 +35,20 @@ def main_options(ctx: typer.Context, data_dir: DataDir = None) -> None:
 
 
 def _open(ctx: typer.Context, *, one_shot: bool = False, **overrides: object):  # type: ignore[no-untyped-def]
+    """Settings -> application; any configuration or storage problem ends with a clear line."""
     from bot.app import build_app
     from bot.settings import load_settings
+    from core.errors import RicordaError
 
-    settings = load_settings(data_dir=ctx.obj.get("data_dir"), **overrides)
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    return build_app(settings, one_shot=one_shot)
+    try:
+        settings = load_settings(data_dir=ctx.obj.get("data_dir"), **overrides)
+        logging.basicConfig(
+            level=settings.log_level.upper(),
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
+        return build_app(settings, one_shot=one_shot)
+    except RicordaError as exc:
+        _fail(str(exc))
 
 
 def _fail(message: str, code: int = 1) -> None:

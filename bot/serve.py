@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -28,15 +30,33 @@ DEFAULT_WEBHOOK_PORT = 8443
 
 
 def run_serve(app: App) -> None:
-    """Block serving every configured platform until SIGINT/SIGTERM."""
-    if app.settings.telegram_token is None:
-        raise ConfigError("no platform configured: set RICORDA_TELEGRAM_TOKEN")
+    """Block serving every configured platform until SIGINT/SIGTERM.
+
+    Telegram and Slack may run together: Slack on a background thread, Telegram on this one,
+    both handing core calls to one shared worker thread (core is not written for concurrent
+    use)."""
+    s = app.settings
+    if s.telegram_token is None and s.slack_bot_token is None:
+        raise ConfigError(
+            "no platform configured: set RICORDA_TELEGRAM_TOKEN and/or RICORDA_SLACK_BOT_TOKEN"
+        )
     app.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its request lines carry the token
-    run_telegram(app)
+    from bot.serve_slack import check_slack_settings, run_slack
+
+    if s.slack_bot_token is not None:
+        check_slack_settings(app)  # every setting checked before anything starts
+    if s.telegram_token is None:
+        run_slack(app)
+        return
+    worker = ThreadPoolExecutor(1, thread_name_prefix="ricorda-core")
+    if s.slack_bot_token is not None:
+        threading.Thread(target=run_slack, args=(app,), daemon=True, name="ricorda-slack",
+                         kwargs={"core_worker": worker, "handle_signals": False}).start()
+    run_telegram(app, core_worker=worker)
 
 
-def telegram_services(app: App) -> TelegramServices:
+def telegram_services(app: App, *, core_worker: Executor | None = None) -> TelegramServices:
     from adapters.telegram import TelegramServices
     from core.callback_token import CallbackSigner, derive_key
     from storage.delivery_log import SqlDeliveryLog
@@ -54,27 +74,32 @@ def telegram_services(app: App) -> TelegramServices:
         admins=frozenset(s.admins),
         show_footer=s.show_footer,
         today=app.today,
+        **({"_worker": core_worker} if core_worker is not None else {}),
     )
 
 
-def telegram_application(app: App, *, limits: Limits | None = None) -> Application:
+def telegram_application(
+    app: App, *, limits: Limits | None = None, core_worker: Executor | None = None
+) -> Application:
     from adapters.telegram import build_application
 
     s = app.settings
     assert s.telegram_token is not None
-    services = telegram_services(app)
+    services = telegram_services(app, core_worker=core_worker)
     return build_application(services, token=s.telegram_token.get_secret_value(),
                              api_url=s.telegram_api_url, limits=limits)
 
 
-def run_telegram(app: App, *, limits: Limits | None = None) -> None:
+def run_telegram(
+    app: App, *, limits: Limits | None = None, core_worker: Executor | None = None
+) -> None:
     from adapters.telegram import ALLOWED_UPDATES
 
     s = app.settings
     assert s.telegram_token is not None
     redact_in_logs(s.telegram_token.get_secret_value(),
                    *(x.get_secret_value() for x in (s.telegram_webhook_secret,) if x))
-    application = telegram_application(app, limits=limits)
+    application = telegram_application(app, limits=limits, core_worker=core_worker)
     allowed = list(ALLOWED_UPDATES)
     if not s.telegram_webhook_url:
         log.info("Telegram: long polling")

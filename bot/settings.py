@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -18,6 +18,8 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from core.errors import ConfigError
 
 SECRET_FIELDS = frozenset(
     {
@@ -64,6 +66,17 @@ class Settings(BaseSettings):
     aging_never_reused_days: int = 14
     aging_unused_days: int = 30
     aging_max_entries: int = 500
+    autopath_demoted_days: int = 30  # a demoted autopath is removed after this
+    autopath_idle_days: int = 90  # an active autopath unused this long is removed
+    promotion_min_entries: int = 3  # tier 1: a proposal an admin approves
+    promotion_min_uses: int = 15
+    promotion_min_age_days: int = 30
+    promotion_tier2: bool = False  # tier 2: approved automatically, at most one per night
+    promotion_tier2_min_entries: int = 5
+    promotion_tier2_min_uses: int = 50
+    promotion_tier2_nights: int = 3
+    maintenance_time: str = "03:30"  # local time of the nightly job, HH:MM
+    maintenance_timezone: str | None = None  # IANA zone; default the machine's
 
     # models
     embedder: str = "auto"  # auto | use | bge-m3 | hashing
@@ -88,6 +101,8 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
     slack_api_url: str | None = None
+    slack_host: str = "0.0.0.0"  # where /slack/events listens (HTTP mode)
+    slack_port: int = 3000
     callback_secret: SecretStr | None = None
     show_footer: bool = True
 
@@ -130,8 +145,18 @@ class _PublicToml(TomlConfigSettingsSource):
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings with CLI overrides (highest precedence); `data_dir` is expanded (~)."""
+    """Settings with CLI overrides (highest precedence); `data_dir` is expanded (~).
+
+    A bad value is a ConfigError naming the variable; the value itself is not repeated (it
+    may be a secret)."""
     clean = {k: v for k, v in overrides.items() if v is not None}
-    settings = Settings(**clean)
+    try:
+        settings = Settings(**clean)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"RICORDA_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise ConfigError(f"bad setting: {problems}") from None
     settings.data_dir = Path(os.path.expanduser(str(settings.data_dir)))
     return settings

@@ -9,38 +9,19 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from core.admin_commands import AdminOps
 from core.callback_token import CallbackSigner
-from core.ports import TurnRecord
+from core.chat_ports import DeliveryLog, FeedbackPort, TurnLookup
 from core.reactions import ReactionVerdicts
 from core.types import Answer, Request
 
 PLATFORM = "telegram"
 T = TypeVar("T")
-
-
-class FeedbackPort(Protocol):
-    def record(self, turn_id: str, user: str, verdict: str, *, via: str) -> Any: ...
-
-    def withdraw(self, turn_id: str, user: str) -> Any: ...
-
-
-class TurnLookup(Protocol):
-    def get_turn(self, turn_id: str) -> TurnRecord | None: ...
-
-    def map_message(self, platform: str, chat: str, message_id: str | int,
-                    turn_id: str) -> None: ...
-
-    def turn_for_message(self, platform: str, chat: str, message_id: str | int) -> str | None: ...
-
-
-class DeliveryLog(Protocol):
-    def first_time(self, platform: str, delivery_id: str | int) -> bool: ...
 
 
 @dataclass
@@ -58,7 +39,7 @@ class TelegramServices:
     typing_delay: float = 0.3  # seconds before "typing…" shows: instant answers need none
     purge_prompt_ttl: float = 600.0
     clock: Callable[[], float] = field(default=lambda: dt.datetime.now(dt.UTC).timestamp())
-    _worker: ThreadPoolExecutor = field(
+    _worker: Executor = field(
         default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="ricorda-core"))
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

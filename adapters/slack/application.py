@@ -1,0 +1,93 @@
+"""Build the slack-bolt `AsyncApp` for ricorda: Web API client (base URL, retry handlers),
+middleware, and listeners. Nothing runs until a transport (HTTP or Socket Mode) serves it.
+
+Every listener acknowledges first and works after: bolt acks events before a listener runs and
+returns an action's or command's HTTP response as soon as `ack()` is called, while the listener
+goes on as an asyncio task, so an ack never waits for the core, let alone an LLM. (bolt's lazy
+listeners would do the same, but they deep-copy each request, which a client sharing one
+aiohttp session for connection reuse cannot survive.)
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.blocks import OPTION_ACTION, PURGE_CANCEL, PURGE_CONFIRM
+from adapters.slack.commands import COMMAND, Commands
+from adapters.slack.feedback import Reactions
+from adapters.slack.middleware import deduplicate, ignore_noise
+from adapters.slack.questions import Questions
+from adapters.slack.services import SlackServices
+
+log = logging.getLogger("ricorda.slack")
+SLACK_API = "https://slack.com/api/"
+
+
+@dataclass(frozen=True)
+class Retries:
+    """How often a failed Web API call is retried (the handlers back off, and a ratelimited
+    answer is retried after its Retry-After)."""
+
+    ratelimited: int = 3
+    server_errors: int = 2
+    connection_errors: int = 2
+
+
+def api_url(url: str | None) -> str:
+    """The Web API base URL with the trailing slash slack_sdk appends method names to."""
+    return (url or SLACK_API).rstrip("/") + "/"
+
+
+def web_client(token: str, *, base_url: str | None = None, retries: Retries | None = None,
+               session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
+    retries = retries or Retries()
+    return AsyncWebClient(
+        token=token, base_url=api_url(base_url), session=session,
+        retry_handlers=[
+            AsyncRateLimitErrorRetryHandler(max_retry_count=retries.ratelimited),
+            AsyncServerErrorRetryHandler(max_retry_count=retries.server_errors),
+            AsyncConnectionErrorRetryHandler(max_retry_count=retries.connection_errors),
+        ])
+
+
+def build_bolt_app(services: SlackServices, *, client: AsyncWebClient,
+                   signing_secret: str | None) -> AsyncApp:
+    """The bolt app; `signing_secret` is required for HTTP mode, unused in Socket Mode."""
+    bolt = AsyncApp(client=client, signing_secret=signing_secret or "",
+                    request_verification_enabled=bool(signing_secret),
+                    logger=logging.getLogger("ricorda.slack.bolt"))
+    add_listeners(bolt, services)
+    return bolt
+
+
+def add_listeners(bolt: AsyncApp, services: SlackServices) -> None:
+    questions, reactions = Questions(services), Reactions(services)
+    commands = Commands(services, questions)
+    bolt.use(ignore_noise())
+    bolt.use(deduplicate(services))
+    bolt.event("app_mention")(questions.on_mention)
+    bolt.event("message")(questions.on_message)
+    bolt.event("reaction_added")(reactions.on_added)
+    bolt.event("reaction_removed")(reactions.on_removed)
+    bolt.action(re.compile(rf"^{OPTION_ACTION}_\d+$"))(questions.on_option)
+    bolt.action(re.compile(f"^(?:{PURGE_CONFIRM}|{PURGE_CANCEL})$"))(commands.on_purge_choice)
+    bolt.command(COMMAND)(commands.on_command)
+    bolt.error(_on_error)
+
+
+async def _on_error(error: Exception, body: dict[str, Any]) -> None:
+    """Log the cause, never the payload (it quotes users) nor any token."""
+    log.error("Slack request %s failed: %s", body.get("event_id") or body.get("type"),
+              error.__class__.__name__, exc_info=error)

@@ -1,0 +1,98 @@
+"""Block Kit for answers and prompts. What the parts are is `core.presentation`'s decision;
+this module only chooses Slack markup and respects Slack's size limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.callback_token import CallbackSigner
+from core.presentation import Presentation, split_text
+
+SECTION_CHARS = 3000  # a section's text
+CONTEXT_CHARS = 2000  # one context element's text
+CONTEXT_ELEMENTS = 10
+MAX_BLOCKS = 50  # per message
+MAX_OPTIONS = 24
+BUTTON_CHARS = 75
+FALLBACK_CHARS = 3000  # the notification text; the blocks carry the full answer
+OPTION_ACTION = "ricorda_option"  # action ids: ricorda_option_0, ricorda_option_1, ...
+PURGE_CONFIRM, PURGE_CANCEL = "ricorda_purge_confirm", "ricorda_purge_cancel"
+PURGE, CANCEL = "p", "x"
+
+Block = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SlackMessage:
+    text: str  # fallback for notifications and clients without Block Kit
+    blocks: list[Block]
+
+
+def escape(text: str) -> str:
+    """Slack's three control characters; anything else in mrkdwn is shown as typed."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def answer_messages(shown: Presentation, *, signer: CallbackSigner,
+                    turn_id: str) -> list[SlackMessage]:
+    """The answer as one message (several only when it outgrows 50 blocks): body sections,
+    a context block of sources, the footer, and the option buttons under the last part."""
+    blocks = [_section(piece) for piece in split_text(escape(shown.body), SECTION_CHARS)]
+    if shown.sources:
+        listing = escape("\n".join(shown.sources))
+        head = f"*{escape(shown.sources_label)}*\n"
+        pieces = split_text(head + listing, CONTEXT_CHARS)
+        for start in range(0, len(pieces), CONTEXT_ELEMENTS):
+            blocks.append({"type": "context", "elements": [
+                {"type": "mrkdwn", "text": p} for p in pieces[start:start + CONTEXT_ELEMENTS]]})
+    if shown.footer:
+        blocks.append({"type": "context", "elements": [
+            {"type": "mrkdwn", "text": f"_{escape(shown.footer)}_"}]})
+    buttons = option_buttons(signer, turn_id, shown.options)
+    if buttons:
+        blocks.append(buttons)
+    if not blocks:
+        return []
+    fallback = shown.body[:FALLBACK_CHARS] or (shown.sources[0] if shown.sources else "…")
+    return [SlackMessage(fallback, blocks[i:i + MAX_BLOCKS])
+            for i in range(0, len(blocks), MAX_BLOCKS)]
+
+
+def option_buttons(signer: CallbackSigner, turn_id: str, labels: list[str]) -> Block | None:
+    """One button per option; the value names only (turn, index), signed."""
+    if not labels:
+        return None
+    return {"type": "actions", "block_id": "ricorda_options", "elements": [
+        {"type": "button", "action_id": f"{OPTION_ACTION}_{i}",
+         "text": {"type": "plain_text", "text": label[:BUTTON_CHARS], "emoji": True},
+         "value": signer.encode_option(turn_id, i)}
+        for i, label in enumerate(labels[:MAX_OPTIONS])
+    ]}
+
+
+def text_message(text: str, *, monospace: bool = False) -> SlackMessage:
+    """A plain reply (help, admin listings); listings are tables, so monospace."""
+    body = escape(text)
+    pieces = split_text(body, SECTION_CHARS - 6) if monospace else split_text(
+        body, SECTION_CHARS)
+    blocks = [_section(f"```{p}```" if monospace else p) for p in pieces]
+    return SlackMessage(text[:FALLBACK_CHARS], blocks[:MAX_BLOCKS])
+
+
+def purge_prompt(signer: CallbackSigner, prompt: str, *, user: str, issued: int,
+                 confirm: str, cancel: str) -> SlackMessage:
+    """Confirm / Cancel, signed for this admin and this moment (a stale prompt expires)."""
+    return SlackMessage(prompt, [_section(escape(prompt)), {
+        "type": "actions", "block_id": "ricorda_purge", "elements": [
+            {"type": "button", "action_id": PURGE_CONFIRM, "style": "danger",
+             "text": {"type": "plain_text", "text": confirm},
+             "value": signer.sign(PURGE, user, str(issued))},
+            {"type": "button", "action_id": PURGE_CANCEL,
+             "text": {"type": "plain_text", "text": cancel},
+             "value": signer.sign(CANCEL, user, str(issued))},
+        ]}])
+
+
+def _section(text: str) -> Block:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text, "verbatim": True}}

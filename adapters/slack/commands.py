@@ -1,0 +1,124 @@
+"""`/ricorda ask|help|fastpaths|purge|autopaths|stats` and the purge-all confirmation.
+
+Every reply is ephemeral. Help is the ack itself (instant, no core call); everything else is
+acked empty first and answered afterwards with chat.postEphemeral, falling back to the
+command's response_url where the bot is not a channel member.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.blocks import CANCEL, PURGE, SlackMessage, purge_prompt, text_message
+from adapters.slack.questions import LANGUAGE, Questions
+from adapters.slack.replies import post_ephemeral
+from adapters.slack.services import SlackServices, user_key
+from core.admin_commands import (
+    CANCEL_LABEL,
+    CANCELLED,
+    COMMANDS,
+    CONFIRM_LABEL,
+    DESCRIPTIONS,
+    is_admin,
+    needs_confirmation,
+    run_admin_command,
+)
+from core.chat_replies import reply
+from core.messages import say
+
+log = logging.getLogger("ricorda.slack")
+COMMAND = "/ricorda"
+Ack = Callable[..., Awaitable[Any]]
+
+
+def slack_help(language: str, *, admin: bool = False) -> str:
+    """What to ask and how to ask it in Slack; admins also see their subcommands."""
+    lines = [
+        say("usage", language), "",
+        f"In a channel, mention me; in a DM, just write. `{COMMAND} ask <question>` answers "
+        "only you. React to an answer with :white_check_mark: or :x: to tell me whether it "
+        "was right.",
+    ]
+    if admin:
+        lines += ["", *(f"`{COMMAND} {name}` {DESCRIPTIONS[name]}" for name in COMMANDS)]
+    return "\n".join(lines)
+
+
+def parse(text: str | None) -> tuple[str, str]:
+    """("purge", "all") from "purge all"; ("help", "") from nothing."""
+    head, _, args = (text or "").strip().partition(" ")
+    return (head.lower() or "help"), args.strip()
+
+
+class Commands:
+    def __init__(self, services: SlackServices, questions: Questions) -> None:
+        self.s = services
+        self.questions = questions
+
+    async def on_command(self, ack: Ack, command: dict[str, Any], client: AsyncWebClient,
+                         respond: AsyncRespond) -> None:
+        """Help and malformed commands are answered in the ack; the rest after an empty ack."""
+        name, args = parse(command.get("text"))
+        admin = is_admin(user_key(command.get("user_id") or ""), self.s.admins)
+        if name == "ask" and not args:
+            await ack(text=f"Write the question after the command: `{COMMAND} ask "
+                           "What was revenue in FY2024?`", response_type="ephemeral")
+            return
+        if name != "ask" and name not in COMMANDS:
+            await ack(text=slack_help(LANGUAGE, admin=admin), response_type="ephemeral")
+            return
+        await ack()
+        channel, user_id = command.get("channel_id") or "", command.get("user_id") or ""
+        user = user_key(user_id)
+        if name == "ask":
+            await self.questions.ask_ephemeral(client, channel, user_id, args)
+            return
+        allowed = is_admin(user, self.s.admins)
+        text = await self.s.run(run_admin_command, self.s.admin, name, args, user=user,
+                                is_admin=allowed)
+        if allowed and needs_confirmation(name, args):
+            message = purge_prompt(self.s.signer, text, user=user_id, issued=int(self.s.clock()),
+                                   confirm=CONFIRM_LABEL, cancel=CANCEL_LABEL)
+        else:
+            message = text_message(text, monospace=allowed)
+        await _ephemeral(client, respond, channel, user_id, message)
+
+    async def on_purge_choice(self, ack: Ack, body: dict[str, Any], client: AsyncWebClient,
+                              respond: AsyncRespond) -> None:
+        """Confirm / Cancel under a purge-all prompt: only the admin who asked, only soon."""
+        await ack()
+        action = (body.get("actions") or [{}])[0]
+        value = action.get("value") or ""
+        kind = value[:1]
+        tapper = (body.get("user") or {}).get("id") or ""
+        channel = (body.get("channel") or {}).get("id") or ""
+        fields = self.s.signer.verify(value, kind) if kind in (PURGE, CANCEL) else None
+        fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
+            0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
+        if not fresh or fields is None or fields[0] != tapper or not is_admin(
+                user_key(tapper), self.s.admins):
+            log.warning("purge confirmation refused for %s", user_key(tapper))
+            await _ephemeral(client, respond, channel, tapper,
+                             text_message(reply("expired", LANGUAGE)))
+            return
+        if kind == CANCEL:
+            text = CANCELLED
+        else:
+            text = await self.s.run(run_admin_command, self.s.admin, "purge", "all",
+                                    user=user_key(tapper), is_admin=True, confirmed=True)
+        await _ephemeral(client, respond, channel, tapper, text_message(text))
+
+
+async def _ephemeral(client: AsyncWebClient, respond: AsyncRespond, channel: str, user: str,
+                     message: SlackMessage) -> None:
+    if channel and await post_ephemeral(client, channel, user, message):
+        return
+    try:  # the bot is not in that channel: the response URL reaches the user anyway
+        await respond(text=message.text, blocks=message.blocks, response_type="ephemeral")
+    except Exception as exc:  # a lost note is logged, never raised into bolt
+        log.warning("could not reply to the command: %s", exc.__class__.__name__)

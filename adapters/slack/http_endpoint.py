@@ -1,0 +1,37 @@
+"""The HTTP transport: an aiohttp application that hands `/slack/events` to bolt.
+
+bolt sees only its own request/response objects; this module converts in and out (bolt's
+aiohttp adapter) and adds a health check for load balancers. Signature and timestamp checks
+(401 when wrong or older than five minutes) are bolt's request-verification middleware.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.async_app import AsyncApp
+
+EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
+MAX_BODY = 1024 * 1024  # Slack payloads are a few KB; refuse anything absurd early
+
+
+def web_application(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
+    async def events(request: web.Request) -> web.Response:
+        response = await bolt.async_dispatch(await to_bolt_request(request))
+        return await to_aiohttp_response(response)
+
+    async def health(request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    application = web.Application(client_max_size=MAX_BODY)
+    application.add_routes([web.post(path, events), web.get(HEALTH_PATH, health)])
+    return application
+
+
+async def start_site(application: web.Application, *, host: str, port: int) -> web.AppRunner:
+    """Listen on host:port; the caller cleans the returned runner up on shutdown."""
+    runner = web.AppRunner(application, access_log=None)  # access lines would quote users
+    await runner.setup()
+    await web.TCPSite(runner, host=host, port=port).start()
+    return runner

@@ -1,0 +1,134 @@
+"""Run the Slack adapter (`ricorda serve` starts it when RICORDA_SLACK_BOT_TOKEN is set).
+
+Socket Mode when RICORDA_SLACK_APP_TOKEN is set (no public URL needed); otherwise HTTP mode:
+`/slack/events` on RICORDA_SLACK_HOST:RICORDA_SLACK_PORT (default 0.0.0.0:3000), where every
+request must carry a valid Slack signature (RICORDA_SLACK_SIGNING_SECRET, required).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING
+
+from core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from adapters.slack import SlackServices
+    from bot.app import App
+
+log = logging.getLogger("ricorda.serve")
+
+DEFAULT_HOST = "0.0.0.0"
+DEFAULT_PORT = 3000
+SHUTDOWN_GRACE_S = 10.0  # answers in flight get this long to finish after SIGTERM
+
+
+def slack_services(app: App, *, core_worker: Executor | None = None) -> SlackServices:
+    from adapters.slack import SlackServices
+    from core.callback_token import CallbackSigner, derive_key
+    from storage.delivery_log import SqlDeliveryLog
+
+    s = app.settings
+    if s.slack_bot_token is None:
+        raise ConfigError("RICORDA_SLACK_BOT_TOKEN is not set")
+    secret = s.callback_secret.get_secret_value() if s.callback_secret else None
+    return SlackServices(
+        ask=app.cascade.answer,  # the one seam between the adapter and the request cascade
+        feedback=app.feedback,
+        admin=app.admin,
+        turns=app.turns,
+        signer=CallbackSigner(derive_key(secret, s.slack_bot_token.get_secret_value())),
+        deliveries=SqlDeliveryLog(app.engine),
+        admins=frozenset(s.admins),
+        show_footer=s.show_footer,
+        today=app.today,
+        core_worker=core_worker,
+    )
+
+
+def listen_address(app: App) -> tuple[str, int]:
+    """(host, port) of the HTTP endpoint: RICORDA_SLACK_HOST / RICORDA_SLACK_PORT."""
+    s = app.settings
+    if not 0 < s.slack_port < 65536:
+        raise ConfigError(f"RICORDA_SLACK_PORT must be a port number, not {s.slack_port!r}")
+    return s.slack_host or DEFAULT_HOST, s.slack_port
+
+
+def check_slack_settings(app: App) -> str:
+    """"socket" or "http"; ConfigError for a combination that cannot work, before anything
+    starts."""
+    s = app.settings
+    if s.slack_bot_token is None:
+        raise ConfigError("RICORDA_SLACK_BOT_TOKEN is not set")
+    if s.slack_app_token is not None:
+        if not s.slack_app_token.get_secret_value().startswith("xapp-"):
+            raise ConfigError("RICORDA_SLACK_APP_TOKEN must be an app-level token (xapp-...)")
+        return "socket"
+    if s.slack_signing_secret is None or not s.slack_signing_secret.get_secret_value():
+        raise ConfigError("RICORDA_SLACK_SIGNING_SECRET is required in HTTP mode "
+                          "(or set RICORDA_SLACK_APP_TOKEN for Socket Mode)")
+    listen_address(app)
+    return "http"
+
+
+def run_slack(app: App, *, core_worker: Executor | None = None,
+              handle_signals: bool = True) -> None:
+    """Block serving Slack until SIGINT/SIGTERM (or forever when `handle_signals` is False,
+    e.g. on a background thread next to Telegram)."""
+    asyncio.run(serve_slack(app, core_worker=core_worker, handle_signals=handle_signals))
+
+
+async def serve_slack(app: App, *, core_worker: Executor | None = None,
+                      stop: asyncio.Event | None = None, handle_signals: bool = True) -> None:
+    """Serve Slack until `stop` is set (or a signal arrives)."""
+    import aiohttp
+
+    from adapters.slack import build_bolt_app, start_site, web_application, web_client
+    from bot.serve import redact_in_logs
+
+    mode = check_slack_settings(app)
+    s = app.settings
+    assert s.slack_bot_token is not None
+    token = s.slack_bot_token.get_secret_value()
+    signing = s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else None
+    app_token = s.slack_app_token.get_secret_value() if s.slack_app_token else None
+    redact_in_logs(token, signing or "", app_token or "",
+                   s.callback_secret.get_secret_value() if s.callback_secret else "")
+    stop = stop or asyncio.Event()
+    if handle_signals:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+    services = slack_services(app, core_worker=core_worker)
+    try:
+        async with aiohttp.ClientSession() as session:
+            client = web_client(token, base_url=s.slack_api_url, session=session)
+            bolt = build_bolt_app(services, client=client,
+                                  signing_secret=None if mode == "socket" else signing)
+            if mode == "socket":
+                from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+                handler = AsyncSocketModeHandler(bolt, app_token)
+                await handler.connect_async()
+                log.info("Slack: Socket Mode connected")
+                await stop.wait()
+                await handler.close_async()
+            else:
+                host, port = listen_address(app)
+                runner = await start_site(web_application(bolt), host=host, port=port)
+                log.info("Slack: HTTP events on %s:%s", host, port)
+                await stop.wait()
+                await runner.cleanup()
+            await _finish_in_flight()
+    finally:
+        services.close()
+
+
+async def _finish_in_flight() -> None:
+    """Let lazy listeners already running (answers being posted) finish, up to a limit."""
+    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    if pending:
+        await asyncio.wait(pending, timeout=SHUTDOWN_GRACE_S)

@@ -1,0 +1,252 @@
+"""A fake Slack Web API: a real HTTP server on 127.0.0.1 that the real bot talks to.
+
+Implements what ricorda calls (auth.test, chat.postMessage, chat.update, chat.postEphemeral,
+reactions.add/remove/get) plus response URLs (`/respond/...`), and records every call. The
+bot's WebClient points at it with `base_url` (RICORDA_SLACK_API_URL = `fake.api_url`).
+`fail_once` makes the next call of a method answer 429 with Retry-After, or a 5xx, as Slack does.
+
+In-process: `FakeSlack().start()`. For a benchmark that must not share the GIL with the bot,
+`python -m tests.fake_slack` runs it alone and prints its URL; `GET /_fake/calls?method=M`
+returns the recorded calls of one method.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+BOT_TOKEN = "xoxb-0000-fake-bot-token-for-tests"
+BOT_USER, BOT_ID, TEAM = "UBOT0001", "BBOT0001", "T0000001"
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    token: str
+    received: float  # time.monotonic()
+
+
+@dataclass
+class _State:
+    calls: list[Call] = field(default_factory=list)
+    messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    reactions: dict[tuple[str, str], dict[str, list[str]]] = field(default_factory=dict)
+    failures: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # status, retry
+
+
+class FakeSlack:
+    def __init__(self, *, port: int = 0) -> None:
+        self._state = _State()
+        self._cond = threading.Condition()
+        self._ts = itertools.count(1)
+        self._server = _Server(("127.0.0.1", port), self._handler_class())
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.url}/api/"
+
+    def start(self) -> FakeSlack:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
+                                        kwargs={"poll_interval": 0.05})
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- what tests use ----------------------------------------------------------------
+
+    def fail_once(self, method: str, *, status: int = 429, retry_after: int = 1) -> None:
+        with self._cond:
+            self._state.failures.setdefault(method, []).append((status, retry_after))
+
+    def calls(self, method: str | None = None, **match: Any) -> list[Call]:
+        with self._cond:
+            return [c for c in self._state.calls if (method is None or c.method == method)
+                    and all(c.params.get(k) == v for k, v in match.items())]
+
+    def posted(self, channel: str) -> list[dict[str, Any]]:
+        """Messages the bot posted in a channel (threads included), oldest first."""
+        with self._cond:
+            return [m for (c, _), m in self._state.messages.items() if c == channel]
+
+    def ephemeral(self, user: str) -> list[dict[str, Any]]:
+        return [c.params for c in self.calls("chat.postEphemeral", user=user)]
+
+    def react(self, channel: str, ts: str, user: str, name: str, *, add: bool = True) -> None:
+        """What Slack's state looks like after a user's reaction (before the event arrives)."""
+        with self._cond:
+            users = self._state.reactions.setdefault((channel, ts), {}).setdefault(name, [])
+            if add and user not in users:
+                users.append(user)
+            elif not add and user in users:
+                users.remove(user)
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                self._cond.release()
+                try:
+                    value = predicate()
+                finally:
+                    self._cond.acquire()
+                if value:
+                    return value
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("the bot did not do what the test waited for")
+                self._cond.wait(min(remaining, 0.1))
+
+    # -- the API -------------------------------------------------------------------------
+
+    def _handle(self, method: str, params: dict[str, Any],
+                token: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._cond:
+            self._state.calls.append(Call(method, params, token, time.monotonic()))
+            failures = self._state.failures.get(method)
+            failure = failures.pop(0) if failures else None
+            self._cond.notify_all()
+        if failure is not None:
+            status, retry_after = failure
+            if status == 429:
+                return 429, {"ok": False, "error": "ratelimited"}, {
+                    "Retry-After": str(retry_after)}
+            return status, {"ok": False, "error": "fatal_error"}, {}
+        if token != BOT_TOKEN and not method.startswith("respond"):
+            return 200, {"ok": False, "error": "invalid_auth"}, {}
+        with self._cond:
+            body = self._method(method, params)
+            self._cond.notify_all()
+        return 200, body, {}
+
+    def _method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {"ok": True, "url": "https://fake.slack.test/", "team": "Fake",
+                    "user": "ricorda", "team_id": TEAM, "user_id": BOT_USER, "bot_id": BOT_ID}
+        if method == "chat.postMessage":
+            ts = f"{1_700_000_000 + next(self._ts)}.000100"
+            message = {**params, "ts": ts, "user": BOT_USER, "bot_id": BOT_ID}
+            self._state.messages[(params["channel"], ts)] = message
+            return {"ok": True, "channel": params["channel"], "ts": ts, "message": message}
+        if method == "chat.update":
+            key = (params.get("channel", ""), params.get("ts", ""))
+            if key not in self._state.messages:
+                return {"ok": False, "error": "message_not_found"}
+            self._state.messages[key].update(params)
+            return {"ok": True, "channel": key[0], "ts": key[1]}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"{1_700_000_000 + next(self._ts)}.000200"}
+        if method in ("reactions.add", "reactions.remove"):
+            return {"ok": True}
+        if method == "reactions.get":
+            key = (params.get("channel", ""), params.get("timestamp", ""))
+            if key not in self._state.messages:
+                return {"ok": False, "error": "message_not_found"}
+            found = self._state.reactions.get(key, {})
+            reactions = [{"name": n, "users": list(u), "count": len(u)}
+                         for n, u in found.items() if u]
+            return {"ok": True, "type": "message", "channel": key[0],
+                    "message": {**self._state.messages[key], "reactions": reactions}}
+        if method.startswith("respond"):
+            return {"ok": True}
+        return {"ok": False, "error": "unknown_method"}
+
+    def _control(self, query: dict[str, str]) -> list[dict[str, Any]]:
+        return [{"method": c.method, "received": c.received, "params": c.params}
+                for c in self.calls(query.get("method"))]
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                url = urlsplit(self.path)
+                query = dict(parse_qsl(url.query))
+                if url.path == "/_fake/calls":
+                    self._reply(200, fake._control(query), {})
+                    return
+                self._api(url.path, query)
+
+            def do_POST(self) -> None:
+                url = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                params = dict(parse_qsl(url.query))
+                params.update(_params(self.headers.get("Content-Type", ""), raw))
+                self._api(url.path, params)
+
+            def _api(self, path: str, params: dict[str, Any]) -> None:
+                if path.startswith("/respond/"):
+                    method = "respond" + path.removeprefix("/respond")
+                elif path.startswith("/api/"):
+                    method = path.removeprefix("/api/")
+                else:
+                    self._reply(404, {"ok": False, "error": "not_found"}, {})
+                    return
+                auth = self.headers.get("Authorization", "")
+                token = auth.removeprefix("Bearer ") or str(params.pop("token", ""))
+                status, body, headers = fake._handle(method, params, token)
+                self._reply(status, body, headers)
+
+            def _reply(self, status: int, body: Any, headers: dict[str, str]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # Slack does not drop connections: 50 concurrent senders connect
+    daemon_threads = True
+
+
+def _params(content_type: str, raw: bytes) -> dict[str, Any]:
+    if not raw:
+        return {}
+    if "json" in content_type:
+        value = json.loads(raw)
+        return value if isinstance(value, dict) else {}
+    return dict(parse_qsl(raw.decode()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    fake = FakeSlack(port=args.port)
+    print(fake.url, flush=True)
+    fake._server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""Run the real Slack adapter process against the fake Web API, and talk to it as Slack does:
+signed HTTP requests (events, block actions, slash commands) to its `/slack/events` endpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from tests.fake_slack import BOT_TOKEN, BOT_USER, TEAM, FakeSlack
+from tests.telegram_harness import free_port
+
+REPO = Path(__file__).resolve().parents[1]
+SIGNING_SECRET = "fake-signing-secret-0123456789abcdef"
+ADMIN = "UADMIN01"
+_EVENT_IDS = itertools.count(1)
+
+
+def serve_command() -> list[str]:
+    """`ricorda serve`, exactly what a user runs."""
+    return [sys.executable, "-m", "bot", "serve"]
+
+
+def sign(body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None
+         ) -> dict[str, str]:
+    """The two headers Slack puts on every request."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    mac = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={mac}"}
+
+
+class SlackSender:
+    """Builds Slack's payloads and posts them, signed, to the bot's endpoint."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.http = httpx.Client(timeout=10)
+
+    def post(self, body: str, content_type: str, *, signed: bool = True,
+             headers: dict[str, str] | None = None, timestamp: int | None = None
+             ) -> httpx.Response:
+        head = {"Content-Type": content_type, **(headers or {})}
+        if signed:
+            head.update(sign(body, timestamp=timestamp))
+        return self.http.post(self.url, content=body, headers=head)
+
+    def event(self, event: dict[str, Any], *, event_id: str | None = None,
+              **kw: Any) -> httpx.Response:
+        body = json.dumps({
+            "token": "unused", "team_id": TEAM, "api_app_id": "A0000001",
+            "type": "event_callback", "event_id": event_id or f"Ev{next(_EVENT_IDS):08d}",
+            "event_time": int(time.time()), "event": event,
+            "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+        })
+        return self.post(body, "application/json", **kw)
+
+    def mention(self, channel: str, user: str, text: str, **kw: Any) -> httpx.Response:
+        return self.event({"type": "app_mention", "user": user, "channel": channel,
+                           "text": f"<@{BOT_USER}> {text}", "ts": _ts()}, **kw)
+
+    def direct(self, channel: str, user: str, text: str, **extra: Any) -> httpx.Response:
+        return self.event({"type": "message", "channel_type": "im", "user": user,
+                           "channel": channel, "text": text, "ts": _ts(), **extra})
+
+    def reaction(self, channel: str, ts: str, user: str, name: str, *,
+                 added: bool = True) -> httpx.Response:
+        return self.event({"type": "reaction_added" if added else "reaction_removed",
+                           "user": user, "reaction": name, "item_user": BOT_USER,
+                           "item": {"type": "message", "channel": channel, "ts": ts},
+                           "event_ts": _ts()})
+
+    def tap(self, channel: str, user: str, message: dict[str, Any], value: str,
+            action_id: str = "ricorda_option_0") -> httpx.Response:
+        payload = {
+            "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user},
+            "api_app_id": "A0000001", "trigger_id": "1.2.3",
+            "container": {"type": "message", "message_ts": message["ts"],
+                          "channel_id": channel, "is_ephemeral": False},
+            "channel": {"id": channel}, "message": message,
+            "response_url": f"{self.respond_base}/actions",
+            "actions": [{"action_id": action_id, "block_id": "ricorda_options",
+                         "value": value, "type": "button", "action_ts": _ts()}],
+        }
+        return self.post(urlencode({"payload": json.dumps(payload)}),
+                         "application/x-www-form-urlencoded")
+
+    def command(self, channel: str, user: str, text: str) -> httpx.Response:
+        form = {"token": "unused", "team_id": TEAM, "channel_id": channel, "user_id": user,
+                "command": "/ricorda", "text": text, "trigger_id": "1.2.3",
+                "response_url": f"{self.respond_base}/commands", "api_app_id": "A0000001"}
+        return self.post(urlencode(form), "application/x-www-form-urlencoded")
+
+    respond_base = ""  # set by the harness: the fake's /respond URL
+
+
+class BotProcess:
+    def __init__(self, data_dir: Path, fake: FakeSlack, **env: str) -> None:
+        self.fake = fake
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.log = data_dir / "slack-bot.log"
+        self.env = {
+            **os.environ,
+            "RICORDA_DATA_DIR": str(data_dir),
+            "RICORDA_SLACK_BOT_TOKEN": BOT_TOKEN,
+            "RICORDA_SLACK_SIGNING_SECRET": SIGNING_SECRET,
+            "RICORDA_SLACK_API_URL": fake.api_url,
+            "RICORDA_SLACK_HOST": "127.0.0.1",
+            "RICORDA_SLACK_PORT": str(self.port),
+            "RICORDA_EMBEDDER": "hashing",
+            "RICORDA_ADMINS": f"slack:{ADMIN}",
+            "RICORDA_LOG_LEVEL": "INFO",
+            "RICORDA_REFERENCE_DATE": "2026-06-15",
+            "HF_HUB_OFFLINE": "1",
+            **env,
+        }
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
+        self.sender.respond_base = f"{fake.url}/respond"
+
+    def start(self, timeout: float = 30) -> BotProcess:
+        """Start and wait until the endpoint answers its health check."""
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(serve_command(), env=self.env, cwd=REPO, stdout=out,
+                                         stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/healthz").status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the Slack bot did not start:\n{self.output()[-3000:]}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+def _ts() -> str:
+    return f"{time.time():.6f}"

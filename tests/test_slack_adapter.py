@@ -1,0 +1,269 @@
+"""End to end: the real Slack adapter process (slack-bolt, aiohttp) against a fake Web API.
+
+One bot serves the whole module (ACME knowledge base, hashing embedder). Inbound traffic is
+what Slack sends: signed HTTP requests to `/slack/events`. Every test uses its own channel.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.app import build_app
+from bot.ingest import ingest_paths
+from bot.settings import load_settings
+from storage.fastpath_store import SqlFastpathStore
+from tests.acme import ACME
+from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
+from tests.slack_harness import ADMIN, SIGNING_SECRET, BotProcess
+
+CHINA_2024 = "What was ACME China revenue in FY2024?"
+FOOTER = re.compile(r"_(L0a|L0b|L1|planner) · [\d.]+ ms_")
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("slack")
+    app = build_app(load_settings(data_dir=folder, embedder="hashing"))
+    ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
+    app.close()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeSlack]:
+    server = FakeSlack().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def bot(data_dir: Path, fake: FakeSlack) -> Iterator[BotProcess]:
+    process = BotProcess(data_dir, fake).start()
+    yield process
+    process.stop()
+    log = process.output()
+    assert BOT_TOKEN not in log and SIGNING_SECRET not in log, "a secret appeared in the log"
+
+
+@pytest.fixture(scope="module")
+def db(data_dir: Path) -> Iterator[Any]:
+    app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))
+    yield app
+    app.close()
+
+
+def text_of(message: dict[str, Any]) -> str:
+    """Everything a person reads in a Block Kit message."""
+    parts = []
+    for block in message.get("blocks") or []:
+        if block["type"] == "section":
+            parts.append(block["text"]["text"])
+        elif block["type"] == "context":
+            parts += [e["text"] for e in block["elements"]]
+    return "\n".join(parts)
+
+
+def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for b in message.get("blocks") or [] if b["type"] == "actions"
+            for e in b["elements"]]
+
+
+def served_by(message: dict[str, Any]) -> str:
+    match = FOOTER.search(text_of(message))
+    assert match, text_of(message)
+    return match.group(1)
+
+
+def answer(bot: BotProcess, fake: FakeSlack, channel: str, text: str, *,
+           user: str = "U0000001") -> dict[str, Any]:
+    """Mention the bot with a question; the bot's reply in that channel."""
+    before = len(fake.posted(channel))
+    response = bot.sender.mention(channel, user, text)
+    assert response.status_code == 200
+    return fake.wait_for(lambda: fake.posted(channel)[before:])[0]
+
+
+def turn_of(db: Any, channel: str, ts: str) -> str:
+    """The turn a bot message shows (mapped right after chat.postMessage returns)."""
+    found: list[str | None] = [None]
+
+    def mapped() -> str | None:
+        found[0] = db.turns.turn_for_message("slack", f"slack:{channel}", ts)
+        return found[0]
+
+    wait_until(mapped)
+    assert found[0] is not None
+    return found[0]
+
+
+def wait_until(condition: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not reached")
+        time.sleep(0.05)
+
+
+def test_mention_gets_a_threaded_cited_answer(bot: BotProcess, fake: FakeSlack) -> None:
+    started = time.monotonic()
+    response = bot.sender.mention("C0000101", "U0000101", CHINA_2024)
+    assert response.status_code == 200 and time.monotonic() - started < 3
+    reply = fake.wait_for(lambda: fake.posted("C0000101"))[0]
+    question = fake.calls("chat.postMessage", channel="C0000101")[0]
+    assert reply["thread_ts"]  # in the thread of the question
+    shown = text_of(reply)
+    assert "1,320 USD_M" in shown and "ACME_FY2024_Review.pptx" in shown  # the citation
+    assert served_by(reply) == "planner"
+    assert reply["text"].startswith("ACME China revenue")  # the notification fallback
+    assert question.token == BOT_TOKEN and fake.calls("auth.test")
+
+
+def test_dm_is_answered_and_noise_is_not(bot: BotProcess, fake: FakeSlack) -> None:
+    dm = "D0000102"
+    for noise in ({"bot_id": "B0THER01"}, {"subtype": "message_changed"},
+                  {"subtype": "bot_message"}):
+        assert bot.sender.direct(dm, "U0000102", CHINA_2024, **noise).status_code == 200
+    bot.sender.event({"type": "message", "channel_type": "channel", "user": "U0000102",
+                      "channel": "C0000102", "text": CHINA_2024, "ts": "1.0"})
+    bot.sender.direct(dm, "U0000102", "What was ACME HK revenue in FY2024?")
+    reply = fake.wait_for(lambda: fake.posted(dm))[0]
+    assert "410" in text_of(reply) and reply.get("thread_ts") is None  # a DM needs no thread
+    time.sleep(0.3)
+    assert len(fake.posted(dm)) == 1 and fake.posted("C0000102") == []
+
+
+def test_button_reanswers_with_that_slot_in_the_thread(bot: BotProcess, fake: FakeSlack,
+                                                       db: Any) -> None:
+    reply = answer(bot, fake, "C0000103", "What was revenue?")
+    china = next(b for b in buttons(reply) if b["text"]["text"] == "ACME China")
+    assert bot.sender.tap("C0000103", "U0000103", reply, china["value"],
+                          china["action_id"]).status_code == 200
+    narrowed = fake.wait_for(lambda: fake.posted("C0000103")[1:])[0]
+    assert "1,188 USD_M" in text_of(narrowed)  # ACME China, FY2025
+    assert narrowed["thread_ts"] == reply["thread_ts"]
+    turn = db.turns.get_turn(turn_of(db, "C0000103", narrowed["ts"]))
+    assert turn.fixed_slots == {"entity": "ACME_CN"}
+    assert turn.parent_turn == turn_of(db, "C0000103", reply["ts"])
+
+
+def test_forged_button_value_changes_nothing(bot: BotProcess, fake: FakeSlack, db: Any) -> None:
+    reply = answer(bot, fake, "C0000104", "What was revenue?")
+    kind, turn, index, mac = buttons(reply)[0]["value"].split(":")
+    turns_before = len(db.turns.recent_turns(1000))
+    forged = (f"{kind}:{turn}:{int(index) + 1}:{mac}", f"{kind}:{turn}:{index}:AAAAAAAAAAAA",
+              "o:0000000000000000:0:xxxxxxxxxxxx", "garbage")
+    for value in forged:
+        assert bot.sender.tap("C0000104", "U0000104", reply, value).status_code == 200
+    notes = fake.wait_for(lambda: len(fake.ephemeral("U0000104")) >= 4 and
+                          fake.ephemeral("U0000104"))
+    assert all("expired" in n["text"] for n in notes)
+    time.sleep(0.3)
+    assert len(fake.posted("C0000104")) == 1  # no re-answer
+    assert len(db.turns.recent_turns(1000)) == turns_before  # nothing asked, nothing recorded
+
+
+def test_x_reaction_forgets_the_cached_plan(bot: BotProcess, fake: FakeSlack, db: Any) -> None:
+    channel, question = "C0000105", "ACME Italia revenue in 2025?"
+    first = answer(bot, fake, channel, question)
+    second = answer(bot, fake, channel, question)
+    assert (served_by(first), served_by(second)) == ("planner", "L0a")
+    turn = turn_of(db, channel, second["ts"])
+    fake.react(channel, second["ts"], "U0000105", "x")
+    bot.sender.reaction(channel, second["ts"], "U0000105", "x")
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+    assert served_by(answer(bot, fake, channel, question)) == "planner"
+
+
+def test_removed_reaction_withdraws_unless_another_remains(bot: BotProcess, fake: FakeSlack,
+                                                           db: Any) -> None:
+    channel, user = "C0000106", "U0000106"
+    reply = answer(bot, fake, channel, "What was ACME HK revenue in FY2025?")
+    turn = turn_of(db, channel, reply["ts"])
+    for name in ("+1::skin-tone-3", "white_check_mark"):
+        fake.react(channel, reply["ts"], user, name)
+        bot.sender.reaction(channel, reply["ts"], user, name)
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    fake.react(channel, reply["ts"], user, "white_check_mark", add=False)
+    bot.sender.reaction(channel, reply["ts"], user, "white_check_mark", added=False)
+    fake.wait_for(lambda: fake.calls("reactions.get", channel=channel))
+    time.sleep(0.3)
+    assert [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"]  # +1 still there
+    fake.react(channel, reply["ts"], user, "+1::skin-tone-3", add=False)
+    bot.sender.reaction(channel, reply["ts"], user, "+1::skin-tone-3", added=False)
+    wait_until(lambda: db.turns.feedback_for(turn) == [])
+
+
+def test_unsigned_or_stale_requests_are_refused(bot: BotProcess, fake: FakeSlack) -> None:
+    sender = bot.sender
+    assert sender.mention("C0000107", "U0000107", CHINA_2024, signed=False).status_code == 401
+    stale = int(time.time()) - 6 * 60
+    assert sender.mention("C0000107", "U0000107", CHINA_2024, timestamp=stale).status_code == 401
+    forged = sender.post('{"type":"event_callback"}', "application/json", signed=False,
+                         headers={"X-Slack-Request-Timestamp": str(int(time.time())),
+                                  "X-Slack-Signature": "v0=" + "0" * 64})
+    assert forged.status_code == 401
+    time.sleep(0.3)
+    assert fake.posted("C0000107") == []
+
+
+def test_retried_event_is_processed_once(bot: BotProcess, fake: FakeSlack) -> None:
+    event = {"type": "app_mention", "user": "U0000108", "channel": "C0000108",
+             "text": f"<@{BOT_USER}> {CHINA_2024}", "ts": "1700000108.000100"}
+    assert bot.sender.event(event, event_id="EvRETRY0001").status_code == 200
+    retry = bot.sender.event(event, event_id="EvRETRY0001",
+                             headers={"X-Slack-Retry-Num": "1",
+                                      "X-Slack-Retry-Reason": "http_timeout"})
+    assert retry.status_code == 200
+    bot.sender.mention("C0000108", "U0000108", "What was ACME HK revenue in FY2024?")
+    fake.wait_for(lambda: any("410" in text_of(m) for m in fake.posted("C0000108")))
+    time.sleep(0.2)
+    assert [("1,320" in text_of(m), "410" in text_of(m)) for m in fake.posted("C0000108")] == [
+        (True, False), (False, True)]  # the China answer once, then the next question's
+
+
+def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) -> None:
+    channel, question = "C0000109", "What was ACME Group revenue in FY2024?"
+    answer(bot, fake, channel, question)
+    fastpaths = SqlFastpathStore(db.engine)
+    count = fastpaths.count()
+    assert count > 0
+    assert bot.sender.command(channel, "U0000109", "purge all").status_code == 200
+    refused = fake.wait_for(lambda: fake.ephemeral("U0000109"))[0]
+    assert "only ricorda admins" in refused["text"] and fastpaths.count() == count
+    bot.sender.command(channel, ADMIN, f"purge {question}")
+    purged = fake.wait_for(lambda: fake.ephemeral(ADMIN))[0]
+    assert "purged the fast path" in purged["text"] and fastpaths.count() == count - 1
+    bot.sender.command(channel, ADMIN, "purge all")
+    prompt = fake.wait_for(lambda: fake.ephemeral(ADMIN)[1:])[0]
+    confirm = next(b for b in buttons(prompt) if b["text"]["text"] == "Confirm")
+    bot.sender.tap(channel, "U0000109", {"ts": "1.0"}, confirm["value"], confirm["action_id"])
+    fake.wait_for(lambda: fake.ephemeral("U0000109")[1:])  # "expired" for the non-admin
+    assert fastpaths.count() > 0
+    bot.sender.tap(channel, ADMIN, {"ts": "1.0"}, confirm["value"], confirm["action_id"])
+    done = fake.wait_for(lambda: fake.ephemeral(ADMIN)[2:])[0]
+    assert re.search(r"purged \d+ fast paths", done["text"]) and fastpaths.count() == 0
+
+
+def test_slash_help_and_ask_are_ephemeral(bot: BotProcess, fake: FakeSlack) -> None:
+    helped = bot.sender.command("C0000110", "U0000110", "help")
+    assert helped.status_code == 200 and "mention me" in helped.json()["text"]
+    assert helped.json()["response_type"] == "ephemeral"
+    assert "purge" not in helped.json()["text"]  # admin subcommands only for admins
+    bot.sender.command("C0000110", "U0000110", f"ask {CHINA_2024}")
+    note = fake.wait_for(lambda: fake.ephemeral("U0000110"))[0]
+    assert "1,320 USD_M" in text_of(note) and fake.posted("C0000110") == []
+
+
+def test_ratelimited_post_is_retried_after_retry_after(bot: BotProcess, fake: FakeSlack) -> None:
+    fake.fail_once("chat.postMessage", status=429, retry_after=1)
+    fake.fail_once("chat.postMessage", status=503)
+    started = time.monotonic()
+    reply = answer(bot, fake, "C0000111", CHINA_2024)
+    assert "1,320" in text_of(reply) and time.monotonic() - started >= 1.0
+    assert len(fake.calls("chat.postMessage", channel="C0000111")) == 3

@@ -1,0 +1,106 @@
+"""The Slack adapter's pure parts: Block Kit limits and escaping, addressing, configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from pydantic import SecretStr
+
+from adapters.slack.addressing import is_noise, question_text, reply_thread
+from adapters.slack.blocks import (
+    BUTTON_CHARS,
+    MAX_BLOCKS,
+    SECTION_CHARS,
+    answer_messages,
+    escape,
+)
+from adapters.slack.commands import parse
+from bot.serve_slack import check_slack_settings, listen_address
+from bot.settings import load_settings
+from core.callback_token import CallbackSigner
+from core.errors import ConfigError
+from core.presentation import Presentation
+
+SIGNER = CallbackSigner(b"k" * 32)
+
+
+def _shown(body: str, **kw: object) -> Presentation:
+    return Presentation(body=body, sources_label="Sources", **kw)  # type: ignore[arg-type]
+
+
+def test_answer_text_cannot_inject_mentions_or_links() -> None:
+    messages = answer_messages(_shown("<!channel> & <http://evil|click>"), signer=SIGNER,
+                               turn_id="t1")
+    text = messages[0].blocks[0]["text"]["text"]
+    assert text == "&lt;!channel&gt; &amp; &lt;http://evil|click&gt;"
+    assert escape("a<b>c&d") == "a&lt;b&gt;c&amp;d"
+
+
+def test_long_answer_respects_slack_limits_and_buttons_go_last() -> None:
+    body = "\n\n".join(f"paragraph {i} " + "x" * 900 for i in range(200))
+    messages = answer_messages(
+        _shown(body, sources=["[1] a.pdf (p=1)"], footer="planner · 1.0 ms",
+               options=["ACME China " + "y" * 100, "FY2024"]),
+        signer=SIGNER, turn_id="t1")
+    assert len(messages) > 1
+    blocks = [b for m in messages for b in m.blocks]
+    assert all(len(m.blocks) <= MAX_BLOCKS for m in messages)
+    assert all(len(b["text"]["text"]) <= SECTION_CHARS for b in blocks if b["type"] == "section")
+    assert [b["type"] for b in messages[-1].blocks][-3:] == ["context", "context", "actions"]
+    first, second = messages[-1].blocks[-1]["elements"]
+    assert len(first["text"]["text"]) == BUTTON_CHARS
+    assert SIGNER.decode_option(second["value"]) == ("t1", 1)
+    assert "paragraph 199" in "".join(b["text"]["text"] for b in blocks if b["type"] == "section")
+
+
+def test_noise_and_question_text() -> None:
+    assert is_noise({"type": "message", "subtype": "message_changed"})
+    assert is_noise({"type": "app_mention", "bot_id": "B1", "text": "hi"})
+    assert not is_noise({"type": "message", "user": "U1", "text": "hi"})
+    assert not is_noise({"type": "reaction_added", "user": "U1"})
+    text = "<@UBOT> revenue &amp; margin for <https://x.test|ACME China>? <@UBOT|ricorda>"
+    assert question_text(text, bot_user_id="UBOT") == "revenue & margin for ACME China?"
+
+
+def test_answers_go_to_the_question_thread_except_plain_dms() -> None:
+    assert reply_thread({"ts": "1.1", "channel_type": "channel"}) == "1.1"
+    assert reply_thread({"ts": "1.2", "thread_ts": "1.0"}) == "1.0"
+    assert reply_thread({"ts": "1.3", "channel_type": "im"}) is None
+    assert reply_thread({"ts": "1.4", "thread_ts": "1.0", "channel_type": "im"}) == "1.0"
+
+
+def test_slash_command_parsing() -> None:
+    assert parse(None) == ("help", "")
+    assert parse("  PURGE   all ") == ("purge", "all")
+    assert parse("ask What was revenue?") == ("ask", "What was revenue?")
+
+
+def _app(tmp_path: Path, **kw: object) -> SimpleNamespace:
+    return SimpleNamespace(settings=load_settings(data_dir=tmp_path, **kw))
+
+
+def test_settings_are_checked_before_anything_starts(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("RICORDA_SLACK_APP_TOKEN", "RICORDA_SLACK_SIGNING_SECRET",
+                 "RICORDA_SLACK_BOT_TOKEN", "RICORDA_SLACK_PORT", "RICORDA_SLACK_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    token = SecretStr("xoxb-1")
+    with pytest.raises(ConfigError, match="SIGNING_SECRET"):
+        check_slack_settings(_app(tmp_path, slack_bot_token=token))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="xapp-"):
+        check_slack_settings(_app(tmp_path, slack_bot_token=token,  # type: ignore[arg-type]
+                                  slack_app_token=SecretStr("xoxb-2")))
+    socket = _app(tmp_path, slack_bot_token=token, slack_app_token=SecretStr("xapp-1"))
+    assert check_slack_settings(socket) == "socket"  # type: ignore[arg-type]
+    http = _app(tmp_path, slack_bot_token=token, slack_signing_secret=SecretStr("s"))
+    assert check_slack_settings(http) == "http"  # type: ignore[arg-type]
+    assert listen_address(http) == ("0.0.0.0", 3000)  # type: ignore[arg-type]
+    bad_port = _app(tmp_path, slack_bot_token=token, slack_signing_secret=SecretStr("s"),
+                    slack_port=70000)
+    with pytest.raises(ConfigError, match="PORT"):
+        check_slack_settings(bad_port)  # type: ignore[arg-type]
+    monkeypatch.setenv("RICORDA_SLACK_PORT", "nope")
+    with pytest.raises(ConfigError, match="RICORDA_SLACK_PORT"):
+        load_settings(data_dir=tmp_path)
