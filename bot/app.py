@@ -28,9 +28,11 @@ from storage.glossary_store import SqlGlossaryStore
 from storage.turn_store import SqlTurnStore
 
 if TYPE_CHECKING:
+    from bot.maintenance_wiring import MaintenanceServices
     from core.admin import Admin
     from core.autopath import Autopaths
     from core.cascade import Cascade
+    from core.catalog import Catalog
     from core.document_ingest import DocumentIngestReport
     from core.feedback import Feedback
     from core.narrative_channel import DocumentNarrative
@@ -133,8 +135,24 @@ class App:
         from core.admin import Admin
 
         return Admin(
-            fastpaths=self.fastpaths, turns=self.turns, autopaths=_Lazy(lambda: self.autopaths)
+            fastpaths=self.fastpaths,
+            turns=self.turns,
+            autopaths=_Lazy(lambda: self.autopaths),
+            promotions=_Lazy(lambda: self.maintenance.promotions),
         )
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        """Built-in tools plus the composite executors admins approved (nightly promotion)."""
+        from bot.maintenance_wiring import build_catalog
+
+        return build_catalog(self.engine)
+
+    @cached_property
+    def maintenance(self) -> MaintenanceServices:
+        from bot.maintenance_wiring import maintenance_services
+
+        return maintenance_services(self.settings, self.engine, self.catalog)
 
     @cached_property
     def answerer(self) -> Answerer:
@@ -146,6 +164,7 @@ class App:
             today=self.today,
             max_question_chars=self.settings.max_question_chars,
             rerank=self.settings.llm.strip().lower() not in ("", "none", "off"),
+            catalog=self.catalog,
         )
 
     # -- narrative channel (built on first use: heavy imports stay off the structured path) --

@@ -290,6 +290,11 @@ def fastpaths_autopaths(ctx: typer.Context) -> None:
     app_.close()
 
 
+from bot.cli_maintenance import register as _register_maintenance  # noqa: E402
+
+_register_maintenance(app)
+
+
 def main() -> None:
     app()
 

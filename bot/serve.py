@@ -42,10 +42,12 @@ def run_serve(app: App) -> None:
         )
     app.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its request lines carry the token
+    from bot.maintenance_schedule import start_nightly
     from bot.serve_slack import check_slack_settings, run_slack
 
     if s.slack_bot_token is not None:
         check_slack_settings(app)  # every setting checked before anything starts
+    start_nightly(app)  # nightly at maintenance_time; replicas coordinate through the database
     if s.telegram_token is None:
         run_slack(app)
         return

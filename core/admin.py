@@ -14,6 +14,7 @@ from core.messages import LANGUAGES
 
 if TYPE_CHECKING:
     from core.autopath import Autopaths
+    from core.promotion import Promotions
 
 LEVELS = ("L0a", "L0b", "L1", "planner")
 
@@ -32,11 +33,17 @@ class LevelStats:
 
 class Admin:
     def __init__(
-        self, *, fastpaths: FastpathStore, turns: RecentTurns, autopaths: Autopaths | None = None
+        self,
+        *,
+        fastpaths: FastpathStore,
+        turns: RecentTurns,
+        autopaths: Autopaths | None = None,
+        promotions: Promotions | None = None,
     ) -> None:
         self.fastpaths = fastpaths
         self.turns = turns
         self.autopaths = autopaths
+        self.promotions = promotions
 
     def list_fastpaths(self, n: int = 20) -> list[FastpathEntry]:
         """Most used first."""
@@ -113,3 +120,49 @@ class Admin:
             lines.append(f"{s.level:<8} {s.turns:>6} turns {s.share:>6.1%}  p50 {p50}")
         lines.append(f"fast paths stored: {self.fastpaths.count()}")
         return "\n".join(lines)
+
+    # -- promotion proposals and composite executors (design 4.4) -------------------------
+
+    def proposals_text(self, args: str = "") -> str:
+        """Pending proposals; `all` lists decided ones too, `executors` the approved macros."""
+        if self.promotions is None:
+            return PROMOTION_OFF
+        which = args.strip().lower()
+        if which == "executors":
+            return self.promotions.executors_text()
+        return self.promotions.proposals_text(None if which == "all" else "pending")
+
+    def approve(self, args: str, *, by: str) -> str:
+        """`<id> [name]`: register the proposal's macro under `name` (or a derived name)."""
+        if self.promotions is None:
+            return PROMOTION_OFF
+        proposal_id, rest = _proposal_id(args)
+        if proposal_id is None:
+            return "approve which proposal? give its number, e.g. approve 3"
+        return self.promotions.approve(proposal_id, by=by, name=rest or None)
+
+    def reject(self, args: str, *, by: str) -> str:
+        if self.promotions is None:
+            return PROMOTION_OFF
+        proposal_id, _ = _proposal_id(args)
+        if proposal_id is None:
+            return "reject which proposal? give its number, e.g. reject 3"
+        return self.promotions.reject(proposal_id, by=by)
+
+    def retire(self, args: str, *, by: str) -> str:
+        if self.promotions is None:
+            return PROMOTION_OFF
+        name = args.strip()
+        if not name:
+            return "retire which executor? give its name (see proposals executors)"
+        return self.promotions.retire(name, by=by)
+
+
+PROMOTION_OFF = "promotion is not set up in this process"
+
+
+def _proposal_id(args: str) -> tuple[int | None, str]:
+    head, _, rest = args.strip().lstrip("#").partition(" ")
+    if not (head.isascii() and head.isdigit()):
+        return None, ""
+    return int(head), rest.strip()

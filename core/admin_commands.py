@@ -1,5 +1,7 @@
 """Admin chat commands, platform-neutral: /fastpaths [n], /purge <id|all|text>, /autopaths,
-/stats. Telegram and Slack parse their own command syntax and call `run_admin_command`."""
+/stats, and promotion: /proposals [all|executors], /approve <id> [name], /reject <id>,
+/retire <name>. Telegram and Slack parse their own command syntax and call
+`run_admin_command`."""
 
 from __future__ import annotations
 
@@ -8,12 +10,16 @@ from typing import Protocol
 
 log = logging.getLogger("ricorda.admin")
 
-COMMANDS = ("fastpaths", "purge", "autopaths", "stats")
+COMMANDS = ("fastpaths", "purge", "autopaths", "stats", "proposals", "approve", "reject", "retire")
 DESCRIPTIONS = {
     "fastpaths": "admin: list the cached plans, most used first",
     "purge": "admin: forget a cached plan (id, question text, or all)",
     "autopaths": "admin: show the L1 autopaths",
     "stats": "admin: hit rate and latency per serving level",
+    "proposals": "admin: plans proposed for promotion to executors",
+    "approve": "admin: approve a proposal (id [name])",
+    "reject": "admin: reject a proposal (id)",
+    "retire": "admin: retire a composite executor (name)",
 }
 REFUSAL = "Sorry, only ricorda admins can use /{name}."
 PURGE_ALL_PROMPT = "This forgets every cached plan. Tap Confirm to purge them all."
@@ -30,6 +36,14 @@ class AdminOps(Protocol):
     def autopaths_text(self) -> str: ...
 
     def stats_text(self, last_n: int = 500) -> str: ...
+
+    def proposals_text(self, args: str = "") -> str: ...
+
+    def approve(self, args: str, *, by: str) -> str: ...
+
+    def reject(self, args: str, *, by: str) -> str: ...
+
+    def retire(self, args: str, *, by: str) -> str: ...
 
 
 def is_admin(user: str, admins: list[str] | tuple[str, ...] | frozenset[str]) -> bool:
@@ -64,4 +78,8 @@ def run_admin_command(
         return admin.purge(args)
     if name == "autopaths":
         return admin.autopaths_text()
+    if name == "proposals":
+        return admin.proposals_text(args)
+    if name in ("approve", "reject", "retire"):
+        return getattr(admin, name)(args, by=user)
     return admin.stats_text()

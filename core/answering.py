@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from core import render
 from core.arguments import extract_arguments
+from core.catalog import Catalog
 from core.clarify import fill_slots, metric_options
 from core.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
 from core.glossary import Glossary
@@ -68,8 +69,11 @@ class Answerer:
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
         max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
         rerank: bool = False,
+        catalog: Catalog | None = None,
     ) -> None:
+        """`catalog`: this application's executors (built-ins plus approved macros)."""
         self.glossary = glossary
+        self.catalog = catalog if catalog is not None else Catalog()
         self.names = NameIndex(glossary)
         self.gate = SecurityGate(self.names)
         self.parser = RuleIntentParser(self.names)
@@ -134,7 +138,7 @@ class Answerer:
         arguments = extract_arguments(
             prepared.text, prepared.reference, self.glossary.fiscal_year_end
         )
-        return plan_for(
+        plan = plan_for(
             intent,
             tool=prepared.tool,
             text=prepared.text,
@@ -142,6 +146,7 @@ class Answerer:
             rerank=self.rerank,
             names=self.names,
         )
+        return self.catalog.substitute(plan)  # an approved macro stands for these steps
 
     def clarify(self, prepared: Prepared) -> Answer:
         """Not understood, or a number was asked for without saying which: ask."""
@@ -174,7 +179,7 @@ class Answerer:
             turn_lookup=self._previous_turns,
             replay=served_by != "planner",
         )
-        state = execute(plan, ctx)
+        state = execute(plan, ctx, self.catalog)
         language = prepared.language
         route = {"tool": Route.STRUCTURED}.get(plan.route) or Route(plan.route)
         ans = self._new(route, language, "")

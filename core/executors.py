@@ -8,8 +8,9 @@ control (restricted data) is enforced inside the tools with the requesting chat'
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from core.errors import RicordaError
@@ -172,23 +173,28 @@ def _previous_sources(args: dict[str, Any], ctx: ExecutionContext, state: Execut
     state.tool_text = say("no_previous_sources", ctx.language)
 
 
-CATALOG: dict[str, Executor] = {
-    e.name: e
-    for e in (
-        Executor("query_metric", _query_metric),
-        Executor("search_documents", _search_documents),
-        Executor("compose_narrative", _compose_narrative),
-        Executor("clock", _clock),
-        Executor("previous_sources", _previous_sources, cacheable=False),
-    )
-}
+BUILTIN: Mapping[str, Executor] = MappingProxyType(
+    {
+        e.name: e
+        for e in (
+            Executor("query_metric", _query_metric),
+            Executor("search_documents", _search_documents),
+            Executor("compose_narrative", _compose_narrative),
+            Executor("clock", _clock),
+            Executor("previous_sources", _previous_sources, cacheable=False),
+        )
+    }
+)
+"""The built-in tools, read-only: an application's own catalog (core.catalog.Catalog) starts
+from these and adds its approved composite executors."""
+CATALOG = BUILTIN  # the default when no catalog is passed in
 
 
 def execute(
-    plan: Plan, ctx: ExecutionContext, catalog: dict[str, Executor] | None = None
+    plan: Plan, ctx: ExecutionContext, catalog: Mapping[str, Executor] | None = None
 ) -> ExecutionState:
     """Run every step with its arguments resolved now; Unresolvable if a slot is missing."""
-    tools = catalog or CATALOG
+    tools = catalog if catalog is not None else BUILTIN
     state = ExecutionState()
     resolved = []
     for step in plan.steps:
@@ -201,6 +207,6 @@ def execute(
     return state
 
 
-def cacheable(plan: Plan, catalog: dict[str, Executor] | None = None) -> bool:
-    tools = catalog or CATALOG
+def cacheable(plan: Plan, catalog: Mapping[str, Executor] | None = None) -> bool:
+    tools = catalog if catalog is not None else BUILTIN
     return all(tools.get(t) is not None and tools[t].cacheable for t in plan.tools)

@@ -146,4 +146,5 @@ class GlossaryRow(SQLModel, table=True):
 # on the shared metadata so `open_database` creates every table.
 import storage.autopath_tables  # noqa: E402
 import storage.document_tables  # noqa: E402
-import storage.fastpath_tables  # noqa: E402, F401
+import storage.fastpath_tables  # noqa: E402
+import storage.maintenance_tables  # noqa: E402, F401

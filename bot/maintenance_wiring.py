@@ -1,0 +1,129 @@
+"""Wiring of the nightly maintenance and promotion: settings -> storage -> core.
+
+`build_catalog` gives an application its executor catalog (built-ins plus the approved
+composite executors in the database); `maintenance_services` builds the job, the promotion
+service and the lock from an App's settings and engine. Kept apart from bot.app so the job's
+parts load only where they are used (serve, the CLI, admin commands).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy.engine import Engine
+
+from core.catalog import Catalog
+from core.errors import ConfigError
+from core.maintenance import Maintenance
+from core.maintenance_rules import AgingPolicy, PromotionPolicy
+from core.maintenance_schedule import parse_time
+from core.promotion import Promotions
+from storage.maintenance_lock import MaintenanceLock
+from storage.maintenance_store import SqlMaintenanceStore
+from storage.promotion_store import SqlPromotionStore
+
+if TYPE_CHECKING:
+    from bot.app import App
+    from bot.settings import Settings
+
+Clock = Callable[[], dt.datetime]
+
+
+def build_catalog(engine: Engine, *, refresh_seconds: float = 30.0) -> Catalog:
+    """The application's catalog, loading the composite executors now (fail fast at start)."""
+    catalog = Catalog(
+        composites=SqlPromotionStore(engine).composites, refresh_seconds=refresh_seconds
+    )
+    catalog.reload()
+    return catalog
+
+
+def aging_policy(s: Settings) -> AgingPolicy:
+    return AgingPolicy(
+        never_reused_days=s.aging_never_reused_days,
+        unused_days=s.aging_unused_days,
+        max_entries=s.aging_max_entries,
+        autopath_demoted_days=s.autopath_demoted_days,
+        autopath_idle_days=s.autopath_idle_days,
+    )
+
+
+def promotion_policy(s: Settings) -> PromotionPolicy:
+    return PromotionPolicy(
+        min_entries=s.promotion_min_entries,
+        min_uses=s.promotion_min_uses,
+        min_age_days=s.promotion_min_age_days,
+        tier2=s.promotion_tier2,
+        tier2_min_entries=s.promotion_tier2_min_entries,
+        tier2_min_uses=s.promotion_tier2_min_uses,
+        tier2_nights=s.promotion_tier2_nights,
+    )
+
+
+def maintenance_zone(s: Settings) -> dt.tzinfo | None:
+    """The zone nights are counted in: the setting, else the machine's (None)."""
+    if not s.maintenance_timezone:
+        return None
+    try:
+        return zoneinfo.ZoneInfo(s.maintenance_timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"unknown maintenance time zone {s.maintenance_timezone!r}") from exc
+
+
+@dataclass
+class MaintenanceServices:
+    maintenance: Maintenance
+    promotions: Promotions
+    store: SqlMaintenanceStore
+    at: dt.time
+    tz: dt.tzinfo | None
+
+
+def maintenance_services(
+    settings: Settings,
+    engine: Engine,
+    catalog: Catalog,
+    *,
+    clock: Clock = lambda: dt.datetime.now(dt.UTC),
+) -> MaintenanceServices:
+    """Everything the nightly job and the promotion admin commands need; ConfigError on a
+    bad maintenance time or zone."""
+    try:
+        at = parse_time(settings.maintenance_time)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    tz = maintenance_zone(settings)
+    store = SqlMaintenanceStore(engine)
+
+    def night_of(moment: dt.datetime) -> str:
+        return moment.astimezone(tz).date().isoformat()
+
+    promotions = Promotions(
+        SqlPromotionStore(engine),
+        catalog=catalog,
+        policy=promotion_policy(settings),
+        clock=clock,
+        night_of=night_of,
+    )
+    maintenance = Maintenance(
+        store=store,
+        promotions=promotions,
+        catalog=catalog,
+        aging=aging_policy(settings),
+        clock=clock,
+        lock=MaintenanceLock(engine),
+        tz=tz,
+    )
+    return MaintenanceServices(maintenance, promotions, store, at, tz)
+
+
+def services_for(app: App) -> MaintenanceServices:
+    """From an App: its own catalog when it has one (`App.catalog`), else one built here."""
+    catalog = getattr(app, "catalog", None)
+    if not isinstance(catalog, Catalog):
+        catalog = build_catalog(app.engine)
+    return maintenance_services(app.settings, app.engine, catalog)
