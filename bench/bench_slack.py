@@ -1,7 +1,7 @@
 """Slack adapter throughput and ack latency through the HTTP endpoint, 50 concurrent senders.
 
 The fake Web API (tests/fake_slack.py) runs in its own process; the bot is the real
-`python -m bot.serve_slack` process (slack-bolt + aiohttp) on a temp data dir with the ACME
+`ricorda serve` process (slack-bolt + aiohttp) on a temp data dir with the ACME
 knowledge base, every benchmark question already cached (L0a). Senders post signed
 `app_mention` events exactly as Slack does.
 
@@ -115,7 +115,7 @@ def cached_phase(senders: int, per_sender: int, data_dir: Path, fake_url: str) -
            "RICORDA_SLACK_API_URL": f"{fake_url}/api/", "RICORDA_SLACK_HOST": "127.0.0.1",
            "RICORDA_SLACK_PORT": str(port), "RICORDA_REFERENCE_DATE": "2026-06-15",
            "RICORDA_LOG_LEVEL": "WARNING", "HF_HUB_OFFLINE": "1"}
-    bot = subprocess.Popen([sys.executable, "-m", "bot.serve_slack"], cwd=REPO, env=env)
+    bot = subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=REPO, env=env)
     try:
         deadline = time.monotonic() + 60
         while True:
