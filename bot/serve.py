@@ -11,7 +11,7 @@ import logging
 import re
 import threading
 from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from core.errors import ConfigError
@@ -53,31 +53,45 @@ def run_serve(app: App) -> None:
         return
     worker = ThreadPoolExecutor(1, thread_name_prefix="ricorda-core")
     if s.slack_bot_token is not None:
-        threading.Thread(target=run_slack, args=(app,), daemon=True, name="ricorda-slack",
-                         kwargs={"core_worker": worker, "handle_signals": False}).start()
+        threading.Thread(
+            target=run_slack,
+            args=(app,),
+            daemon=True,
+            name="ricorda-slack",
+            kwargs={"core_worker": worker, "handle_signals": False},
+        ).start()
     run_telegram(app, core_worker=worker)
 
 
-def telegram_services(app: App, *, core_worker: Executor | None = None) -> TelegramServices:
-    from adapters.telegram import TelegramServices
+def chat_services(
+    app: App, platform_token: str, *, core_worker: Executor | None = None
+) -> dict[str, Any]:
+    """The arguments every adapter's services take, built once from the application."""
     from core.callback_token import CallbackSigner, derive_key
     from storage.delivery_log import SqlDeliveryLog
 
     s = app.settings
-    assert s.telegram_token is not None
     secret = s.callback_secret.get_secret_value() if s.callback_secret else None
-    return TelegramServices(
-        ask=app.cascade.answer,  # the one seam between the adapter and the request cascade
-        feedback=app.feedback,
-        admin=app.admin,
-        turns=app.turns,
-        signer=CallbackSigner(derive_key(secret, s.telegram_token.get_secret_value())),
-        deliveries=SqlDeliveryLog(app.engine),
-        admins=frozenset(s.admins),
-        show_footer=s.show_footer,
-        today=app.today,
-        **({"_worker": core_worker} if core_worker is not None else {}),
-    )
+    return {
+        "ask": app.cascade.answer,  # the one seam between an adapter and the request cascade
+        "feedback": app.feedback,
+        "admin": app.admin,
+        "turns": app.turns,
+        "signer": CallbackSigner(derive_key(secret, platform_token)),
+        "deliveries": SqlDeliveryLog(app.engine),
+        "admins": frozenset(s.admins),
+        "show_footer": s.show_footer,
+        "today": app.today,
+        "core_worker": core_worker,
+    }
+
+
+def telegram_services(app: App, *, core_worker: Executor | None = None) -> TelegramServices:
+    from adapters.telegram import TelegramServices
+
+    token = app.settings.telegram_token
+    assert token is not None
+    return TelegramServices(**chat_services(app, token.get_secret_value(), core_worker=core_worker))
 
 
 def telegram_application(
@@ -88,8 +102,12 @@ def telegram_application(
     s = app.settings
     assert s.telegram_token is not None
     services = telegram_services(app, core_worker=core_worker)
-    return build_application(services, token=s.telegram_token.get_secret_value(),
-                             api_url=s.telegram_api_url, limits=limits)
+    return build_application(
+        services,
+        token=s.telegram_token.get_secret_value(),
+        api_url=s.telegram_api_url,
+        limits=limits,
+    )
 
 
 def run_telegram(
@@ -99,8 +117,10 @@ def run_telegram(
 
     s = app.settings
     assert s.telegram_token is not None
-    redact_in_logs(s.telegram_token.get_secret_value(),
-                   *(x.get_secret_value() for x in (s.telegram_webhook_secret,) if x))
+    redact_in_logs(
+        s.telegram_token.get_secret_value(),
+        *(x.get_secret_value() for x in (s.telegram_webhook_secret,) if x),
+    )
     application = telegram_application(app, limits=limits, core_worker=core_worker)
     allowed = list(ALLOWED_UPDATES)
     if not s.telegram_webhook_url:
@@ -109,15 +129,21 @@ def run_telegram(
         return
     secret = s.telegram_webhook_secret.get_secret_value() if s.telegram_webhook_secret else ""
     if not _SECRET_TOKEN.match(secret):
-        raise ConfigError("RICORDA_TELEGRAM_WEBHOOK_SECRET must be set (1-256 characters "
-                          "A-Z a-z 0-9 _ -) when RICORDA_TELEGRAM_WEBHOOK_URL is set")
+        raise ConfigError(
+            "RICORDA_TELEGRAM_WEBHOOK_SECRET must be set (1-256 characters "
+            "A-Z a-z 0-9 _ -) when RICORDA_TELEGRAM_WEBHOOK_URL is set"
+        )
     url = urlsplit(s.telegram_webhook_url)
     listen = s.telegram_webhook_listen or DEFAULT_WEBHOOK_LISTEN
     port = s.telegram_webhook_port or url.port or DEFAULT_WEBHOOK_PORT
     log.info("Telegram: webhook on %s:%s", listen, port)
     application.run_webhook(
-        listen=listen, port=port, url_path=url.path.lstrip("/"),
-        webhook_url=s.telegram_webhook_url, secret_token=secret, allowed_updates=allowed,
+        listen=listen,
+        port=port,
+        url_path=url.path.lstrip("/"),
+        webhook_url=s.telegram_webhook_url,
+        secret_token=secret,
+        allowed_updates=allowed,
     )
 
 

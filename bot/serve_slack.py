@@ -28,25 +28,12 @@ SHUTDOWN_GRACE_S = 10.0  # answers in flight get this long to finish after SIGTE
 
 def slack_services(app: App, *, core_worker: Executor | None = None) -> SlackServices:
     from adapters.slack import SlackServices
-    from core.callback_token import CallbackSigner, derive_key
-    from storage.delivery_log import SqlDeliveryLog
+    from bot.serve import chat_services
 
-    s = app.settings
-    if s.slack_bot_token is None:
+    token = app.settings.slack_bot_token
+    if token is None:
         raise ConfigError("RICORDA_SLACK_BOT_TOKEN is not set")
-    secret = s.callback_secret.get_secret_value() if s.callback_secret else None
-    return SlackServices(
-        ask=app.cascade.answer,  # the one seam between the adapter and the request cascade
-        feedback=app.feedback,
-        admin=app.admin,
-        turns=app.turns,
-        signer=CallbackSigner(derive_key(secret, s.slack_bot_token.get_secret_value())),
-        deliveries=SqlDeliveryLog(app.engine),
-        admins=frozenset(s.admins),
-        show_footer=s.show_footer,
-        today=app.today,
-        core_worker=core_worker,
-    )
+    return SlackServices(**chat_services(app, token.get_secret_value(), core_worker=core_worker))
 
 
 def listen_address(app: App) -> tuple[str, int]:
@@ -58,7 +45,7 @@ def listen_address(app: App) -> tuple[str, int]:
 
 
 def check_slack_settings(app: App) -> str:
-    """"socket" or "http"; ConfigError for a combination that cannot work, before anything
+    """ "socket" or "http"; ConfigError for a combination that cannot work, before anything
     starts."""
     s = app.settings
     if s.slack_bot_token is None:
@@ -68,21 +55,29 @@ def check_slack_settings(app: App) -> str:
             raise ConfigError("RICORDA_SLACK_APP_TOKEN must be an app-level token (xapp-...)")
         return "socket"
     if s.slack_signing_secret is None or not s.slack_signing_secret.get_secret_value():
-        raise ConfigError("RICORDA_SLACK_SIGNING_SECRET is required in HTTP mode "
-                          "(or set RICORDA_SLACK_APP_TOKEN for Socket Mode)")
+        raise ConfigError(
+            "RICORDA_SLACK_SIGNING_SECRET is required in HTTP mode "
+            "(or set RICORDA_SLACK_APP_TOKEN for Socket Mode)"
+        )
     listen_address(app)
     return "http"
 
 
-def run_slack(app: App, *, core_worker: Executor | None = None,
-              handle_signals: bool = True) -> None:
+def run_slack(
+    app: App, *, core_worker: Executor | None = None, handle_signals: bool = True
+) -> None:
     """Block serving Slack until SIGINT/SIGTERM (or forever when `handle_signals` is False,
     e.g. on a background thread next to Telegram)."""
     asyncio.run(serve_slack(app, core_worker=core_worker, handle_signals=handle_signals))
 
 
-async def serve_slack(app: App, *, core_worker: Executor | None = None,
-                      stop: asyncio.Event | None = None, handle_signals: bool = True) -> None:
+async def serve_slack(
+    app: App,
+    *,
+    core_worker: Executor | None = None,
+    stop: asyncio.Event | None = None,
+    handle_signals: bool = True,
+) -> None:
     """Serve Slack until `stop` is set (or a signal arrives)."""
     import aiohttp
 
@@ -95,8 +90,12 @@ async def serve_slack(app: App, *, core_worker: Executor | None = None,
     token = s.slack_bot_token.get_secret_value()
     signing = s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else None
     app_token = s.slack_app_token.get_secret_value() if s.slack_app_token else None
-    redact_in_logs(token, signing or "", app_token or "",
-                   s.callback_secret.get_secret_value() if s.callback_secret else "")
+    redact_in_logs(
+        token,
+        signing or "",
+        app_token or "",
+        s.callback_secret.get_secret_value() if s.callback_secret else "",
+    )
     stop = stop or asyncio.Event()
     if handle_signals:
         loop = asyncio.get_running_loop()
@@ -106,8 +105,9 @@ async def serve_slack(app: App, *, core_worker: Executor | None = None,
     try:
         async with aiohttp.ClientSession() as session:
             client = web_client(token, base_url=s.slack_api_url, session=session)
-            bolt = build_bolt_app(services, client=client,
-                                  signing_secret=None if mode == "socket" else signing)
+            bolt = build_bolt_app(
+                services, client=client, signing_secret=None if mode == "socket" else signing
+            )
             if mode == "socket":
                 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 

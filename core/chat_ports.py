@@ -3,9 +3,23 @@ the delivery log. Declared once here so every platform adapter types against the
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import asyncio
+import datetime as dt
+from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from core.ports import TurnRecord
+from core.reactions import ReactionVerdicts
+
+if TYPE_CHECKING:
+    from core.admin_commands import AdminOps
+    from core.callback_token import CallbackSigner
+    from core.types import Answer, Request
+
+T = TypeVar("T")
 
 
 class FeedbackPort(Protocol):
@@ -17,11 +31,51 @@ class FeedbackPort(Protocol):
 class TurnLookup(Protocol):
     def get_turn(self, turn_id: str) -> TurnRecord | None: ...
 
-    def map_message(self, platform: str, chat: str, message_id: str | int,
-                    turn_id: str) -> None: ...
+    def map_message(
+        self, platform: str, chat: str, message_id: str | int, turn_id: str
+    ) -> None: ...
 
     def turn_for_message(self, platform: str, chat: str, message_id: str | int) -> str | None: ...
 
 
 class DeliveryLog(Protocol):
     def first_time(self, platform: str, delivery_id: str | int) -> bool: ...
+
+
+@dataclass
+class ChatServices:
+    """What every chat adapter's handlers need from ricorda, passed in (never globals).
+
+    Core is synchronous and not written for concurrent use, so every core call runs on one
+    worker thread, shared between adapters when the caller passes one in: the event loop stays
+    free for platform I/O while answers are computed one at a time."""
+
+    ask: Callable[[Request], Answer]
+    feedback: FeedbackPort
+    admin: AdminOps
+    turns: TurnLookup
+    signer: CallbackSigner
+    deliveries: DeliveryLog | None = None
+    verdicts: ReactionVerdicts = field(default_factory=ReactionVerdicts)
+    admins: frozenset[str] = frozenset()
+    show_footer: bool = True
+    today: Callable[[], dt.date] = dt.date.today
+    purge_prompt_ttl: float = 600.0
+    clock: Callable[[], float] = field(default=lambda: dt.datetime.now(dt.UTC).timestamp())
+    core_worker: Executor | None = None  # None: a private single thread
+    _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.core_worker is None:
+            self._own_worker = ThreadPoolExecutor(1, thread_name_prefix="ricorda-core")
+            self.core_worker = self._own_worker
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a core call on the core worker thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.core_worker, partial(fn, *args, **kwargs))
+
+    def close(self) -> None:
+        """Stop the worker this object started (a shared one belongs to its owner)."""
+        if self._own_worker is not None:
+            self._own_worker.shutdown(wait=True)
