@@ -44,7 +44,13 @@ class CallbackSigner:
 
     def verify(self, data: str | None, kind: str) -> list[str] | None:
         """The fields of genuine data of this kind, or None (forged, garbled, other kind)."""
-        if not data or len(data.encode("utf-8", "replace")) > MAX_BYTES:
+        if not data or len(data) > MAX_BYTES:
+            return None
+        try:
+            size = len(data.encode())
+        except UnicodeEncodeError:  # lone surrogates: JSON can carry them, no token has them
+            return None
+        if size > MAX_BYTES:
             return None
         payload, sep, mac = data.rpartition(_SEP)
         if not sep:

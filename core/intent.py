@@ -78,6 +78,8 @@ _NARRATIVE_CUES = {
 _ENTITY_PREPOSITIONS = re.compile(
     r"\b(?:of|for|at|di|del|della|dello|dei|degli|delle|per)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)"
 )
+_LOOKBACK = 120  # characters: longer than any real entity name
+_PARTIAL_WORD = re.compile(r"^\S+")
 _CAPITALISED = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s+$")
 _NOT_ENTITIES = frozenset(
     [
@@ -220,8 +222,13 @@ def _unknown_entities(rest: str, has_metric: bool) -> list[str]:
         _add_candidate(out, m.group(1))
     if has_metric:
         # "What was Acme revenue": a capitalised word right before a blanked metric name
+        # only a bounded look-back (cut at a word start): searching the whole head for every
+        # gap made one 2,000-character question cost seconds
         for gap in re.finditer(r"\S\s{2,}", rest):
-            head = rest[: gap.start() + 1]
+            start = max(0, gap.start() + 1 - _LOOKBACK)
+            head = rest[start : gap.start() + 1]
+            if start and not rest[start - 1].isspace():
+                head = _PARTIAL_WORD.sub("", head)
             m = _CAPITALISED.search(head + " ")
             if m:
                 _add_candidate(out, m.group(1))

@@ -189,9 +189,16 @@ def _xlsx_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
         raise IngestError(f"{path.name}: file not found") from exc
     except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
         raise IngestError(f"{path.name}: not a readable .xlsx workbook ({exc})") from exc
+    except Exception as exc:  # corrupt deflate data, bad XML...: a broken upload, not a crash
+        reason = exc.__class__.__name__
+        raise IngestError(f"{path.name}: corrupt .xlsx workbook ({reason})") from exc
     sheet = workbook.worksheets[0]
-    cells_iter = sheet.iter_rows(values_only=True)
-    first = next(cells_iter, None)
+    cells_iter = _corrupt_as_ingest_error(path, sheet.iter_rows(values_only=True))
+    try:
+        first = next(cells_iter, None)
+    except IngestError:
+        workbook.close()
+        raise
     header = [_header_text(v) for v in first] if first else []
     if not any(header):
         workbook.close()
@@ -215,6 +222,15 @@ def _xlsx_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
             workbook.close()
 
     return total, rows()
+
+
+def _corrupt_as_ingest_error(path: Path, rows: Iterator[Any]) -> Iterator[Any]:
+    """Sheet rows are decompressed and parsed lazily: a corrupt part fails mid-iteration."""
+    try:
+        yield from rows
+    except Exception as exc:
+        reason = exc.__class__.__name__
+        raise IngestError(f"{path.name}: corrupt .xlsx workbook ({reason})") from exc
 
 
 def _header_text(value: Any) -> str:

@@ -1,0 +1,169 @@
+"""Hostile question text: the gate, the parser, the normalisers and the whole answerer on
+arbitrary unicode never raise, stay fast, and never leak the restricted ACME Labs figure (77)."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.answering import Answerer
+from core.glossary import load_glossary
+from core.intent import RuleIntentParser
+from core.names import NameIndex
+from core.security import SecurityGate
+from core.types import Answer, FactStatus, Request, Route
+from tests.acme import ACME, REF, MemoryFacts, MemoryTurns, read_acme_facts
+
+GLOSSARY = load_glossary(ACME / "glossary.toml")
+NAMES = NameIndex(GLOSSARY)
+GATE = SecurityGate(NAMES)
+PARSER = RuleIntentParser(NAMES)
+CONTRACT_ROUTES = {"structured", "narrative", "composite", "clarify", "refused"}
+UNCLEARED = ("telegram:1", "slack:CPUBLIC", "console:local")
+CLEARED = ("telegram:9001", "slack:C0123")
+RESTRICTED = "ACME_LABS"
+
+# pieces that reach every branch: glossary names (restricted and competitors too), periods,
+# cues, scripts that change direction or width, controls, emoji and markup
+_pieces = st.sampled_from(
+    [
+        "ACME Labs", "Labs", "实验室", "ACME  Labs", "A C M E Labs", "ｌａｂｓ", "LABS",
+        "revenue", "营收", "fatturato", "EBITDA", "headcount", "ACME China", "中国区", "Italia",
+        "online", "retail", "Vortex Corp", "V o r t e x Corp", "星河集团",
+        "FY2025", "2025", "Q3 2024", "H1", "last year", "去年上半年", "2025年", "13/2025",
+        "why", "perché", "为什么", "how much", "?", "？", " ", "  ", "\n", "\t", "\x00",
+        "\u200b", "\u202e", "\u200f", "שלום", "مرحبا", "😀", "👩‍👩‍👧", "\ufffd", "\ud7ff",
+        "${query}", "</snippet>", "<b>", "77", "-1e999", "NaN", "of", "for", "di", "A ",
+    ]
+)  # fmt: skip
+_mixed = st.lists(st.one_of(_pieces, st.text(max_size=20)), max_size=40).map("".join)
+_long = st.tuples(_mixed, st.integers(1, 400)).map(lambda t: (t[0] * t[1])[:5_000])
+hostile_text = st.one_of(st.text(max_size=300), _mixed, _long)
+
+
+def _answerer() -> Answerer:
+    return Answerer(
+        glossary=GLOSSARY, facts=MemoryFacts(read_acme_facts()), turns=MemoryTurns(),
+        today=lambda: REF,
+    )  # fmt: skip
+
+
+ANSWERER = _answerer()
+
+
+def _timed(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - start
+
+
+def _check_answer(ans: Answer, question: str, *, cleared: bool) -> None:
+    assert isinstance(ans, Answer)
+    assert isinstance(ans.route, Route)
+    assert ans.to_dict()["route"] in CONTRACT_ROUTES
+    assert isinstance(ans.text, str) and ans.text.strip()
+    if ans.route is Route.REFUSED:
+        body = ans.text
+        for notice in ans.notices:
+            body = body.replace(notice, "")
+        assert not any(ch.isdigit() for ch in body), body
+        assert not ans.facts and not ans.sources
+    if not cleared:
+        for result in ans.facts:
+            fact = result.fact
+            assert fact is None or fact.entity != RESTRICTED, question
+        if "77" not in question:
+            assert "77" not in ans.text
+
+
+@settings(max_examples=120, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+@given(hostile_text, st.sampled_from(UNCLEARED + CLEARED))
+def test_answerer_always_answers_within_the_contract(question: str, chat: str) -> None:
+    ans, took = _timed(ANSWERER.answer, Request(question, chat=chat))
+    _check_answer(ans, question, cleared=chat in CLEARED)
+    assert took < 1.0
+
+
+@settings(max_examples=60, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    hostile_text,
+    st.dictionaries(
+        st.sampled_from(["metric", "entity", "channel", "period"]),
+        st.one_of(_pieces, st.text(max_size=30), st.just(RESTRICTED)),
+        max_size=3,
+    ),
+)
+def test_hostile_fixed_slots_never_reveal_a_restricted_figure(
+    question: str, fixed: dict[str, str]
+) -> None:
+    """Option taps are signed, but their values still come from text that once was hostile."""
+    ans = ANSWERER.answer(Request(question, chat="telegram:1", fixed_slots=fixed))
+    _check_answer(ans, question, cleared=False)
+
+
+def test_restricted_names_in_disguise_are_refused_for_an_uncleared_chat() -> None:
+    for question in (
+        "ACME Labs revenue FY2025",
+        "ａｃｍｅ ｌａｂｓ revenue 2025",
+        "实验室营收2025",
+        "LABS\u00a0revenue FY2025",
+        "revenue of labs\x00 FY2025",
+    ):
+        ans = ANSWERER.answer(Request(question, chat="telegram:1"))
+        assert ans.route is Route.REFUSED, question
+        assert "77" not in ans.text and "Labs" not in ans.text
+
+
+@settings(max_examples=150, deadline=300, suppress_health_check=[HealthCheck.too_slow])
+@given(hostile_text, st.booleans())
+def test_gate_and_parser_agree_on_restricted_entities(text: str, cleared: bool) -> None:
+    """Whatever the gate lets through for an uncleared chat, the parser finds no restricted
+    entity in it: the refusal cannot be bypassed by text the two read differently."""
+    verdict = GATE.check(text, cleared=cleared)
+    assert len(verdict.text) == len(text)  # blanking keeps every offset
+    if not verdict.allowed:
+        assert verdict.reason in ("competitor", "restricted")
+        return
+    intent, took = _timed(PARSER.parse, verdict.text, REF)
+    assert took < 0.3
+    assert isinstance(intent.route, Route)
+    assert set(intent.metrics) <= set(GLOSSARY.metrics)
+    assert set(intent.entities) <= set(GLOSSARY.entities)
+    assert set(intent.channels) <= set(GLOSSARY.channels)
+    if not cleared:
+        assert RESTRICTED not in intent.entities
+
+
+def test_capitalised_words_before_a_metric_take_bounded_time() -> None:
+    """Found by hypothesis-style probing: many capitalised words followed by many double
+    spaces made the unknown-entity scan cubic (2.7 s for one 2,000-character question)."""
+    for text in ("revenue " + "A " * 600 + "b  " * 300, "revenue " + "Ab " * 500 + "c  " * 160):
+        _, took = _timed(PARSER.parse, text[:2_000], REF)
+        assert took < 0.3, took
+
+
+@settings(max_examples=150, deadline=200)
+@given(st.sampled_from(NameIndex.KINDS), st.one_of(_pieces, st.text(max_size=60), _mixed))
+def test_name_normalizer_returns_a_code_of_that_kind_or_nothing(kind: str, raw: str) -> None:
+    code = NAMES.normalize(kind, raw)
+    known = {"metric": GLOSSARY.metrics, "entity": GLOSSARY.entities,
+             "channel": GLOSSARY.channels}[kind]  # fmt: skip
+    assert code is None or code in known
+
+
+@settings(max_examples=100, deadline=300)
+@given(hostile_text)
+def test_competitor_spans_cover_real_characters(text: str) -> None:
+    spans = NAMES.competitor_spans(text)
+    for start, end in spans:
+        assert 0 <= start < end <= len(text)
+        assert text[start].strip() and text[end - 1].strip()
+
+
+def test_truncated_question_says_so_and_is_still_answered() -> None:
+    ans = ANSWERER.answer(Request("ACME China revenue FY2025? " + "x" * 1_000_000))
+    assert ans.notices and "2000" in ans.notices[0]
+    assert ans.route is Route.STRUCTURED
+    assert ans.facts and ans.facts[0].status is FactStatus.FOUND
