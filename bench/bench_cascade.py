@@ -5,12 +5,13 @@
    llama-cpp): the planner reranks and synthesises; an L0a replay re-retrieves the documents
    and reuses the synthesis only when question and snippets are identical.
 
-    python bench/bench_cascade.py [--n 300] [--llm-runs 3] [--no-llm]
+    python bench/bench_cascade.py [--n 300] [--llm-runs 3] [--no-llm] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -98,6 +99,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--llm-runs", type=int, default=3)
     parser.add_argument("--no-llm", action="store_true")
+    parser.add_argument("--json", action="store_true", help="figures as JSON (bench/run_all)")
     args = parser.parse_args()
     rows = []
     planner, served = structured(args.n)
@@ -106,6 +108,14 @@ def main() -> None:
         result = narrative(args.llm_runs)
         if result is not None:
             rows.append(("narrative, Gemma 3 270M (llama-cpp)", *result))
+    if args.json:
+        print(json.dumps([
+            {"question": name, "planner_p50_ms": statistics.median(planner),
+             "planner_p99_ms": p(planner, 0.99), "l0a_p50_ms": statistics.median(served),
+             "l0a_p99_ms": p(served, 0.99)}
+            for name, planner, served in rows
+        ], indent=2))
+        return
     print(f"{'question':38} {'planner p50':>12} {'L0a p50':>10} {'ratio':>8}")
     for name, planner, served in rows:
         a, b = statistics.median(planner), statistics.median(served)

@@ -114,7 +114,7 @@ def cached_phase(senders: int, per_sender: int, data_dir: Path, fake_url: str) -
            "RICORDA_SLACK_BOT_TOKEN": BOT_TOKEN, "RICORDA_SLACK_SIGNING_SECRET": SIGNING_SECRET,
            "RICORDA_SLACK_API_URL": f"{fake_url}/api/", "RICORDA_SLACK_HOST": "127.0.0.1",
            "RICORDA_SLACK_PORT": str(port), "RICORDA_REFERENCE_DATE": "2026-06-15",
-           "RICORDA_LOG_LEVEL": "WARNING", "HF_HUB_OFFLINE": "1"}
+           "RICORDA_LOG_LEVEL": "WARNING", "HF_HUB_OFFLINE": "1", "RICORDA_METRICS_PORT": "0"}
     bot = subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=REPO, env=env)
     try:
         deadline = time.monotonic() + 60

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from sqlalchemy.engine import Engine
 
@@ -29,6 +29,7 @@ from storage.turn_store import SqlTurnStore
 
 if TYPE_CHECKING:
     from bot.maintenance_wiring import MaintenanceServices
+    from bot.metrics import Metrics
     from core.admin import Admin
     from core.autopath import Autopaths
     from core.cascade import Cascade
@@ -107,6 +108,12 @@ class App:
         )
 
     @cached_property
+    def metrics(self) -> Metrics:
+        from bot.metrics import Metrics
+
+        return Metrics(cache_size=lambda: self.fastpaths.count())
+
+    @cached_property
     def cascade(self) -> Cascade:
         from core.cascade import Cascade
 
@@ -117,6 +124,7 @@ class App:
             embedder=lambda: self.embedder,
             thresholds=self.thresholds,
             exact_only=self.one_shot,
+            on_answer=self.metrics.observe_answer,
         )
 
     @cached_property
@@ -128,6 +136,7 @@ class App:
             fastpaths=self.fastpaths,
             autopaths=_Lazy(lambda: self.autopaths),
             observe=lambda turn: self.cascade.observe_turn(turn),
+            on_feedback=self.metrics.observe_feedback,
         )
 
     @cached_property
@@ -234,7 +243,10 @@ class App:
             return None
         names = [n for t in self._all_terms() for n in t.names]
         bm25 = Bm25Index(chunks, Tokenizer(names))
-        return HybridRetriever(self.chunks, bm25, self.vector_index(), self.embedder)
+        # connected on first search, again after a failure: a vector store that is down
+        # leaves BM25 answering (the retriever logs it) until it is back
+        vectors = cast("VectorIndex", _Lazy(self.vector_index))
+        return HybridRetriever(self.chunks, bm25, vectors, self.embedder)
 
     def _all_terms(self) -> list[Term]:
         g = self.glossary

@@ -48,6 +48,9 @@ def run_serve(app: App) -> None:
     if s.slack_bot_token is not None:
         check_slack_settings(app)  # every setting checked before anything starts
     start_nightly(app)  # nightly at maintenance_time; replicas coordinate through the database
+    from bot.health import start_health_server
+
+    start_health_server(app, metrics=app.metrics)  # GET /healthz, /metrics
     if s.telegram_token is None:
         run_slack(app)
         return

@@ -105,6 +105,8 @@ class Settings(BaseSettings):
     slack_port: int = 3000
     callback_secret: SecretStr | None = None
     show_footer: bool = True
+    metrics_host: str = "127.0.0.1"  # GET /healthz and /metrics (Prometheus)
+    metrics_port: int = 9108
 
     @field_validator("admins", mode="before")
     @classmethod

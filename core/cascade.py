@@ -47,10 +47,13 @@ class Cascade:
         l0_threshold: float | None = None,
         clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
         exact_only: bool = False,
+        on_answer: Callable[[Answer], None] | None = None,
     ) -> None:
         """`exact_only` (a one-shot `ricorda ask`): L0a and the planner only. Loading the
         embedder costs a second, more than the question; entries it registers get their
-        embedding the first time a long-running process (chat, serve) serves them."""
+        embedding the first time a long-running process (chat, serve) serves them.
+
+        `on_answer` observes every answer (metrics); it cannot break or change one."""
         self.answerer = answerer
         self.fastpaths = fastpaths
         self.autopaths = autopaths
@@ -59,8 +62,18 @@ class Cascade:
         self.l0_threshold = l0_threshold
         self.clock = clock
         self.exact_only = exact_only
+        self.on_answer = on_answer
 
     def answer(self, request: Request) -> Answer:
+        ans = self._answer(request)
+        if self.on_answer is not None:
+            try:
+                self.on_answer(ans)
+            except Exception:  # an observer's failure must never cost the user an answer
+                log.exception("on_answer observer failed; ignored")
+        return ans
+
+    def _answer(self, request: Request) -> Answer:
         started = time.perf_counter()
         prepared = self.answerer.prepare(request)
         if isinstance(prepared, Answer):  # refused, empty, bad option: never cached
@@ -89,11 +102,10 @@ class Cascade:
             return
         if any(f.get("status") == "unrecognized_param" for f in facts):
             return
-        embedder = self._embedder()
-        if embedder is None:
-            return
         canonical, _ = cache_key(turn.question, turn.language, turn.fixed_slots)
-        embedding = embedder.embed([canonical])[0]
+        embedding = _embed(self._embedder(), canonical)
+        if embedding is None:
+            return
         self._observe(turn.id, turn.plan, turn.latency_ms, embedding, None)
 
     # -- levels ----------------------------------------------------------------------------
@@ -110,9 +122,9 @@ class Cascade:
         if self.exact_only:
             return None, None, None
         embedder = self._embedder()
-        if embedder is None:
+        embedding = _embed(embedder, canonical)
+        if embedder is None or embedding is None:
             return None, None, None
-        embedding = embedder.embed([canonical])[0]
         thresholds = self._thresholds()
         l0 = (
             self.l0_threshold
@@ -150,9 +162,10 @@ class Cascade:
         if entry.embedding is not None or self.exact_only:
             return entry.embedding
         embedder = self._embedder()
-        if embedder is None:
+        embedding = _embed(embedder, canonical)
+        if embedder is None or embedding is None:
             return None
-        entry.embedding = embedder.embed([canonical])[0]
+        entry.embedding = embedding
         entry.embedder = embedder.name
         self.fastpaths.upsert(entry)
         return entry.embedding
@@ -215,3 +228,15 @@ class Cascade:
 def registrable(plan: Plan, catalog: Mapping[str, Executor] | None = None) -> bool:
     """Design section 3: no absolute dates, no context-dependent tools, something to run."""
     return bool(plan.steps) and cacheable(plan, catalog) and not plan.has_absolute_date()
+
+
+def _embed(embedder: Embedder | None, canonical: str) -> np.ndarray | None:
+    """The question's embedding, or None when the embedder fails: the cached levels are then
+    skipped and the planner answers, rather than the user getting no answer at all."""
+    if embedder is None:
+        return None
+    try:
+        return embedder.embed([canonical])[0]
+    except Exception:
+        log.exception("the embedder failed; answering without the cached levels")
+        return None

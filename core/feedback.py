@@ -48,12 +48,15 @@ class Feedback:
         fastpaths: FastpathStore,
         autopaths: Autopaths | None = None,
         observe: Callable[[TurnRecord], None] | None = None,
+        on_feedback: Callable[[str], None] | None = None,
     ) -> None:
-        """`observe` makes sure the turn has its L1 observation before a verdict counts."""
+        """`observe` makes sure the turn has its L1 observation before a verdict counts;
+        `on_feedback` is told each applied verdict (metrics) and cannot break one."""
         self.turns = turns
         self.fastpaths = fastpaths
         self.autopaths = autopaths
         self.observe = observe
+        self.on_feedback = on_feedback
 
     def record(self, turn_id: str, user: str, verdict: str, *, via: str) -> FeedbackOutcome:
         if verdict not in (POSITIVE, NEGATIVE):
@@ -78,6 +81,7 @@ class Feedback:
         elif self.autopaths is not None:
             self.autopaths.confirm(turn_id)
         log.info("feedback turn=%s verdict=%s via=%s removed_l0=%s", turn_id, verdict, via, removed)
+        self._notify(verdict)
         return FeedbackOutcome(True, f"{verdict} feedback recorded", removed)
 
     def withdraw(self, turn_id: str, user: str) -> FeedbackOutcome:
@@ -90,3 +94,11 @@ class Feedback:
         return FeedbackOutcome(
             previous is not None, "verdict withdrawn" if previous else "nothing to withdraw"
         )
+
+    def _notify(self, verdict: str) -> None:
+        if self.on_feedback is None:
+            return
+        try:
+            self.on_feedback(verdict)
+        except Exception:  # an observer's failure must never lose or undo a verdict
+            log.exception("on_feedback observer failed; ignored")

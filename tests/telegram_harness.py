@@ -43,6 +43,7 @@ class BotProcess:
             "RICORDA_EMBEDDER": "hashing",
             "RICORDA_ADMINS": f"telegram:{ADMIN}",
             "RICORDA_LOG_LEVEL": "INFO",
+            "RICORDA_METRICS_PORT": "0",  # a free port: several bots may run at once
             "RICORDA_REFERENCE_DATE": "2026-06-15",
             "HF_HUB_OFFLINE": "1",
             **env,

@@ -1,0 +1,89 @@
+"""Prometheus metrics for one app: what the cascade served, how fast, and what users thought.
+
+Core stays SDK-free: it calls two plain hooks (`Cascade.on_answer`, `Feedback.on_feedback`);
+this module turns them into prometheus-client metrics on a registry of its own, so two apps in
+one process (tests, replicas in a harness) never share or clash over counters.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from core.types import Answer
+
+if TYPE_CHECKING:
+    from bot.app import App
+
+log = logging.getLogger("ricorda.metrics")
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# L0a answers in about a millisecond, the planner with an LLM in seconds
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+
+class Metrics:
+    """The counters of one app; `observe_answer` and `observe_feedback` are the core hooks."""
+
+    def __init__(self, *, cache_size: Callable[[], int] | None = None) -> None:
+        """`cache_size` (the fastpath store's `count`) is read at scrape time, not per answer."""
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter(
+            "ricorda_requests", "Answers given, by route and serving level",
+            ["route", "level"], registry=self.registry,
+        )
+        self.latency = Histogram(
+            "ricorda_answer_latency_seconds", "Time to answer, by serving level",
+            ["level"], buckets=LATENCY_BUCKETS, registry=self.registry,
+        )
+        self.feedback = Counter(
+            "ricorda_feedback", "Verdicts recorded (new or changed)",
+            ["verdict"], registry=self.registry,
+        )
+        if cache_size is not None:
+            self.registry.register(_CacheSize(cache_size))
+
+    def observe_answer(self, answer: Answer) -> None:
+        level = answer.served_by or "none"
+        self.requests.labels(route=answer.route_name, level=level).inc()
+        self.latency.labels(level=level).observe(max(answer.latency_ms, 0.0) / 1000)
+
+    def observe_feedback(self, verdict: str) -> None:
+        self.feedback.labels(verdict=verdict).inc()
+
+    def render(self) -> bytes:
+        """The Prometheus text exposition of this app's metrics."""
+        return generate_latest(self.registry)
+
+
+class _CacheSize(Collector):
+    """L0 entries, counted when scraped; a failing count is left out, not a failed scrape."""
+
+    def __init__(self, count: Callable[[], int]) -> None:
+        self._count = count
+
+    def describe(self) -> Iterator[GaugeMetricFamily]:
+        yield GaugeMetricFamily("ricorda_fastpath_entries", "L0 plan-cache entries")
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        try:
+            value = self._count()
+        except Exception as exc:  # the database being down is /healthz's news, not ours
+            log.warning("cannot count fastpath entries for metrics: %s", exc)
+            return
+        yield GaugeMetricFamily("ricorda_fastpath_entries", "L0 plan-cache entries", value=value)
+
+
+def attach_metrics(app: App) -> Metrics:
+    """Metrics for `app`, hooked into its cascade and feedback.
+
+    Until bot/app.py passes the hooks itself, they are set on the built objects here."""
+    metrics = Metrics(cache_size=lambda: app.fastpaths.count())
+    app.cascade.on_answer = metrics.observe_answer
+    app.feedback.on_feedback = metrics.observe_feedback
+    return metrics
