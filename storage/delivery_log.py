@@ -46,8 +46,10 @@ class SqlDeliveryLog:
         self._since_prune = 0
         dialect = engine.dialect.name
         insert = sqlite.insert if dialect == "sqlite" else postgresql.insert
+        # RETURNING, not rowcount: psycopg reports rowcount -1 for this statement, which
+        # made every delivery look like a redelivery on PostgreSQL
         self._claim = insert(_TABLE).on_conflict_do_nothing(
-            index_elements=["platform", "delivery_id"])
+            index_elements=["platform", "delivery_id"]).returning(_TABLE.c.delivery_id)
         try:
             _TABLE.create(engine, checkfirst=True)
         except SQLAlchemyError as exc:
@@ -58,7 +60,7 @@ class SqlDeliveryLog:
         params = {"platform": platform, "delivery_id": str(delivery_id), "seen_at": self._clock()}
         try:
             with self._engine.begin() as conn:
-                claimed = conn.execute(self._claim, params).rowcount == 1
+                claimed = conn.execute(self._claim, params).first() is not None
                 self._since_prune += 1
                 if self._since_prune >= PRUNE_EVERY:
                     self._since_prune = 0

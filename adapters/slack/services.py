@@ -8,11 +8,15 @@ thread: its claim sits on the ack path and must not wait behind an answer being 
 from __future__ import annotations
 
 import asyncio
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from core.chat_ports import ChatServices
+from core.errors import StorageError
+
+log = logging.getLogger("ricorda.slack")
 
 PLATFORM = "slack"
 T = TypeVar("T")
@@ -31,9 +35,13 @@ class SlackServices(ChatServices):
         if self.deliveries is None:
             return True
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._claims, self.deliveries.first_time, PLATFORM, delivery_id
-        )
+        try:
+            return await loop.run_in_executor(
+                self._claims, self.deliveries.first_time, PLATFORM, delivery_id
+            )
+        except StorageError as exc:  # database down: answer (or apologise) rather than 500
+            log.warning("cannot claim event %s (%s); handling it anyway", delivery_id, exc)
+            return True
 
     def close(self) -> None:
         self._claims.shutdown(wait=True)
