@@ -124,7 +124,8 @@ class App:
             embedder=lambda: self.embedder,
             thresholds=self.thresholds,
             exact_only=self.one_shot,
-            on_answer=self.metrics.observe_answer,
+            # a one-shot process serves no /metrics: it does not pay for prometheus-client
+            on_answer=None if self.one_shot else self.metrics.observe_answer,
         )
 
     @cached_property
