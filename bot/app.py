@@ -170,7 +170,7 @@ class App:
             glossary=self.glossary,
             facts=self.facts,
             turns=self.turns,
-            narrative=self.narrative,
+            narrative=_Lazy(lambda: self.narrative),  # built on the first "why" question
             today=self.today,
             max_question_chars=self.settings.max_question_chars,
             rerank=self.settings.llm.strip().lower() not in ("", "none", "off"),

@@ -12,9 +12,10 @@ import datetime as dt
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def new_fastpath_id() -> str:
@@ -46,15 +47,20 @@ class FastpathEntry:
 
     def __post_init__(self) -> None:
         if self.embedding is not None:
+            import numpy as np
+
             self.embedding = np.ascontiguousarray(self.embedding, dtype=np.float32).reshape(-1)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FastpathEntry):
             return NotImplemented
         mine, theirs = self.embedding, other.embedding
-        same_vector = (mine is None and theirs is None) or (
-            mine is not None and theirs is not None and np.array_equal(mine, theirs)
-        )
+        if mine is None or theirs is None:
+            same_vector = mine is None and theirs is None
+        else:
+            import numpy as np
+
+            same_vector = bool(np.array_equal(mine, theirs))
         return same_vector and all(
             getattr(self, f.name) == getattr(other, f.name)
             for f in fields(self)

@@ -25,19 +25,22 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from sqlalchemy import and_, bindparam, delete, func, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.cosine_index import CosineIndex
 from core.errors import StorageError
 from core.fastpath_entry import FastpathEntry
 from storage.fastpath_tables import FastpathGenerationRow, FastpathRow
 from storage.tables import utcnow
 from storage.upsert import upsert_statement
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from core.cosine_index import CosineIndex
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +199,8 @@ class SqlFastpathStore:
         """Best cosine first among entries that are not query-specific and were embedded by
         `embedder`. Hits are re-read from the database and scored on the stored vector, so what
         is returned is exactly what the database holds now."""
+        import numpy as np
+
         query = np.asarray(embedding, dtype=np.float32).reshape(-1)
         _check_vector(query)
         query = query / np.linalg.norm(query)
@@ -283,6 +288,8 @@ class SqlFastpathStore:
     def _apply(self, rows: Iterable[Any]) -> None:
         """Index (id, embedder, embedding, revision, query_specific) rows, grouped so each
         index gets one bulk add; a row with an unusable vector is logged and left out."""
+        import numpy as np
+
         grouped: dict[IndexKey, builtins.list[Any]] = {}
         for row in rows:
             known = self._known.get(row.id)
@@ -326,6 +333,8 @@ class SqlFastpathStore:
             self._indexes[known[0]].remove(entry_id)
 
     def _index_for(self, key: IndexKey) -> CosineIndex:
+        from core.cosine_index import CosineIndex
+
         assert self._indexes is not None
         index = self._indexes.get(key)
         if index is None:
@@ -394,6 +403,18 @@ class SqlFastpathStore:
 # --- rows and entries -------------------------------------------------------------------------
 
 
+def _pack(vector: np.ndarray) -> bytes:
+    import numpy as np  # only when there is a vector: an exact-hash lookup never needs numpy
+
+    return np.asarray(vector, "<f4").tobytes()
+
+
+def _unpack(blob: bytes) -> np.ndarray:
+    import numpy as np
+
+    return np.frombuffer(blob, dtype="<f4").copy()
+
+
 def _row(entry: FastpathEntry) -> dict[str, Any]:
     embedding = entry.embedding
     return {
@@ -408,7 +429,7 @@ def _row(entry: FastpathEntry) -> dict[str, Any]:
         "origin": entry.origin,
         "query_specific": entry.query_specific,
         "embedder": entry.embedder,
-        "embedding": None if embedding is None else np.asarray(embedding, "<f4").tobytes(),
+        "embedding": None if embedding is None else _pack(embedding),
         "created_at": entry.created_at,
         "last_used_at": entry.last_used_at,
         "n_uses": entry.n_uses,
@@ -429,7 +450,7 @@ def _entry(row: Any) -> FastpathEntry:
         origin=row["origin"],
         query_specific=bool(row["query_specific"]),
         embedder=row["embedder"],
-        embedding=None if blob is None else np.frombuffer(blob, dtype="<f4").copy(),
+        embedding=None if blob is None else _unpack(blob),
         created_at=row["created_at"],
         last_used_at=row["last_used_at"],
         n_uses=int(row["n_uses"]),
@@ -449,6 +470,8 @@ def _read_seen(conn: Connection) -> Seen:
 
 
 def _check_vector(vector: np.ndarray) -> None:
+    import numpy as np
+
     if not np.all(np.isfinite(vector)) or not np.any(vector):
         raise ValueError("an embedding must be finite and non-zero")
 

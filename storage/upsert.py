@@ -10,16 +10,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Table
-from sqlalchemy.dialects import postgresql, sqlite
 
 from core.errors import StorageError
 
 
 def upsert_statement(dialect: str, table: Table, key: Sequence[str], update: Sequence[str]) -> Any:
     """An executable upsert on `table`: rows whose `key` exists get their `update` columns set."""
+    # each dialect imported only when used: a SQLite process need not load PostgreSQL's
     if dialect == "sqlite":
+        from sqlalchemy.dialects import sqlite
+
         stmt: Any = sqlite.insert(table)
     elif dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
         stmt = postgresql.insert(table)
     else:
         raise StorageError(f"unsupported database dialect {dialect!r}: use SQLite or PostgreSQL")
