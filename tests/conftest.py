@@ -9,6 +9,7 @@ the server is unreachable the PostgreSQL variants are skipped, unless RICORDA_RE
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import secrets
@@ -53,13 +54,13 @@ def _require_postgres() -> None:
     pytest.skip(message)
 
 
-@pytest.fixture
-def postgres_schema_url() -> Iterator[str]:
-    """A URL whose connections live in a new, empty schema, dropped at teardown."""
+@contextlib.contextmanager
+def fresh_postgres_schema(prefix: str = "ricorda_t") -> Iterator[str]:
+    """A URL whose connections live in a new, empty schema, dropped afterwards."""
     _require_postgres()
     import psycopg
 
-    schema = f"ricorda_t_{secrets.token_hex(6)}"
+    schema = f"{prefix}_{secrets.token_hex(6)}"
     with psycopg.connect(_libpq_url(POSTGRES_URL), autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     separator = "&" if "?" in POSTGRES_URL else "?"
@@ -68,6 +69,13 @@ def postgres_schema_url() -> Iterator[str]:
     finally:
         with psycopg.connect(_libpq_url(POSTGRES_URL), autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture
+def postgres_schema_url() -> Iterator[str]:
+    """A fresh PostgreSQL schema for one test."""
+    with fresh_postgres_schema() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

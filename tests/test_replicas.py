@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import subprocess
 import sys
 import time
@@ -26,7 +25,7 @@ from bot.app import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from tests.chroma_server import ChromaServer
-from tests.conftest import POSTGRES_URL, _libpq_url, _require_postgres
+from tests.conftest import fresh_postgres_schema
 from tests.fake_slack import BOT_USER, FakeSlack
 from tests.slack_harness import BotProcess
 from tests.telegram_harness import free_port
@@ -42,19 +41,9 @@ WHY = "What drove the decline of the online channel?"
 
 @pytest.fixture(scope="module")
 def schema_url() -> Iterator[str]:
-    """One PostgreSQL schema for the whole cluster (conftest's postgres_schema_url, module-wide)."""
-    _require_postgres()
-    import psycopg
-
-    schema = f"ricorda_r_{secrets.token_hex(6)}"
-    with psycopg.connect(_libpq_url(POSTGRES_URL), autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    separator = "&" if "?" in POSTGRES_URL else "?"
-    try:
-        yield f"{POSTGRES_URL}{separator}options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(_libpq_url(POSTGRES_URL), autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    """One PostgreSQL schema for the whole cluster of replicas."""
+    with fresh_postgres_schema("ricorda_r") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
