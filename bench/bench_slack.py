@@ -35,8 +35,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.fake_slack import BOT_TOKEN, BOT_USER, TEAM  # noqa: E402
+from tests.loopback import free_port  # noqa: E402
 from tests.slack_harness import SIGNING_SECRET, sign  # noqa: E402
-from tests.telegram_harness import free_port  # noqa: E402
 
 QUESTIONS = [
     "What was ACME China revenue in FY2024?",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.telegram_harness import free_port
+from tests.loopback import free_port, stop_process
 
 
 def chroma_cli() -> str | None:
@@ -57,11 +57,5 @@ class ChromaServer:
         raise RuntimeError(f"chroma run did not start: {self.log.read_text()[-500:]}")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc, grace=10)
         self.proc = None

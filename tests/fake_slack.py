@@ -23,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from tests.loopback import wait_on
+
 BOT_TOKEN = "xoxb-0000-fake-bot-token-for-tests"
 BOT_USER, BOT_ID, TEAM = "UBOT0001", "BBOT0001", "T0000001"
 
@@ -101,20 +103,8 @@ class FakeSlack:
                 users.remove(user)
 
     def wait_for(self, predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                self._cond.release()
-                try:
-                    value = predicate()
-                finally:
-                    self._cond.acquire()
-                if value:
-                    return value
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError("the bot did not do what the test waited for")
-                self._cond.wait(min(remaining, 0.1))
+        """Block until `predicate()` is truthy (re-checked on every bot call); its value."""
+        return wait_on(self._cond, predicate, timeout)
 
     # -- the API -------------------------------------------------------------------------
 

@@ -23,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from tests.loopback import wait_on
+
 TOKEN = "123456:FAKE-token-for-tests"
 BOT = {"id": 4242, "is_bot": True, "first_name": "Ricorda", "username": "ricorda_test_bot",
        "can_join_groups": True, "can_read_all_group_messages": False,
@@ -118,20 +120,7 @@ class FakeTelegram:
 
     def wait_for(self, predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
         """Block until `predicate()` is truthy (re-checked on every bot call); its value."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                self._cond.release()
-                try:
-                    value = predicate()
-                finally:
-                    self._cond.acquire()
-                if value:
-                    return value
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError("the bot did not do what the test waited for")
-                self._cond.wait(min(left, 0.1))
+        return wait_on(self._cond, predicate, timeout)
 
     def pending(self) -> int:
         with self._cond:

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 import httpx
 
 from tests.fake_slack import BOT_TOKEN, BOT_USER, TEAM, FakeSlack
-from tests.telegram_harness import free_port
+from tests.loopback import free_port, stop_process
 
 REPO = Path(__file__).resolve().parents[1]
 SIGNING_SECRET = "fake-signing-secret-0123456789abcdef"
@@ -147,13 +147,7 @@ class BotProcess:
             time.sleep(0.1)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc)
         self.proc = None
 
     def output(self) -> str:

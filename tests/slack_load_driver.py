@@ -23,8 +23,8 @@ import httpx
 
 from tests.fake_slack import BOT_TOKEN, BOT_USER, TEAM
 from tests.load_driver import QUESTIONS, LoadReport
+from tests.loopback import free_port
 from tests.slack_harness import SIGNING_SECRET, sign
-from tests.telegram_harness import free_port
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,13 +7,13 @@ The bot is a separate process on a temp data dir, so a test can stop it and star
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from tests.fake_telegram import TOKEN, FakeTelegram
+from tests.loopback import stop_process
 
 REPO = Path(__file__).resolve().parents[1]
 ADMIN = 77
@@ -23,11 +23,6 @@ def serve_command() -> list[str]:
     """`ricorda serve`, exactly what a user runs."""
     return [sys.executable, "-m", "bot", "serve"]
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class BotProcess:
@@ -63,13 +58,7 @@ class BotProcess:
         return self
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc)
         self.proc = None
 
     def output(self) -> str:

@@ -31,10 +31,10 @@ from tests.acme import ACME
 from tests.fake_llm import FakeLLM
 from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram
+from tests.loopback import free_port
 from tests.slack_harness import BotProcess as SlackBot
 from tests.tcp_proxy import TcpProxy
 from tests.telegram_harness import BotProcess as TelegramBot
-from tests.telegram_harness import free_port
 from tests.test_slack_adapter import text_of
 
 REPO = Path(__file__).resolve().parents[1]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,15 +18,11 @@ from bot.ingest import ingest_paths
 from bot.metrics import Metrics
 from bot.settings import load_settings
 from core.types import Request
+from tests.loopback import free_port
 
 ACME = Path(__file__).parent / "fixtures" / "acme"
 CHINA24 = "What was ACME China revenue in FY2024?"
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def get(server: HealthServer, path: str) -> tuple[int, str]:

@@ -27,8 +27,8 @@ from bot.settings import load_settings
 from tests.chroma_server import ChromaServer
 from tests.conftest import fresh_postgres_schema
 from tests.fake_slack import BOT_USER, FakeSlack
+from tests.loopback import free_port
 from tests.slack_harness import BotProcess
-from tests.telegram_harness import free_port
 from tests.test_slack_adapter import served_by, text_of, wait_until
 
 pytestmark = pytest.mark.postgres

@@ -23,7 +23,8 @@ from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
 from tests.acme import ACME
 from tests.fake_telegram import BOT, FakeTelegram
-from tests.telegram_harness import ADMIN, BotProcess, free_port
+from tests.loopback import free_port
+from tests.telegram_harness import ADMIN, BotProcess
 
 CHINA_2024 = "What was ACME China revenue in FY2024?"
 FOOTER = re.compile(r"<i>(L0a|L0b|L1|planner) · [\d.]+ ms</i>")

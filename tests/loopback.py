@@ -1,0 +1,48 @@
+"""Plumbing every end-to-end test shares: free ports, stopping the processes a test started,
+and waiting on a fake server's condition until the bot has done something."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def stop_process(proc: subprocess.Popen[Any] | None, *, grace: float = 15.0) -> None:
+    """Terminate, then kill if it does not leave within `grace` seconds; never leave it running."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+def wait_on(cond: threading.Condition, predicate: Callable[[], Any], timeout: float) -> Any:
+    """Block until `predicate()` is truthy, re-checked whenever `cond` is notified (and every
+    0.1 s); its value. The predicate runs without the lock, so it may call the fake's API."""
+    deadline = time.monotonic() + timeout
+    with cond:
+        while True:
+            cond.release()
+            try:
+                value = predicate()
+            finally:
+                cond.acquire()
+            if value:
+                return value
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the bot did not do what the test waited for")
+            cond.wait(min(left, 0.1))
