@@ -19,6 +19,7 @@ for the rules that can apply; patterns are anchored at word starts so matching s
 from __future__ import annotations
 
 import calendar
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -152,19 +153,26 @@ _Make = Callable[[re.Match[str], _Scan], Item[Any] | None]
 
 class _Rule(NamedTuple):
     hints: tuple[str, ...]  # the lowercased text must contain one of these, or the rule is skipped
-    pattern: re.Pattern[str]
+    pattern: str
     make: _Make
 
 
 def _rule(hints: str | tuple[str, ...], pattern: str, make: _Make) -> _Rule:
     words = tuple(hints.split()) if isinstance(hints, str) else hints
-    return _Rule(words, re.compile(pattern, re.IGNORECASE), make)
+    return _Rule(words, pattern, make)
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """Rules compile on first use: most questions need few of them, and compiling all of them
+    at import would cost every one-shot `ricorda ask` ~15 ms."""
+    return re.compile(pattern, re.IGNORECASE)
 
 
 def _run(scan: _Scan, kind: str, rules: list[_Rule]) -> None:
     for rule in rules:
         if any(h in scan.lowered for h in rule.hints):
-            made = (rule.make(m, scan) for m in rule.pattern.finditer(scan.masked))
+            made = (rule.make(m, scan) for m in _compiled(rule.pattern).finditer(scan.masked))
             scan.add(kind, [item for item in made if item is not None])
 
 

@@ -273,3 +273,14 @@ def test_long_repetitive_text_takes_bounded_time(text: str) -> None:
 )  # fmt: skip
 def test_adversarial_text_takes_bounded_time(text: str) -> None:
     _check(text)
+
+
+def test_every_rule_compiles_although_rules_compile_lazily() -> None:
+    """Rules compile on first use; a broken pattern must still fail here, not on a user's
+    question that happens to contain its hint."""
+    from core.arguments import _STAGES, _compiled
+
+    patterns = [rule.pattern for _, rules in _STAGES for rule in rules]
+    assert len(patterns) > 20
+    for pattern in patterns:
+        _compiled(pattern)
