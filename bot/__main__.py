@@ -1,5 +1,5 @@
 """`python -m bot` is the same as the `ricorda` command."""
 
-from bot.cli import main
+from bot.entry import main
 
 main()

@@ -1,9 +1,7 @@
-"""The `ricorda` command line. Imports stay lazy so `ricorda ask` starts fast."""
+"""The `ricorda` command line (typer). A plain `ricorda ask` is answered by bot.entry without it."""
 
 from __future__ import annotations
 
-import json
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -36,17 +34,11 @@ def main_options(ctx: typer.Context, data_dir: DataDir = None) -> None:
 
 def _open(ctx: typer.Context, *, one_shot: bool = False, **overrides: object):  # type: ignore[no-untyped-def]
     """Settings -> application; any configuration or storage problem ends with a clear line."""
-    from bot.app import build_app
-    from bot.settings import load_settings
+    from bot.startup import open_app
     from core.errors import RicordaError
 
     try:
-        settings = load_settings(data_dir=ctx.obj.get("data_dir"), **overrides)
-        logging.basicConfig(
-            level=settings.log_level.upper(),
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
-        return build_app(settings, one_shot=one_shot)
+        return open_app(ctx.obj.get("data_dir"), one_shot=one_shot, **overrides)
     except RicordaError as exc:
         _fail(str(exc))
 
@@ -127,26 +119,17 @@ def ask(
     ] = None,
 ) -> None:
     """Ask one question and print the answer."""
-    from core.errors import RicordaError
-    from core.types import Request
+    from bot.ask_once import ask_once
 
-    try:
-        app_ = _open(ctx, one_shot=True, reference_date=reference_date)
-        try:
-            answer = app_.cascade.answer(
-                Request(text=question, chat=chat, user="cli", reference_date=app_.today())
-            )
-        finally:
-            app_.close()
-    except RicordaError as exc:
-        _fail(str(exc))
-        return
-    if as_json:
-        typer.echo(json.dumps(answer.to_dict(), ensure_ascii=False))
-        return
-    from adapters.console import render_answer
-
-    typer.echo(render_answer(answer))
+    code = ask_once(
+        question,
+        data_dir=ctx.obj.get("data_dir"),
+        as_json=as_json,
+        chat=chat,
+        reference_date=reference_date,
+    )
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -293,11 +276,3 @@ def fastpaths_autopaths(ctx: typer.Context) -> None:
 from bot.cli_maintenance import register as _register_maintenance  # noqa: E402
 
 _register_maintenance(app)
-
-
-def main() -> None:
-    app()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,49 @@
+"""`ricorda ask`: one question, one printed answer, from any process that wants one.
+
+Both the typer command and the quick entry (bot.entry) call `ask_once`, so the two print
+exactly the same thing and exit with the same code.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+
+def ask_once(
+    question: str,
+    *,
+    data_dir: Path | None = None,
+    as_json: bool = False,
+    chat: str = "console:local",
+    reference_date: str | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Answer `question` and print it (text or the JSON contract); 0, or 1 with `error: ...`."""
+    from bot.startup import open_app
+    from core.errors import RicordaError
+    from core.types import Request
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        app = open_app(data_dir, one_shot=True, reference_date=reference_date)
+        try:
+            answer = app.cascade.answer(
+                Request(text=question, chat=chat, user="cli", reference_date=app.today())
+            )
+        finally:
+            app.close()
+    except RicordaError as exc:
+        print(f"error: {exc}", file=err)
+        return 1
+    if as_json:
+        print(json.dumps(answer.to_dict(), ensure_ascii=False), file=out)
+        return 0
+    from adapters.console import render_answer
+
+    print(render_answer(answer), file=out)
+    return 0
