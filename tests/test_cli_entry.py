@@ -145,3 +145,16 @@ def test_a_reader_that_went_away_gets_no_traceback(kb: Path, unbuffered: str) ->
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) != 0  # the answer could not be delivered
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_data_dir_flag_beats_the_environment_on_the_quick_entry(kb: Path, tmp_path: Path) -> None:
+    proc = ricorda(
+        tmp_path / "elsewhere",  # RICORDA_DATA_DIR: an empty data dir
+        "--data-dir",
+        str(kb),
+        "ask",
+        "What was ACME China revenue in FY2024?",
+        "--reference-date",
+        REF,
+    )
+    assert "1,320" in proc.stdout
