@@ -43,10 +43,10 @@ def run_serve(app: App) -> None:
     app.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its request lines carry the token
     from bot.maintenance_schedule import start_nightly
-    from bot.serve_slack import check_slack_settings, run_slack
+    from bot.serve_slack import check_slack_settings, check_socket_mode, run_slack
 
-    if s.slack_bot_token is not None:
-        check_slack_settings(app)  # every setting checked before anything starts
+    if s.slack_bot_token is not None and check_slack_settings(app) == "socket":
+        check_socket_mode(app)  # every setting checked before anything starts
     start_nightly(app)  # nightly at maintenance_time; replicas coordinate through the database
     from bot.health import start_health_server
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
     from adapters.slack import SlackServices
     from bot.app import App
 
@@ -24,6 +26,11 @@ log = logging.getLogger("ricorda.serve")
 DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = 3000
 SHUTDOWN_GRACE_S = 10.0  # answers in flight get this long to finish after SIGTERM
+# apps.connections.open errors no retry can fix (Slack's SDKs treat them as unrecoverable)
+REFUSED = frozenset({
+    "not_authed", "invalid_auth", "account_inactive", "token_revoked", "token_expired",
+    "not_allowed_token_type", "access_denied", "forbidden_team", "missing_scope", "no_permission",
+})  # fmt: skip
 
 
 def slack_services(app: App, *, core_worker: Executor | None = None) -> SlackServices:
@@ -61,6 +68,36 @@ def check_slack_settings(app: App) -> str:
         )
     listen_address(app)
     return "http"
+
+
+def check_socket_mode(app: App) -> None:
+    """Ask Slack for a Socket Mode URL once, before anything starts.
+
+    slack_sdk retries a failing connection forever, logging a traceback each time; a token
+    Slack refuses is a configuration mistake to report now, in one line. Anything else (network
+    down, Slack's 5xx) is left to those retries.
+    """
+    from slack_sdk import WebClient
+    from slack_sdk.errors import SlackApiError, SlackClientError
+
+    from adapters.slack import api_url
+
+    token = app.settings.slack_app_token
+    assert token is not None
+    client = WebClient(base_url=api_url(app.settings.slack_api_url), timeout=10)
+    try:
+        client.apps_connections_open(app_token=token.get_secret_value())
+    except SlackApiError as exc:
+        error = str(exc.response.get("error", ""))
+        if error in REFUSED:
+            raise ConfigError(
+                f"Slack refused RICORDA_SLACK_APP_TOKEN ({error}): use the app-level token "
+                "(xapp-...) with the connections:write scope, and enable Socket Mode in the "
+                "app's settings"
+            ) from None
+        log.warning("Slack Socket Mode check failed (%s); connecting anyway", error)
+    except (SlackClientError, OSError) as exc:
+        log.warning("cannot reach Slack (%s); connecting anyway", exc.__class__.__name__)
 
 
 def run_slack(
@@ -112,9 +149,9 @@ async def serve_slack(
                 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
                 handler = AsyncSocketModeHandler(bolt, app_token)
-                await handler.connect_async()
-                log.info("Slack: Socket Mode connected")
-                await stop.wait()
+                if await _connected(handler, stop):
+                    log.info("Slack: Socket Mode connected")
+                    await stop.wait()
                 await handler.close_async()
             else:
                 host, port = listen_address(app)
@@ -125,6 +162,20 @@ async def serve_slack(
             await _finish_in_flight()
     finally:
         services.close()
+
+
+async def _connected(handler: AsyncSocketModeHandler, stop: asyncio.Event) -> bool:
+    """Connect, unless asked to stop first: while Slack is unreachable slack_sdk keeps
+    retrying inside connect, and SIGTERM must still end the process."""
+    connecting = asyncio.ensure_future(handler.connect_async())
+    stopping = asyncio.ensure_future(stop.wait())
+    done, _ = await asyncio.wait({connecting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    if connecting in done:
+        stopping.cancel()
+        connecting.result()
+        return True
+    connecting.cancel()  # ends slack_sdk's retry loop
+    return False
 
 
 async def _finish_in_flight() -> None:
