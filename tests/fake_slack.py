@@ -1,8 +1,9 @@
 """A fake Slack Web API: a real HTTP server on 127.0.0.1 that the real bot talks to.
 
 Implements what ricorda calls (auth.test, chat.postMessage, chat.update, chat.postEphemeral,
-reactions.add/remove/get) plus response URLs (`/respond/...`), and records every call. The
-bot's WebClient points at it with `base_url` (RICORDA_SLACK_API_URL = `fake.api_url`).
+reactions.add/remove/get, and apps.connections.open for Socket Mode with the app token) plus
+response URLs (`/respond/...`), and records every call. The bot's WebClient points at it with
+`base_url` (RICORDA_SLACK_API_URL = `fake.api_url`).
 `fail_once` makes the next call of a method answer 429 with Retry-After, or a 5xx, as Slack does.
 
 In-process: `FakeSlack().start()`. For a benchmark that must not share the GIL with the bot,
@@ -26,6 +27,7 @@ from urllib.parse import parse_qsl, urlsplit
 from tests.loopback import wait_on
 
 BOT_TOKEN = "xoxb-0000-fake-bot-token-for-tests"
+APP_TOKEN = "xapp-1-A0000001-0000-fake-app-level-token"  # Socket Mode's apps.connections.open
 BOT_USER, BOT_ID, TEAM = "UBOT0001", "BBOT0001", "T0000001"
 
 
@@ -52,6 +54,7 @@ class FakeSlack:
         self._ts = itertools.count(1)
         self._server = _Server(("127.0.0.1", port), self._handler_class())
         self._thread: threading.Thread | None = None
+        self.socket_url: str | None = None  # a FakeSocketMode's url: apps.connections.open
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -121,6 +124,12 @@ class FakeSlack:
                 return 429, {"ok": False, "error": "ratelimited"}, {
                     "Retry-After": str(retry_after)}
             return status, {"ok": False, "error": "fatal_error"}, {}
+        if method == "apps.connections.open":  # the one method that takes the app token
+            if not token.startswith("xapp-"):
+                return 200, {"ok": False, "error": "not_allowed_token_type"}, {}
+            if token != APP_TOKEN or self.socket_url is None:
+                return 200, {"ok": False, "error": "invalid_auth"}, {}
+            return 200, {"ok": True, "url": self.socket_url}, {}
         if token != BOT_TOKEN and not method.startswith("respond"):
             return 200, {"ok": False, "error": "invalid_auth"}, {}
         with self._cond:

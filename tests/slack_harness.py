@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -40,8 +41,44 @@ def sign(body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = Non
     return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={mac}"}
 
 
+def event_callback(event: dict[str, Any], *, event_id: str | None = None) -> dict[str, Any]:
+    """The body of an Events API delivery (HTTP) or the payload of an `events_api` envelope."""
+    return {
+        "token": "unused", "team_id": TEAM, "api_app_id": "A0000001",
+        "type": "event_callback", "event_id": event_id or f"Ev{next(_EVENT_IDS):08d}",
+        "event_time": int(time.time()), "event": event,
+        "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+    }
+
+
+def mention_event(channel: str, user: str, text: str) -> dict[str, Any]:
+    return {"type": "app_mention", "user": user, "channel": channel,
+            "text": f"<@{BOT_USER}> {text}", "ts": _ts()}
+
+
+def tap_payload(channel: str, user: str, message: dict[str, Any], value: str,
+                action_id: str, response_url: str) -> dict[str, Any]:
+    """A button tap (block_actions), as Slack sends it."""
+    return {
+        "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user},
+        "api_app_id": "A0000001", "trigger_id": "1.2.3",
+        "container": {"type": "message", "message_ts": message["ts"],
+                      "channel_id": channel, "is_ephemeral": False},
+        "channel": {"id": channel}, "message": message, "response_url": response_url,
+        "actions": [{"action_id": action_id, "block_id": "ricorda_options",
+                     "value": value, "type": "button", "action_ts": _ts()}],
+    }
+
+
+def command_form(channel: str, user: str, text: str, response_url: str) -> dict[str, str]:
+    """A `/ricorda` slash command, as Slack sends it."""
+    return {"token": "unused", "team_id": TEAM, "channel_id": channel, "user_id": user,
+            "command": "/ricorda", "text": text, "trigger_id": "1.2.3",
+            "response_url": response_url, "api_app_id": "A0000001"}
+
+
 class SlackSender:
-    """Builds Slack's payloads and posts them, signed, to the bot's endpoint."""
+    """Posts Slack's payloads, signed, to the bot's HTTP endpoint."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -57,17 +94,11 @@ class SlackSender:
 
     def event(self, event: dict[str, Any], *, event_id: str | None = None,
               **kw: Any) -> httpx.Response:
-        body = json.dumps({
-            "token": "unused", "team_id": TEAM, "api_app_id": "A0000001",
-            "type": "event_callback", "event_id": event_id or f"Ev{next(_EVENT_IDS):08d}",
-            "event_time": int(time.time()), "event": event,
-            "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
-        })
+        body = json.dumps(event_callback(event, event_id=event_id))
         return self.post(body, "application/json", **kw)
 
     def mention(self, channel: str, user: str, text: str, **kw: Any) -> httpx.Response:
-        return self.event({"type": "app_mention", "user": user, "channel": channel,
-                           "text": f"<@{BOT_USER}> {text}", "ts": _ts()}, **kw)
+        return self.event(mention_event(channel, user, text), **kw)
 
     def direct(self, channel: str, user: str, text: str, **extra: Any) -> httpx.Response:
         return self.event({"type": "message", "channel_type": "im", "user": user,
@@ -82,23 +113,13 @@ class SlackSender:
 
     def tap(self, channel: str, user: str, message: dict[str, Any], value: str,
             action_id: str = "ricorda_option_0") -> httpx.Response:
-        payload = {
-            "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user},
-            "api_app_id": "A0000001", "trigger_id": "1.2.3",
-            "container": {"type": "message", "message_ts": message["ts"],
-                          "channel_id": channel, "is_ephemeral": False},
-            "channel": {"id": channel}, "message": message,
-            "response_url": f"{self.respond_base}/actions",
-            "actions": [{"action_id": action_id, "block_id": "ricorda_options",
-                         "value": value, "type": "button", "action_ts": _ts()}],
-        }
+        payload = tap_payload(channel, user, message, value, action_id,
+                              f"{self.respond_base}/actions")
         return self.post(urlencode({"payload": json.dumps(payload)}),
                          "application/x-www-form-urlencoded")
 
     def command(self, channel: str, user: str, text: str) -> httpx.Response:
-        form = {"token": "unused", "team_id": TEAM, "channel_id": channel, "user_id": user,
-                "command": "/ricorda", "text": text, "trigger_id": "1.2.3",
-                "response_url": f"{self.respond_base}/commands", "api_app_id": "A0000001"}
+        form = command_form(channel, user, text, f"{self.respond_base}/commands")
         return self.post(urlencode(form), "application/x-www-form-urlencoded")
 
     respond_base = ""  # set by the harness: the fake's /respond URL
@@ -130,21 +151,24 @@ class BotProcess:
         self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
         self.sender.respond_base = f"{fake.url}/respond"
 
-    def start(self, timeout: float = 30) -> BotProcess:
-        """Start and wait until the endpoint answers its health check."""
+    def start(self, timeout: float = 30, ready: Callable[[], bool] | None = None) -> BotProcess:
+        """Start and wait until `ready()` (default: the HTTP endpoint's health check answers)."""
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(serve_command(), env=self.env, cwd=REPO, stdout=out,
                                          stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz").status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
+            if (ready or self._healthy)():
+                return self
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the Slack bot did not start:\n{self.output()[-3000:]}")
             time.sleep(0.1)
+
+    def _healthy(self) -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{self.port}/healthz").status_code == 200
+        except httpx.TransportError:
+            return False
 
     def stop(self) -> None:
         stop_process(self.proc)
