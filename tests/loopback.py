@@ -1,5 +1,6 @@
 """Plumbing every end-to-end test shares: free ports, stopping the processes a test started,
-and waiting on a fake server's condition until the bot has done something."""
+waiting on a fake server's condition until the bot has done something, and posting to a bot's
+endpoint that is about to come up."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+import httpx
 
 
 def free_port() -> int:
@@ -46,3 +49,16 @@ def wait_on(cond: threading.Condition, predicate: Callable[[], Any], timeout: fl
             if left <= 0:
                 raise TimeoutError("the bot did not do what the test waited for")
             cond.wait(min(left, 0.1))
+
+
+def post_when_up(url: str, body: str, headers: dict[str, str], *, within: float = 15.0
+                 ) -> httpx.Response:
+    """POST once the server listens (a webhook server starts a moment after setWebhook)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return httpx.post(url, content=body, headers=headers, timeout=10)
+        except httpx.ConnectError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)

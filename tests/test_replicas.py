@@ -1,10 +1,12 @@
-"""Two `ricorda serve` replicas behind one Slack app, sharing PostgreSQL and a Chroma server.
+"""Two `ricorda serve` replicas behind one Slack app (and one Telegram bot), sharing PostgreSQL
+and a Chroma server.
 
-Slack HTTP mode: each replica listens on its own port, as two backends behind a load balancer
-would. Slack delivers at least once, so the same signed event (same event_id) reaching both
-must be answered once; feedback given through either replica changes the one shared fast
-path; the nightly job runs once however many replicas start it. The test starts PostgreSQL's
-schema, the Chroma server and both replicas, and stops every one of them.
+Slack HTTP mode and Telegram webhooks: each replica listens on its own port, as two backends
+behind a load balancer would. Both platforms deliver at least once, so the same signed event
+(same event_id) or the same update (same update_id) reaching both must be answered once;
+feedback given through either replica changes the one shared fast path; the nightly job runs
+once however many replicas start it. The test starts PostgreSQL's schema, the Chroma server
+and the replicas, and stops every one of them.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from bot.settings import load_settings
 from tests.chroma_server import ChromaServer
 from tests.conftest import fresh_postgres_schema
 from tests.fake_slack import BOT_USER, FakeSlack
-from tests.loopback import free_port
+from tests.fake_telegram import FakeTelegram
+from tests.loopback import free_port, post_when_up
 from tests.slack_harness import BotProcess
+from tests.telegram_harness import BotProcess as TelegramBot
 from tests.test_slack_adapter import served_by, text_of, wait_until
 
 pytestmark = pytest.mark.postgres
@@ -174,3 +178,46 @@ def test_nightly_maintenance_started_by_two_replicas_runs_once(
         runs = conn.execute(text("SELECT run_id FROM maintenance_runs")).all()
     ran = next(r["run_id"] for r in results if r["skipped"] is None)
     assert [r.run_id for r in runs] == [ran]
+
+
+def test_a_telegram_update_posted_to_both_webhook_replicas_is_answered_once(
+        db: Any, shared_env: dict[str, str], tmp_path: Path) -> None:
+    """Telegram retries a webhook delivery it saw no 200 for; behind a load balancer the retry
+    may reach the other replica while the first is still answering."""
+    fake = FakeTelegram().start()
+    public = f"http://127.0.0.1:{free_port()}/telegram"  # what a load balancer would expose
+    secret = "replica-hook-secret"
+    ports = [free_port(), free_port()]
+    pair = [TelegramBot(tmp_path / name, fake, **shared_env, RICORDA_TELEGRAM_WEBHOOK_URL=public,
+                        RICORDA_TELEGRAM_WEBHOOK_PORT=str(port),
+                        RICORDA_TELEGRAM_WEBHOOK_SECRET=secret,
+                        RICORDA_METRICS_PORT=str(free_port()))
+            for name, port in zip(("tg_a", "tg_b"), ports, strict=True)]
+    try:
+        for n, bot in enumerate(pair, start=1):
+            bot.data_dir.mkdir()
+            bot.start(ready=lambda n=n: len(fake.calls("setWebhook")) >= n)
+        hooks = [f"http://127.0.0.1:{port}/telegram" for port in ports]
+        headers = {"Content-Type": "application/json",
+                   "X-Telegram-Bot-Api-Secret-Token": secret}
+        for n in range(5):
+            chat = 300 + n
+            update = json.dumps({"update_id": 880000 + n, **fake.text(chat, chat, NUMBER)})
+            for hook in hooks if n % 2 else reversed(hooks):
+                assert post_when_up(hook, update, headers).status_code == 200
+            reply = fake.wait_for(lambda c=chat: fake.sent(c), timeout=30)[0]
+            assert "560.4" in reply["text"]
+        time.sleep(1.0)  # a second answer would have arrived by now
+        assert [len(fake.sent(300 + n)) for n in range(5)] == [1] * 5
+        again = json.dumps({"update_id": 880100, **fake.text(310, 310, NUMBER)})
+        assert post_when_up(hooks[1], again, headers).status_code == 200
+        cached = fake.wait_for(lambda: fake.sent(310), timeout=30)[0]
+        assert "L0a" in cached["text"]  # B serves the plan A's answers registered
+    finally:
+        for bot in pair:
+            bot.stop()
+        fake.stop()
+    for bot in pair:
+        log = "".join(path.read_text(errors="replace") for path in bot.logs)
+        assert "Traceback" not in log and secret not in log, log[-3000:]
+

@@ -23,7 +23,7 @@ from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
 from tests.acme import ACME
 from tests.fake_telegram import BOT, FakeTelegram
-from tests.loopback import free_port
+from tests.loopback import free_port, post_when_up
 from tests.telegram_harness import ADMIN, BotProcess
 
 CHINA_2024 = "What was ACME China revenue in FY2024?"
@@ -260,7 +260,7 @@ def test_webhook_checks_the_secret(data_dir: Path, fake: FakeTelegram) -> None:
         assert fake.webhook["secret_token"] == "s3cret-hook"
         update = json.dumps({"update_id": 990001, **fake.text(113, 113, CHINA_2024)})
         headers = {"Content-Type": "application/json"}
-        wrong = _post_when_up(url, update, {**headers,
+        wrong = post_when_up(url, update, {**headers,
                                             "X-Telegram-Bot-Api-Secret-Token": "nope"})
         assert wrong.status_code == 403
         missing = httpx.post(url, content=update, headers=headers)
@@ -273,13 +273,3 @@ def test_webhook_checks_the_secret(data_dir: Path, fake: FakeTelegram) -> None:
     finally:
         hook.stop()
 
-
-def _post_when_up(url: str, body: str, headers: dict[str, str]) -> httpx.Response:
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            return httpx.post(url, content=body, headers=headers)
-        except httpx.ConnectError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
