@@ -16,6 +16,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from core import render
 from core.arguments import extract_arguments
@@ -42,6 +43,9 @@ DEFAULT_MAX_QUESTION_CHARS = 2000
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd\ufeff]+")
 
 
+_NOT_PLANNED = object()
+
+
 @dataclass
 class Prepared:
     """A request that passed the gates: what planning and replay both start from."""
@@ -54,6 +58,8 @@ class Prepared:
     intent: Intent
     tool: str | None
     notices: list[str] = field(default_factory=list)
+    # the planner's plan, made once: the cascade plans, then a replay's fit check asks again
+    planned: Plan | object | None = field(default=_NOT_PLANNED, repr=False, compare=False)
 
 
 class Answerer:
@@ -129,6 +135,11 @@ class Answerer:
 
     def plan(self, prepared: Prepared) -> Plan | None:
         """The plan for this request, or None when it must be clarified or is not understood."""
+        if prepared.planned is _NOT_PLANNED:
+            prepared.planned = self._make_plan(prepared)
+        return cast(Plan | None, prepared.planned)
+
+    def _make_plan(self, prepared: Prepared) -> Plan | None:
         intent = prepared.intent
         if prepared.tool is None:
             if intent.route is Route.UNKNOWN:
