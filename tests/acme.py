@@ -21,6 +21,21 @@ ACME = Path(__file__).parent / "fixtures" / "acme"
 REF = dt.date(2026, 6, 15)
 
 
+def load_acme(data_dir: Path) -> Path:
+    """`data_dir` with the ACME glossary and facts ingested, as `ricorda ingest` leaves it: for
+    tests that run the bot as a process on it."""
+    from bot.app import build_app
+    from bot.ingest import ingest_paths
+    from bot.settings import load_settings
+
+    app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))
+    try:
+        ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
+    finally:
+        app.close()
+    return data_dir
+
+
 class MemoryFacts:
     """A FactStore fake: the same semantics as the SQL one, in a dict."""
 

@@ -27,7 +27,7 @@ from core.types import Request
 from storage.db import open_database
 from storage.delivery_log import SqlDeliveryLog
 from storage.tables import MessageMapRow
-from tests.acme import ACME
+from tests.acme import ACME, load_acme
 from tests.fake_llm import FakeLLM
 from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram
@@ -207,10 +207,7 @@ class FaultyTelegram(FakeTelegram):
 
 @pytest.fixture
 def acme_dir(tmp_path: Path) -> Path:
-    app = build_app(load_settings(data_dir=tmp_path, embedder="hashing"))
-    ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-    app.close()
-    return tmp_path
+    return load_acme(tmp_path)
 
 
 def test_bot_api_5xx_then_sigkill_mid_answer_lose_nothing(acme_dir: Path) -> None:

@@ -15,10 +15,9 @@ from typing import Any
 import pytest
 
 from bot.app import build_app
-from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
-from tests.acme import ACME
+from tests.acme import load_acme
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
 from tests.slack_harness import ADMIN, SIGNING_SECRET, BotProcess
 
@@ -28,11 +27,7 @@ FOOTER = re.compile(r"_(L0a|L0b|L1|planner) · [\d.]+ ms_")
 
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("slack")
-    app = build_app(load_settings(data_dir=folder, embedder="hashing"))
-    ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-    app.close()
-    return folder
+    return load_acme(tmp_path_factory.mktemp("slack"))
 
 
 @pytest.fixture(scope="module")

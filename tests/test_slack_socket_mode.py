@@ -14,10 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
-from tests.acme import ACME
+from tests.acme import load_acme
 from tests.fake_slack import APP_TOKEN, BOT_TOKEN, FakeSlack
 from tests.fake_slack_socket import FakeSocketMode
 from tests.loopback import free_port
@@ -35,11 +32,7 @@ from tests.test_slack_adapter import CHINA_2024, buttons, served_by, text_of
 
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("slack-socket")
-    app = build_app(load_settings(data_dir=folder, embedder="hashing"))
-    ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-    app.close()
-    return folder
+    return load_acme(tmp_path_factory.mktemp("slack-socket"))
 
 
 @pytest.fixture(scope="module")

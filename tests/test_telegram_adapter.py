@@ -17,11 +17,10 @@ import httpx
 import pytest
 
 from bot.app import build_app
-from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
-from tests.acme import ACME
+from tests.acme import load_acme
 from tests.fake_telegram import BOT, FakeTelegram
 from tests.loopback import free_port, post_when_up
 from tests.telegram_harness import ADMIN, BotProcess
@@ -32,11 +31,7 @@ FOOTER = re.compile(r"<i>(L0a|L0b|L1|planner) · [\d.]+ ms</i>")
 
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("telegram")
-    app = build_app(load_settings(data_dir=folder, embedder="hashing"))
-    ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-    app.close()
-    return folder
+    return load_acme(tmp_path_factory.mktemp("telegram"))
 
 
 @pytest.fixture(scope="module")
