@@ -82,6 +82,9 @@ def main() -> None:
         sys.stdout.flush()
     except BrokenPipeError:  # `ricorda ask ... | head -0`: the reader went away
         code = 1
+    except KeyboardInterrupt:  # Ctrl-C while it answers: no traceback, as on typer's path
+        print("Aborted!", file=sys.stderr)
+        code = 1
     _exit_now(code)
 
 
