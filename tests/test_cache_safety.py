@@ -650,3 +650,19 @@ def test_cache_safety(bot: Bot, earlier, text, kwargs, levels, present, absent) 
         assert needle in ans.text, f"{needle!r} missing from: {ans.text}"
     for needle in absent:
         assert needle not in ans.text, f"{needle!r} leaked into: {ans.text}"
+
+
+def test_a_confirmed_question_teaches_its_paraphrases_through_l1(bot: Bot) -> None:
+    """With L0b narrowed to exact matches, paraphrases reach the autopath level: nothing serves
+    them before a confirmation; after one thumbs-up the autopath does, with exactly the
+    no-cache planner's answer (checked by `ask`), its slots re-read from each paraphrase."""
+    bot.cascade.l0_threshold = 0.9999
+    step(bot, ("ask", CHINA24))
+    assert ask(bot, "How much revenue did ACME China make in FY2024?").served_by == "planner"
+    step(bot, ("ask", CHINA24))
+    step(bot, ("up",))
+    learnt = ask(bot, "Tell me the ACME China revenue for FY2024")
+    assert learnt.served_by == "L1" and "1,320" in learnt.text
+    other_year = ask(bot, "Tell me the ACME China revenue for FY2025")
+    assert other_year.served_by == "L1" and "1,188" in other_year.text
+    assert "1,320" not in other_year.text  # the period comes from this question, not the plan
