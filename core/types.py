@@ -29,7 +29,7 @@ class PeriodType(StrEnum):
     M = "M"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Period:
     """A fiscal period as the fact table spells it: type plus value (`2025`, `2025H1`)."""
 
@@ -57,7 +57,7 @@ class Period:
         return f"FY{self.value}" if self.type is PeriodType.FY else self.value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Source:
     doc: str
     locator: str = ""
@@ -66,7 +66,7 @@ class Source:
         return {"doc": self.doc, "locator": self.locator}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fact:
     """One row of the fact table; `value` is a Decimal so numbers come back exactly as loaded."""
 

@@ -8,9 +8,10 @@ fingerprint of the table (row count, newest update) and reloads when another pro
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -127,23 +128,21 @@ class SqlFactStore:
         incoming: dict[FactKey, Fact] = {}
         for fact in facts:
             incoming[fact_key(fact)] = fact  # later duplicates win, as in the fact file
-        inserted = updated = unchanged = 0
-        rows: list[dict[str, Any]] = []
+        counts = {"inserted": 0, "updated": 0, "unchanged": 0}
         now = utcnow()
-        for key, fact in incoming.items():
-            old = index.get(key)
-            if old is None:
-                inserted += 1
-            elif _same(old, fact):
-                unchanged += 1
-                continue
-            else:
-                updated += 1
-            rows.append(_row(fact, now))
-        if rows:
-            self._write(rows)
+
+        def changed() -> Iterator[dict[str, Any]]:  # made batch by batch: a big file's rows
+            for key, fact in incoming.items():  # are never all in memory at once
+                old = index.get(key)
+                if old is not None and _same(old, fact):
+                    counts["unchanged"] += 1
+                    continue
+                counts["inserted" if old is None else "updated"] += 1
+                yield _row(fact, now)
+
+        self._write(changed())
         self.refresh()
-        return UpsertCounts(inserted, updated, unchanged)
+        return UpsertCounts(**counts)
 
     def count(self) -> int:
         try:
@@ -213,12 +212,13 @@ class SqlFactStore:
         row = conn.execute(select(func.count(), func.max(_TABLE.c.updated_at))).one()
         return (int(row[0]), row[1])
 
-    def _write(self, rows: list[dict[str, Any]]) -> None:
+    def _write(self, rows: Iterable[dict[str, Any]]) -> None:
         stmt = upsert_statement(self._engine.dialect.name, _TABLE, FACT_KEY, _UPDATED)
+        pending = iter(rows)
         try:
             with self._engine.begin() as conn:
-                for start in range(0, len(rows), _BATCH):
-                    conn.execute(stmt, rows[start : start + _BATCH])
+                while batch := list(itertools.islice(pending, _BATCH)):
+                    conn.execute(stmt, batch)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot write facts: {exc.__class__.__name__}") from exc
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -198,7 +199,7 @@ def test_zero_base_difference_has_no_percentage(acme_answerer) -> None:  # type:
     facts = read_acme_facts()
     zero = next(f for f in facts if f.metric == "EBITDA" and f.entity == "ACME_CN")
     later = Period(PeriodType.FY, "2026")
-    other = zero.__class__(**{**zero.__dict__, "period": later, "value": zero.value + 5})
+    other = dataclasses.replace(zero, period=later, value=zero.value + 5)
     diff = two_period_difference(
         [
             FactResult(FactStatus.FOUND, fact=other, period=other.period),

@@ -196,6 +196,19 @@ def test_an_unreadable_csv_is_an_ingest_error_naming_the_file(
     assert "broken.csv" in str(caught.value)
 
 
+def test_a_byte_that_is_not_utf8_deep_in_a_large_file_is_named_by_line(tmp_path: Path) -> None:
+    """The reader streams the file; the message still points at the exact line (and nothing
+    of the file is loaded: the person fixes the export and ingests again)."""
+    good = [f"REVENUE,ORBIS_CN,FY,{2000 + i % 25},,{i},EUR_M,a.pdf," for i in range(600)]
+    path = tmp_path / "export.csv"
+    with path.open("wb") as fh:
+        fh.write(("\ufeff" + "\n".join([HEADER, *good]) + "\n").encode("utf-8"))
+        fh.write("REVENUE,ORBIS_CN,FY,2024,,1,EUR_M,caff\u00e8.pdf,\n".encode("latin-1"))
+    assert path.stat().st_size > 3 * 8192
+    with pytest.raises(IngestError, match=r"export\.csv: not UTF-8 text \(byte 0xe8 on line 602,"):
+        read(path)
+
+
 def test_unsupported_or_missing_files_are_ingest_errors(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="unsupported"):
         read(tmp_path / "facts.json")

@@ -128,7 +128,8 @@ def test_each_sample_is_genuinely_readable() -> None:
 
 def test_twenty_megabyte_fact_file_is_read_with_a_clear_outcome(tmp_path: Path) -> None:
     """~390,000 distinct rows: read to the end (or refused with a message naming the file) in
-    bounded time. Measured on an idle machine: ~6 s and ~440 MB peak RSS for the 20 MB file."""
+    bounded time. Measured: ~6 s and ~400 MB peak RSS for the 20 MB file (the reader streams it;
+    the facts it returns are most of that)."""
     path = tmp_path / "big.csv"
     with path.open("w", encoding="utf-8") as fh:
         fh.write(",".join(COLUMNS) + "\n")
