@@ -141,6 +141,9 @@ class SqlFactStore:
                 yield _row(fact, now)
 
         self._write(changed())
+        index = {}  # the old index goes before the new one is read: a big table is held once
+        with self._lock:
+            self._index = None  # a reader meanwhile reloads it itself
         self.refresh()
         return UpsertCounts(**counts)
 
