@@ -148,14 +148,14 @@ def _csv_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
     """Rows streamed from the file: a large export is never held whole in memory (a 20 MB file
     as bytes, text and parsed cells at once took ~250 MB more than the facts themselves)."""
     try:
-        with path.open("rb") as fh:
-            head = fh.read(8192)
-            total = _count_lines(fh, head)
+        with path.open("rb") as raw:
+            head = raw.read(8192)
+            total = _count_lines(raw, head)
+        if b"\x00" in head:
+            raise IngestError(f"{path.name}: looks like a binary file, not a UTF-8 CSV")
+        fh = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
         raise IngestError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from exc
-    if b"\x00" in head:
-        raise IngestError(f"{path.name}: looks like a binary file, not a UTF-8 CSV")
-    fh = path.open(encoding="utf-8-sig", newline="")
     reader = csv.reader(fh)
     try:
         header = _csv_next(path, reader)
