@@ -41,8 +41,9 @@ class NarrativeTools(Protocol):
         snippets: list[ScoredChunk],
         cleared: bool,
         rerank: bool,
+        reuse: bool = False,
     ) -> tuple[str, list[Source], bool]:
-        """(text, sources, found)."""
+        """(text, sources, found); `reuse` (a replay) may reuse an identical earlier synthesis."""
         ...
 
 
