@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -21,12 +20,15 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from core.autopath import AntiView, AutopathView, Observation
 from core.errors import StorageError
 from storage.autopath_tables import AntiAutopathRow, AutopathObservationRow, AutopathRow
+from storage.embedding_blob import pack, unpack
 from storage.upsert import upsert_statement
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _OBS = AutopathObservationRow.__table__  # type: ignore[attr-defined]
 _PATHS = AutopathRow.__table__  # type: ignore[attr-defined]
 _ANTI = AntiAutopathRow.__table__  # type: ignore[attr-defined]
-_EMBEDDING_DTYPE = np.dtype("<f4")
 _PATH_FIELDS = (
     "cluster_id",
     "framework_hash",
@@ -65,7 +67,7 @@ class SqlAutopathStore:
             "cluster_id": observation.cluster_id,
             "framework_hash": observation.framework_hash,
             "plan": observation.plan,
-            "embedding": np.asarray(observation.embedding, dtype=_EMBEDDING_DTYPE).tobytes(),
+            "embedding": pack(observation.embedding),
             "query_specific": observation.query_specific,
             "latency_ms": observation.latency_ms,
             "positives": observation.positives,
@@ -107,7 +109,7 @@ class SqlAutopathStore:
             .order_by(ranked.c.created_at, ranked.c.turn_id)
         )
         return [
-            (row.cluster_id, np.frombuffer(row.embedding, dtype=_EMBEDDING_DTYPE))
+            (row.cluster_id, unpack(row.embedding))
             for row in self._rows(query)
         ]
 
@@ -224,7 +226,7 @@ def _observation(row: Any) -> Observation:
         cluster_id=row["cluster_id"],
         framework_hash=row["framework_hash"],
         plan=row["plan"],
-        embedding=np.frombuffer(row["embedding"], dtype=_EMBEDDING_DTYPE),
+        embedding=unpack(row["embedding"]),
         query_specific=bool(row["query_specific"]),
         latency_ms=float(row["latency_ms"]),
         created_at=row["created_at"],

@@ -33,6 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from core.errors import StorageError
 from core.fastpath_entry import FastpathEntry
+from storage.embedding_blob import dimension_of, pack, unpack, unpack_matrix
 from storage.fastpath_tables import FastpathGenerationRow, FastpathRow
 from storage.tables import utcnow
 from storage.upsert import upsert_statement
@@ -298,11 +299,10 @@ class SqlFastpathStore:
                     continue  # this process wrote or read it already
                 self._unindex(row.id)
             if not row.query_specific and row.embedding:
-                grouped.setdefault((row.embedder, len(row.embedding) // 4), []).append(row)
+                grouped.setdefault((row.embedder, dimension_of(row.embedding)), []).append(row)
         assert self._indexes is not None
         for key, group in grouped.items():
-            matrix = np.frombuffer(b"".join(r.embedding for r in group), dtype="<f4")
-            matrix = matrix.reshape(len(group), key[1])
+            matrix = unpack_matrix([r.embedding for r in group], key[1])
             usable = np.isfinite(matrix).all(axis=1) & matrix.any(axis=1)
             kept = []
             for row, ok in zip(group, usable, strict=True):
@@ -403,18 +403,6 @@ class SqlFastpathStore:
 # --- rows and entries -------------------------------------------------------------------------
 
 
-def _pack(vector: np.ndarray) -> bytes:
-    import numpy as np  # only when there is a vector: an exact-hash lookup never needs numpy
-
-    return np.asarray(vector, "<f4").tobytes()
-
-
-def _unpack(blob: bytes) -> np.ndarray:
-    import numpy as np
-
-    return np.frombuffer(blob, dtype="<f4").copy()
-
-
 def _row(entry: FastpathEntry) -> dict[str, Any]:
     embedding = entry.embedding
     return {
@@ -429,7 +417,7 @@ def _row(entry: FastpathEntry) -> dict[str, Any]:
         "origin": entry.origin,
         "query_specific": entry.query_specific,
         "embedder": entry.embedder,
-        "embedding": None if embedding is None else _pack(embedding),
+        "embedding": None if embedding is None else pack(embedding),
         "created_at": entry.created_at,
         "last_used_at": entry.last_used_at,
         "n_uses": entry.n_uses,
@@ -450,7 +438,7 @@ def _entry(row: Any) -> FastpathEntry:
         origin=row["origin"],
         query_specific=bool(row["query_specific"]),
         embedder=row["embedder"],
-        embedding=None if blob is None else _unpack(blob),
+        embedding=None if blob is None else unpack(blob),
         created_at=row["created_at"],
         last_used_at=row["last_used_at"],
         n_uses=int(row["n_uses"]),
