@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from bot.app import App
 
 app = typer.Typer(
     name="ricorda",
@@ -41,6 +45,19 @@ def _open(ctx: typer.Context, *, one_shot: bool = False, **overrides: object):  
         return open_app(ctx.obj.get("data_dir"), one_shot=one_shot, **overrides)
     except RicordaError as exc:
         _fail(str(exc))
+
+
+def _print_result(ctx: typer.Context, action: Callable[[App], str]) -> None:
+    """Open the app, print `action(app)` and close it; a problem ends with one clear line."""
+    from core.errors import RicordaError
+
+    app_ = _open(ctx)
+    try:
+        typer.echo(action(app_))
+    except RicordaError as exc:
+        _fail(str(exc))
+    finally:
+        app_.close()
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -238,9 +255,7 @@ def fastpaths_list(
     n: Annotated[int, typer.Option("-n", help="How many, most used first.")] = 20,
 ) -> None:
     """Cached plans, most used first: id, uses, origin, last use, question."""
-    app_ = _open(ctx)
-    typer.echo(app_.admin.fastpaths_text(n))
-    app_.close()
+    _print_result(ctx, lambda app_: app_.admin.fastpaths_text(n))
 
 
 @fastpaths_app.command("purge")
@@ -249,9 +264,7 @@ def fastpaths_purge(
     target: Annotated[str, typer.Argument(help="An id, the question text, or 'all'.")],
 ) -> None:
     """Forget one cached plan (by id or question text) or all of them."""
-    app_ = _open(ctx)
-    typer.echo(app_.admin.purge(target))
-    app_.close()
+    _print_result(ctx, lambda app_: app_.admin.purge(target))
 
 
 @fastpaths_app.command("stats")
@@ -260,17 +273,13 @@ def fastpaths_stats(
     last: Annotated[int, typer.Option(help="Over the last N turns.")] = 500,
 ) -> None:
     """Hit rate and p50 latency per serving level (L0a, L0b, L1, planner)."""
-    app_ = _open(ctx)
-    typer.echo(app_.admin.stats_text(last))
-    app_.close()
+    _print_result(ctx, lambda app_: app_.admin.stats_text(last))
 
 
 @fastpaths_app.command("autopaths")
 def fastpaths_autopaths(ctx: typer.Context) -> None:
     """L1 autopaths with their scores, and the anti-autopaths in force."""
-    app_ = _open(ctx)
-    typer.echo(app_.admin.autopaths_text())
-    app_.close()
+    _print_result(ctx, lambda app_: app_.admin.autopaths_text())
 
 
 from bot.cli_maintenance import register as _register_maintenance  # noqa: E402

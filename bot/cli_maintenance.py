@@ -6,6 +6,7 @@ for cron or by hand, and prints what it removed or proposed and why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -24,28 +25,12 @@ def register(app: typer.Typer) -> None:
     app.add_typer(proposals_app, name="proposals")
 
 
-def _services(ctx: typer.Context) -> tuple[object, MaintenanceServices]:
-    from bot.cli import _open
+def _run(ctx: typer.Context, action: Callable[[MaintenanceServices], str]) -> None:
+    """Print what `action(services)` returns, through the CLI's one open-print-close helper."""
+    from bot.cli import _print_result
     from bot.maintenance_wiring import services_for
 
-    app_ = _open(ctx)
-    return app_, services_for(app_)
-
-
-def _run(ctx: typer.Context, action):  # type: ignore[no-untyped-def]
-    """Open the app, run `action(services)`, print its text; errors as one clear line."""
-    from core.errors import RicordaError
-
-    app_ = None
-    try:
-        app_, services = _services(ctx)
-        typer.echo(action(services))
-    except RicordaError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        if app_ is not None:
-            app_.close()  # type: ignore[attr-defined]
+    _print_result(ctx, lambda app_: action(services_for(app_)))
 
 
 def maintain(
