@@ -87,7 +87,7 @@ def split_text(text: str, limit: int, *, size: Callable[[str], int] = len) -> li
     for sep in ("\n\n", "\n", " "):
         parts = text.split(sep)
         if len(parts) > 1:
-            return _pack(parts, sep, limit, size)
+            return pack_greedy(parts, sep, limit, size=size)
     # no separator left: hard cut, never inside a surrogate-free character
     current = ""
     for char in text:
@@ -100,7 +100,11 @@ def split_text(text: str, limit: int, *, size: Callable[[str], int] = len) -> li
     return pieces
 
 
-def _pack(parts: list[str], sep: str, limit: int, size: Callable[[str], int]) -> list[str]:
+def pack_greedy(
+    parts: list[str], sep: str, limit: int, *, size: Callable[[str], int] = len
+) -> list[str]:
+    """Join parts with `sep` into as few pieces of at most `limit` as order allows; a part
+    too long alone is split (`split_text`)."""
     out: list[str] = []
     current = ""
     for part in parts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from core.presentation import Presentation, split_text
+from core.presentation import Presentation, pack_greedy, split_text
 
 MESSAGE_LIMIT = 4096
 _GAP = "\n\n"
@@ -61,15 +61,4 @@ def pack(parts: list[Part], *, limit: int = MESSAGE_LIMIT) -> list[str]:
             raise ValueError("message limit smaller than a part's markup")
         chunks = split_text(part.text, room, size=lambda s: utf16_len(escape(s)))
         pieces.extend(f"{part.open}{escape(c)}{part.close}" for c in chunks)
-    messages: list[str] = []
-    current = ""
-    for piece in pieces:
-        candidate = f"{current}{_GAP}{piece}" if current else piece
-        if utf16_len(candidate) <= limit:
-            current = candidate
-        else:
-            messages.append(current)
-            current = piece
-    if current:
-        messages.append(current)
-    return messages
+    return pack_greedy(pieces, _GAP, limit, size=utf16_len)
