@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchkit import nearest_rank  # noqa: E402
+
 from bot.app import build_app  # noqa: E402
 from bot.ingest import ingest_paths  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
@@ -43,11 +45,6 @@ def timed(fn, n: int) -> list[float]:  # type: ignore[no-untyped-def]
         fn()
         out.append((time.perf_counter() - start) * 1000)
     return out
-
-
-def p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 Timings = dict[str, list[float]]  # "planner", "miss", "l0a" -> ms
@@ -151,7 +148,7 @@ def main() -> None:
         print(json.dumps([
             {"question": name,
              **{f"{level}_p50_ms": statistics.median(t[level]) for level in t},
-             **{f"{level}_p99_ms": p(t[level], 0.99) for level in t}}
+             **{f"{level}_p99_ms": nearest_rank(t[level], 0.99) for level in t}}
             for name, t in rows
         ], indent=2))
         return

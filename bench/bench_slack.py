@@ -34,38 +34,20 @@ import httpx
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchkit import acme_question, quantile, start_fake, warm_acme  # noqa: E402
+
 from tests.fake_slack import BOT_TOKEN, BOT_USER, TEAM  # noqa: E402
 from tests.loopback import free_port  # noqa: E402
 from tests.slack_harness import SIGNING_SECRET, sign  # noqa: E402
 
-QUESTIONS = [
-    "What was ACME China revenue in FY2024?",
-    "What was ACME HK revenue in FY2025?",
-    "What was ACME Italia revenue in FY2025?",
-    "What was ACME Group revenue in FY2023?",
-    "What was ACME China revenue in H1 2025?",
-]
-
-
-def start_fake() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fake_slack"], cwd=REPO,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    return proc, proc.stdout.readline().strip()
-
 
 def prepare(data_dir: Path) -> None:
     from bot.app import build_app
-    from bot.ingest import ingest_paths
     from bot.settings import load_settings
-    from core.types import Request
-    from tests.acme import ACME
 
     app = build_app(load_settings(data_dir=data_dir, embedder="hashing",
                                   reference_date="2026-06-15"))
-    ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-    for q in QUESTIONS:  # warm the L0 cache: every benchmark question is an L0a hit
-        app.cascade.answer(Request(text=q, chat="slack:C1", user="slack:U1"))
+    warm_acme(app, "slack:C1")
     app.close()
 
 
@@ -74,7 +56,7 @@ def mention_body(n: int, channel: str) -> str:
         "token": "unused", "team_id": TEAM, "api_app_id": "A0000001", "type": "event_callback",
         "event_id": f"EvBENCH{os.getpid()}{n:07d}", "event_time": int(time.time()),
         "event": {"type": "app_mention", "user": "U0BENCH1", "channel": channel,
-                  "text": f"<@{BOT_USER}> {QUESTIONS[n % len(QUESTIONS)]}",
+                  "text": f"<@{BOT_USER}> {acme_question(n)}",
                   "ts": f"{time.time():.6f}"}})
 
 
@@ -102,10 +84,6 @@ async def send_all(url: str, senders: int, per_sender: int, offset: int = 0
 def posts(fake_url: str) -> list[dict[str, Any]]:
     return httpx.get(f"{fake_url}/_fake/calls", params={"method": "chat.postMessage"},
                      timeout=30).json()
-
-
-def pct(xs: list[float], q: int) -> float:
-    return statistics.quantiles(xs, n=100)[q - 1] if len(xs) > 1 else (xs or [0.0])[0]
 
 
 def cached_phase(senders: int, per_sender: int, data_dir: Path, fake_url: str) -> dict[str, Any]:
@@ -141,7 +119,7 @@ def cached_phase(senders: int, per_sender: int, data_dir: Path, fake_url: str) -
         answered = max(c["received"] for c in found[base:])
         return {"events": n, "acked_per_s": n / (acked - started),
                 "answered_per_s": n / (answered - started),
-                "ack_p50_ms": statistics.median(latencies), "ack_p99_ms": pct(latencies, 99),
+                "ack_p50_ms": statistics.median(latencies), "ack_p99_ms": quantile(latencies, 99),
                 "ack_max_ms": max(latencies)}
     finally:
         bot.terminate()
@@ -196,7 +174,7 @@ def busy_phase(senders: int, per_sender: int, slow: float, fake_url: str) -> dic
         assert busy.is_set(), "the core never started an answer"
         n = senders * per_sender
         return {"events": n, "acked_per_s": n / (acked - started),
-                "ack_p50_ms": statistics.median(latencies), "ack_p99_ms": pct(latencies, 99),
+                "ack_p50_ms": statistics.median(latencies), "ack_p99_ms": quantile(latencies, 99),
                 "ack_max_ms": max(latencies), "core_s_per_answer": slow}
     finally:
         stop.set()
@@ -213,7 +191,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    fake, fake_url = start_fake()
+    fake, fake_url = start_fake("tests.fake_slack")
     try:
         with tempfile.TemporaryDirectory() as tmp:
             prepare(Path(tmp))

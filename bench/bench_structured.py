@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchkit import nearest_rank  # noqa: E402
+
 from core.answering import Answerer  # noqa: E402
 from core.glossary import parse_glossary  # noqa: E402
 from core.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
@@ -71,11 +73,6 @@ def facts() -> list[Fact]:
         for e in range(N_ENTITIES)
         for y in YEARS
     ]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def time_answers(answerer: Answerer, n: int) -> list[float]:
@@ -155,14 +152,14 @@ def main() -> None:
     rows = [
         (
             "answer, no turn write (10k facts)",
-            percentile(a, 0.5),
-            percentile(a, 0.99),
+            nearest_rank(a, 0.5),
+            nearest_rank(a, 0.99),
             "p50 <= 0.5 ms",
         ),
         (
             "answer + turn written to SQLite",
-            percentile(b, 0.5),
-            percentile(b, 0.99),
+            nearest_rank(b, 0.5),
+            nearest_rank(b, 0.99),
             "p50 <= 2 ms, p99 <= 10 ms",
         ),
     ]
@@ -170,7 +167,8 @@ def main() -> None:
     for name, p50, p99, target in rows:
         print(f"{name:40} {p50:8.3f} {p99:8.3f}  {target}")
     print(
-        f"{'turn write share (p50 ratio b/a)':40} {percentile(b, 0.5) / percentile(a, 0.5):8.2f}x"
+        f"{'turn write share (p50 ratio b/a)':40} "
+        f"{nearest_rank(b, 0.5) / nearest_rank(a, 0.5):8.2f}x"
     )
     print(
         f"{'ricorda ask cold start (median)':40} {cold['quick'] * 1000:8.0f} ms  target <= 600 ms "

@@ -20,7 +20,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,36 +31,18 @@ import httpx
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-QUESTIONS = [
-    "What was ACME China revenue in FY2024?",
-    "What was ACME HK revenue in FY2025?",
-    "What was ACME Italia revenue in FY2025?",
-    "What was ACME Group revenue in FY2023?",
-    "What was ACME China revenue in H1 2025?",
-]
-
-
-def start_fake() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fake_telegram"], cwd=REPO,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    return proc, proc.stdout.readline().strip()
+from benchkit import acme_question, quantile, start_fake, warm_acme  # noqa: E402
 
 
 def build(data_dir: Path, url: str) -> Any:
     from bot.app import build_app
-    from bot.ingest import ingest_paths
     from bot.settings import load_settings
-    from core.types import Request
-    from tests.acme import ACME
     from tests.fake_telegram import TOKEN
 
     settings = load_settings(data_dir=data_dir, embedder="hashing", telegram_token=TOKEN,
                              telegram_api_url=url, reference_date="2026-06-15")
     app = build_app(settings)
-    ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-    for q in QUESTIONS:  # warm the L0 cache: every benchmark question is an L0a hit
-        app.cascade.answer(Request(text=q, chat="telegram:1", user="telegram:1"))
+    warm_acme(app, "telegram:1")
     return app
 
 
@@ -84,7 +65,7 @@ async def run(chats: int, rounds: int, data_dir: Path, concurrency: int) -> dict
     from adapters.telegram import ALLOWED_UPDATES, Limits
     from bot.serve import telegram_application
 
-    fake, url = start_fake()
+    fake, url = start_fake("tests.fake_telegram")
     app = build(data_dir, url)
     application = telegram_application(app, limits=Limits(
         overall_per_second=None, group_per_minute=None, concurrent_updates=concurrency,
@@ -102,7 +83,7 @@ async def run(chats: int, rounds: int, data_dir: Path, concurrency: int) -> dict
                 cpu = time.process_time()
                 for i in range(50):
                     await client.post(f"{url}/_fake/inject",
-                                      json=[update(i, 7, QUESTIONS[i % len(QUESTIONS)])])
+                                      json=[update(i, 7, acme_question(i))])
                     await wait_replies(client, url, i + 1)
                 results["sequential"] = {**await measure(client, url),
                                          "cpu_ms": (time.process_time() - cpu) * 1000 / 50}
@@ -111,7 +92,7 @@ async def run(chats: int, rounds: int, data_dir: Path, concurrency: int) -> dict
                 started, cpu = time.monotonic(), time.process_time()
                 for r in range(rounds):
                     await client.post(f"{url}/_fake/inject", json=[
-                        update(r, 1000 + c, QUESTIONS[(r + c) % len(QUESTIONS)])
+                        update(r, 1000 + c, acme_question(r + c))
                         for c in range(chats)])
                     await wait_replies(client, url, (r + 1) * chats)
                 elapsed = time.monotonic() - started
@@ -123,7 +104,7 @@ async def run(chats: int, rounds: int, data_dir: Path, concurrency: int) -> dict
                 n = chats * rounds
                 cpu = time.process_time()
                 await client.post(f"{url}/_fake/inject", json=[
-                    update(i, 1000 + i % chats, QUESTIONS[i % len(QUESTIONS)]) for i in range(n)])
+                    update(i, 1000 + i % chats, acme_question(i)) for i in range(n)])
                 await wait_replies(client, url, n)
                 replies = [c for c in (await client.post(f"{url}/_fake/calls", json=None)).json()
                            if c["method"] == "sendMessage"]
@@ -166,11 +147,8 @@ def summarise(section: dict[str, Any], chats_of: Any) -> dict[str, Any]:
         for (injected, handed), replied in zip(times, sorted(replies.get(chat, [])), strict=False):
             e2e.append((replied - injected) * 1000)
             own.append((replied - handed) * 1000)
-    def pct(xs: list[float], q: float) -> float:
-        return statistics.quantiles(xs, n=100)[q - 1] if len(xs) > 1 else (xs or [0])[0]
-
-    return {**section, "p50_ms": statistics.median(e2e), "p99_ms": pct(e2e, 99),
-            "overhead_p50_ms": statistics.median(own), "overhead_p99_ms": pct(own, 99)}
+    return {**section, "p50_ms": statistics.median(e2e), "p99_ms": quantile(e2e, 99),
+            "overhead_p50_ms": statistics.median(own), "overhead_p99_ms": quantile(own, 99)}
 
 
 def main() -> None:
