@@ -32,8 +32,11 @@ def nearest_rank(values: list[float], q: float) -> float:
 
 
 def quantile(values: list[float], q: int) -> float:
-    """The q-th percentile, interpolated (statistics.quantiles); the one value when alone."""
-    return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else (values or [0.0])[0]
+    """The q-th percentile, interpolated between samples, never beyond the largest (the
+    default 'exclusive' method extrapolates: a p99 above the maximum on small runs)."""
+    if len(values) < 2:
+        return (values or [0.0])[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
 def start_fake(module: str) -> tuple[subprocess.Popen[str], str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import statistics
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from typing import Any
 import httpx
 from sqlalchemy import select
 
+from bench.benchkit import quantile
 from tests.fake_telegram import BOT
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,10 +58,7 @@ class LoadReport:
     latencies_ms: list[float] = field(repr=False, default_factory=list)
 
     def pct(self, q: int) -> float:
-        xs = sorted(self.latencies_ms)
-        if len(xs) < 2:
-            return xs[0] if xs else 0.0
-        return statistics.quantiles(xs, n=100)[q - 1]
+        return quantile(self.latencies_ms, q)
 
     def text(self) -> str:
         return (f"{self.chats} chats, {self.questions} questions in {self.elapsed_s:.1f} s "
