@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
 
 
 def ask_once(
@@ -19,16 +18,12 @@ def ask_once(
     as_json: bool = False,
     chat: str = "console:local",
     reference_date: str | None = None,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
 ) -> int:
     """Answer `question` and print it (text or the JSON contract); 0, or 1 with `error: ...`."""
     from bot.startup import open_app
     from core.errors import RicordaError
     from core.types import Request
 
-    out = out or sys.stdout
-    err = err or sys.stderr
     try:
         app = open_app(data_dir, one_shot=True, reference_date=reference_date)
         try:
@@ -38,12 +33,12 @@ def ask_once(
         finally:
             app.close()
     except RicordaError as exc:
-        print(f"error: {exc}", file=err)
+        print(f"error: {exc}", file=sys.stderr)
         return 1
     if as_json:
-        print(json.dumps(answer.to_dict(), ensure_ascii=False), file=out)
+        print(json.dumps(answer.to_dict(), ensure_ascii=False))
         return 0
     from adapters.console import render_answer
 
-    print(render_answer(answer), file=out)
+    print(render_answer(answer))
     return 0
