@@ -19,9 +19,10 @@ def ask_once(
     chat: str = "console:local",
     reference_date: str | None = None,
 ) -> int:
-    """Answer `question` and print it (text or the JSON contract); 0, or 1 with `error: ...`."""
+    """Answer `question` and print it (text or the JSON contract); 0, or `error: ...` and 2 for
+    a configuration mistake, 1 for anything else."""
     from bot.startup import open_app
-    from core.errors import RicordaError
+    from core.errors import ConfigError, RicordaError
     from core.types import Request
 
     try:
@@ -33,8 +34,10 @@ def ask_once(
         finally:
             app.close()
     except RicordaError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        from bot.log_setup import redact_known
+
+        print(f"error: {redact_known(str(exc))}", file=sys.stderr)
+        return 2 if isinstance(exc, ConfigError) else 1
     if as_json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
         return 0

@@ -19,6 +19,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 DataDir = Annotated[
@@ -31,20 +32,40 @@ DataDir = Annotated[
 ]
 
 
+def _version(value: bool) -> None:
+    if value:
+        from bot.version import version
+
+        typer.echo(f"ricorda {version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def main_options(ctx: typer.Context, data_dir: DataDir = None) -> None:
-    ctx.obj = {"data_dir": data_dir}
+def main_options(
+    ctx: typer.Context,
+    data_dir: DataDir = None,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Log at DEBUG, with tracebacks (RICORDA_LOG_LEVEL).")
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    ctx.obj = {"data_dir": data_dir, "debug": debug}
 
 
-def _open(ctx: typer.Context, *, one_shot: bool = False, **overrides: object):  # type: ignore[no-untyped-def]
+def _open(ctx: typer.Context, *, one_shot: bool = False, default_level: str = "WARNING",
+          **overrides: object):  # type: ignore[no-untyped-def]
     """Settings -> application; any configuration or storage problem ends with a clear line."""
     from bot.startup import open_app
     from core.errors import RicordaError
 
     try:
-        return open_app(ctx.obj.get("data_dir"), one_shot=one_shot, **overrides)
+        return open_app(ctx.obj.get("data_dir"), one_shot=one_shot, debug=ctx.obj.get("debug"),
+                        default_level=default_level, **overrides)
     except RicordaError as exc:
-        _fail(str(exc))
+        _fail_on(exc)
 
 
 def _print_result(ctx: typer.Context, action: Callable[[App], str]) -> None:
@@ -55,14 +76,23 @@ def _print_result(ctx: typer.Context, action: Callable[[App], str]) -> None:
     try:
         typer.echo(action(app_))
     except RicordaError as exc:
-        _fail(str(exc))
+        _fail_on(exc)
     finally:
         app_.close()
 
 
 def _fail(message: str, code: int = 1) -> None:
-    typer.echo(f"error: {message}", err=True)
+    from bot.log_setup import redact_known
+
+    typer.echo(f"error: {redact_known(message)}", err=True)
     raise typer.Exit(code)
+
+
+def _fail_on(exc: Exception) -> None:
+    """Exit 2 for a configuration mistake, 1 for anything that went wrong at run time."""
+    from core.errors import ConfigError
+
+    _fail(str(exc), code=2 if isinstance(exc, ConfigError) else 1)
 
 
 @app.command()
@@ -104,7 +134,7 @@ def ingest(
             app_ = _open(ctx)
             summary = ingest_paths(app_, paths, progress=progress, prune=prune, reindex=reindex)
         except RicordaError as exc:
-            _fail(str(exc))
+            _fail_on(exc)
             return
         finally:
             if app_ is not None:
@@ -165,7 +195,7 @@ def chat(
         app_ = _open(ctx, reference_date=reference_date)
         app_.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     except RicordaError as exc:
-        _fail(str(exc))
+        _fail_on(exc)
         return
     try:
         ConsoleChat(app_.cascade, chat=chat_id, today=app_.today).run()
@@ -190,7 +220,7 @@ def demo(
         app_ = _open(ctx)
         summary = ingest_paths(app_, paths)
     except RicordaError as exc:
-        _fail(str(exc))
+        _fail_on(exc)
         return
     for line in summary.lines:
         typer.echo(line)
@@ -204,18 +234,44 @@ def demo(
     app_.close()
 
 
-@app.command()
+def _serve_epilog() -> str:
+    from bot.settings_help import settings_epilog
+
+    return settings_epilog()
+
+
+@app.command(epilog=_serve_epilog())
 def serve(ctx: typer.Context) -> None:
-    """Run the configured chat platforms (Telegram when RICORDA_TELEGRAM_TOKEN is set)."""
+    """Run the configured chat platforms (Telegram when RICORDA_TELEGRAM_TOKEN is set, Slack
+    when RICORDA_SLACK_BOT_TOKEN is set). Every setting is listed below."""
     from core.errors import RicordaError
 
     try:
-        app_ = _open(ctx)
+        app_ = _open(ctx, default_level="INFO")
         from bot.serve import run_serve
 
         run_serve(app_)
     except RicordaError as exc:
-        _fail(str(exc))
+        _fail_on(exc)
+
+
+@app.command()
+def migrate(ctx: typer.Context) -> None:
+    """Bring the database schema up to date (also done by every command at start)."""
+    from bot.startup import configure
+    from core.errors import RicordaError
+    from storage.migrations import upgrade
+
+    try:
+        settings = configure(ctx.obj.get("data_dir"), default_level="INFO",
+                             debug=ctx.obj.get("debug"))
+        settings.ensure_data_dir()
+        before, after = upgrade(settings.database)
+    except RicordaError as exc:
+        _fail_on(exc)
+        return
+    typer.echo(f"database schema: {before or 'none'} -> {after}" if before != after
+               else f"database schema up to date ({after})")
 
 
 @app.command()
@@ -236,7 +292,7 @@ def feedback(
         outcome = app_.feedback.record(turn_id, user, mapped[verdict.lower()], via="cli")
         app_.close()
     except RicordaError as exc:
-        _fail(str(exc))
+        _fail_on(exc)
         return
     if not outcome.applied:
         _fail(outcome.message)

@@ -64,7 +64,12 @@ def main() -> None:
     if quick is None:
         from bot.cli import app
 
-        app()
+        try:
+            app()
+        except Exception as exc:  # one line, never a traceback with a secret in it
+            from bot.log_setup import report_unexpected
+
+            _exit_now(report_unexpected(exc))
         return
     gc.disable()  # one short-lived process: collections only slow its imports (~35 ms)
     from pathlib import Path
@@ -85,6 +90,10 @@ def main() -> None:
     except KeyboardInterrupt:  # Ctrl-C while it answers: no traceback, as on typer's path
         print("Aborted!", file=sys.stderr)
         code = 1
+    except Exception as exc:  # one line, never a traceback with a secret in it
+        from bot.log_setup import report_unexpected
+
+        code = report_unexpected(exc)
     _exit_now(code)
 
 

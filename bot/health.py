@@ -1,7 +1,9 @@
 """`GET /healthz` and `GET /metrics` on a small HTTP server beside the bot.
 
-A load balancer or orchestrator asks /healthz whether this replica can answer: 200 when every
-configured part (database, vector store, LLM) is reachable, 503 naming the part that is not.
+A load balancer or orchestrator asks /healthz whether this replica can answer: 503 `warming`
+while `ricorda serve` still loads its models and indexes, then 200 when every configured part
+(database, vector store, LLM) is reachable, 503 naming the part that is not. HEAD answers the
+same status without a body.
 Parts that are not configured report "off" and never fail the check. Prometheus scrapes
 /metrics. The server runs on a daemon thread: it must never hold the bot up or keep it alive.
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ricorda.health")
 
-OK, ERROR, OFF = "ok", "error", "off"
+OK, ERROR, OFF, WARMING = "ok", "error", "off", "warming"
 PROBE_TIMEOUT_S = 2.0
 
 
@@ -83,8 +85,11 @@ def check_llm(app: App) -> str:
     return ERROR
 
 
-def health(app: App) -> tuple[int, dict[str, str]]:
-    """(HTTP status, report): 503 as soon as one configured part is unreachable."""
+def health(app: App, ready: threading.Event | None = None) -> tuple[int, dict[str, str]]:
+    """(HTTP status, report): 503 while warming up, or as soon as one configured part is
+    unreachable."""
+    if ready is not None and not ready.is_set():
+        return 503, {"status": WARMING}
     report = {
         "database": check_database(app),
         "vector_store": check_vector_store(app),
@@ -121,16 +126,18 @@ def start_health_server(
     metrics: Metrics | None = None,
     host: str | None = None,
     port: int | None = None,
+    ready: threading.Event | None = None,
 ) -> HealthServer:
     """Serve /healthz and /metrics for `app` on a daemon thread (port 0: any free port).
 
-    Without `metrics`, the app's cascade and feedback get hooked to a fresh set here."""
+    Without `metrics`, the app's cascade and feedback get hooked to a fresh set here. With
+    `ready`, /healthz says 503 `warming` until it is set."""
     s = app.settings
     host = host if host is not None else s.metrics_host
     port = port if port is not None else s.metrics_port
     if metrics is None:
         metrics = attach_metrics(app)
-    handler = _handler(app, metrics)
+    handler = _handler(app, metrics, ready)
     try:
         server = ThreadingHTTPServer((host, port), handler)
     except OSError as exc:
@@ -145,24 +152,30 @@ def start_health_server(
     return HealthServer(server, thread)
 
 
-def _handler(app: App, metrics: Metrics) -> type[BaseHTTPRequestHandler]:
+def _handler(
+    app: App, metrics: Metrics, ready: threading.Event | None
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
+        def do_GET(self, *, head: bool = False) -> None:
             path = self.path.split("?", 1)[0]
             if path == "/healthz":
-                status, report = health(app)
-                self._send(status, "application/json", json.dumps(report).encode())
+                status, report = health(app, ready)
+                self._send(status, "application/json", json.dumps(report).encode(), head)
             elif path == "/metrics":
-                self._send(200, CONTENT_TYPE, metrics.render())
+                self._send(200, CONTENT_TYPE, metrics.render(), head)
             else:
-                self._send(404, "text/plain", b"not found\n")
+                self._send(404, "text/plain", b"not found\n", head)
 
-        def _send(self, status: int, content_type: str, body: bytes) -> None:
+        def do_HEAD(self) -> None:
+            self.do_GET(head=True)
+
+        def _send(self, status: int, content_type: str, body: bytes, head: bool) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if not head:
+                self.wfile.write(body)
 
         def log_message(self, format: str, *args: object) -> None:
             log.debug("%s " + format, self.address_string(), *args)

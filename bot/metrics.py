@@ -11,7 +11,16 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
@@ -22,7 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ricorda.metrics")
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+CONTENT_TYPE = CONTENT_TYPE_LATEST  # prometheus_client's own exposition format
 # L0a answers in about a millisecond, the planner with an LLM in seconds
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
@@ -47,6 +56,10 @@ class Metrics:
         )
         if cache_size is not None:
             self.registry.register(_CacheSize(cache_size))
+        # process_* (CPU, memory, file descriptors, start time), python_gc_*, python_info:
+        # the library's own collectors, which read the process they run in
+        for collector in (PROCESS_COLLECTOR, GC_COLLECTOR, PLATFORM_COLLECTOR):
+            self.registry.register(collector)
 
     def observe_answer(self, answer: Answer) -> None:
         level = answer.served_by or "none"

@@ -1,16 +1,20 @@
-"""Settings: environment > .env > TOML file > defaults in code (design.md section 6).
+"""Settings: environment > <data dir>/.env > ./.env > TOML file > defaults (design.md 6).
 
 Secrets (bot tokens, signing secrets, API keys) are `SecretStr`: they print as `**********`
-and are only read from the environment or `.env`, never from the TOML file.
+and are only read from the environment or a `.env`, never from the TOML file. Every value is
+checked here, before anything opens or connects: a bad one is a ConfigError naming the
+variable and saying how to fix it (bot/settings_checks.py); the value of a secret is never
+repeated.
 """
 
 from __future__ import annotations
 
 import os
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -34,6 +38,35 @@ SECRET_FIELDS = frozenset(
 )
 
 
+class LogLevel(StrEnum):
+    DEBUG = "DEBUG"
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
+    CRITICAL = "CRITICAL"
+
+
+class EmbedderChoice(StrEnum):
+    AUTO = "auto"
+    USE = "use"
+    BGE_M3 = "bge-m3"
+    HASHING = "hashing"
+
+
+class LlmChoice(StrEnum):
+    NONE = "none"
+    LLAMA_CPP = "llama-cpp"
+    OPENAI = "openai"
+
+
+# spellings accepted before this became an enum
+_ALIASES = {
+    "embedder": {"offline": "use", "bge": "bge-m3"},
+    "llm": {"": "none", "off": "none", "llama_cpp": "llama-cpp", "llamacpp": "llama-cpp",
+            "http": "openai"},
+}  # fmt: skip
+
+
 def default_data_dir() -> Path:
     return Path.home() / ".local" / "share" / "ricorda"
 
@@ -51,7 +84,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     database_url: str | None = None  # default: SQLite in the data dir
     chroma_url: str | None = None  # default: embedded Chroma in the data dir
-    log_level: str = "WARNING"
+    log_level: LogLevel | None = None  # default: INFO for `serve`, WARNING for the rest
 
     max_question_chars: int = 2000
     reference_date: str | None = None  # YYYY-MM-DD; default today
@@ -79,9 +112,9 @@ class Settings(BaseSettings):
     maintenance_timezone: str | None = None  # IANA zone; default the machine's
 
     # models
-    embedder: str = "auto"  # auto | use | bge-m3 | hashing
+    embedder: EmbedderChoice = EmbedderChoice.AUTO
     bge_model_path: str | None = None
-    llm: str = "none"  # none | llama-cpp | openai
+    llm: LlmChoice = LlmChoice.NONE
     llm_model_path: str | None = None
     llm_base_url: str | None = None
     llm_model: str = "default"
@@ -115,6 +148,26 @@ class Settings(BaseSettings):
             return [v.strip() for v in value.split(",") if v.strip()]
         return value
 
+    @field_validator("log_level", "embedder", "llm", mode="before")
+    @classmethod
+    def _choice(cls, value: Any, info: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip()
+            value = value.upper() if info.field_name == "log_level" else value.lower()
+            return _ALIASES.get(info.field_name, {}).get(value, value) or None
+        return value
+
+    @model_validator(mode="after")
+    def _checked(self) -> Settings:
+        from bot.settings_checks import check_settings
+
+        check_settings(self)
+        return self
+
+    @property
+    def effective_log_level(self) -> str:
+        return (self.log_level or LogLevel.WARNING).value
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -134,8 +187,10 @@ class Settings(BaseSettings):
         return self.database_url or sqlite_url(self.data_dir)
 
     def ensure_data_dir(self) -> Path:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        return self.data_dir
+        """The data dir, created if missing; a ConfigError with the fix when it cannot be."""
+        from bot.settings_checks import ensure_writable_dir
+
+        return ensure_writable_dir(self.data_dir)
 
 
 class _PublicToml(TomlConfigSettingsSource):
@@ -146,19 +201,45 @@ class _PublicToml(TomlConfigSettingsSource):
         return {k: v for k, v in data.items() if k not in SECRET_FIELDS}
 
 
+def env_files(data_dir: Path | None) -> tuple[Path, ...]:
+    """The `.env` files read, in increasing precedence: the working directory's, then the data
+    dir's (a deployment keeps its tokens beside its data; a developer's checkout may hold
+    another). The environment itself overrides both."""
+    files = [Path.cwd() / ".env"]
+    if data_dir is not None:
+        files.append(Path(os.path.expanduser(str(data_dir))) / ".env")
+    return tuple(dict.fromkeys(files))
+
+
+def _data_dir_before_settings(override: Any) -> Path:
+    """Where the data dir's .env is: --data-dir, else RICORDA_DATA_DIR from the environment or
+    the working directory's .env, else the default."""
+    if override is not None:
+        return Path(str(override))
+    if os.environ.get("RICORDA_DATA_DIR"):
+        return Path(os.environ["RICORDA_DATA_DIR"])
+    cwd_env = Path.cwd() / ".env"
+    if cwd_env.is_file():
+        from dotenv import dotenv_values
+
+        value = dotenv_values(cwd_env).get("RICORDA_DATA_DIR")
+        if value:
+            return Path(value)
+    return default_data_dir()
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Settings with CLI overrides (highest precedence); `data_dir` is expanded (~).
 
-    A bad value is a ConfigError naming the variable; the value itself is not repeated (it
-    may be a secret)."""
+    A bad value is a ConfigError naming the variable and the fix; the value itself is only
+    repeated when it is not a secret."""
     clean = {k: v for k, v in overrides.items() if v is not None}
+    files = env_files(_data_dir_before_settings(clean.get("data_dir")))
     try:
-        settings = Settings(**clean)
+        settings = Settings(_env_file=files, **clean)  # type: ignore[call-arg]
     except ValidationError as exc:
-        problems = "; ".join(
-            f"RICORDA_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
-            for e in exc.errors()
-        )
-        raise ConfigError(f"bad setting: {problems}") from None
+        from bot.settings_checks import describe_errors
+
+        raise ConfigError(describe_errors(exc, clean)) from None
     settings.data_dir = Path(os.path.expanduser(str(settings.data_dir)))
     return settings

@@ -5,22 +5,44 @@ Kept free of typer so that a one-shot question does not import it.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.app import App
+    from bot.settings import Settings
 
 
-def open_app(data_dir: Path | None, *, one_shot: bool = False, **overrides: object) -> App:
-    """The configured application; any configuration or storage problem is a RicordaError."""
-    from bot.app import build_app
+def configure(
+    data_dir: Path | None, *, default_level: str = "WARNING", debug: bool = False,
+    **overrides: object,
+) -> Settings:
+    """Settings, then the redacting log handler (before anything can log a secret)."""
+    from bot.log_setup import configure_logging, secret_values
     from bot.settings import load_settings
 
-    settings = load_settings(data_dir=data_dir, **overrides)
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    if debug:
+        overrides["log_level"] = "DEBUG"
+    try:
+        settings = load_settings(data_dir=data_dir, **overrides)
+    except Exception:
+        configure_logging("DEBUG" if debug else default_level)  # shapes are still redacted
+        raise
+    level = settings.log_level.value if settings.log_level else default_level
+    configure_logging(level, secrets=secret_values(settings))
+    return settings
+
+
+def open_app(
+    data_dir: Path | None,
+    *,
+    one_shot: bool = False,
+    default_level: str = "WARNING",
+    debug: bool = False,
+    **overrides: object,
+) -> App:
+    """The configured application; any configuration or storage problem is a RicordaError."""
+    from bot.app import build_app
+
+    settings = configure(data_dir, default_level=default_level, debug=debug, **overrides)
     return build_app(settings, one_shot=one_shot)

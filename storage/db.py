@@ -1,7 +1,8 @@
 """One place that opens the database: SQLite (WAL) by default, PostgreSQL by URL.
 
 Every table module registers its SQLModel classes on the shared metadata; `open_database`
-imports them all and creates what is missing, so a fresh data dir is ready on first use.
+brings the schema to the newest migration (storage.migrations), so a fresh data dir is ready on
+first use and an older database is upgraded in place.
 """
 
 from __future__ import annotations
@@ -10,10 +11,7 @@ from pathlib import Path
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import SQLModel, create_engine
-
-from core.errors import StorageError
+from sqlmodel import create_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 
@@ -45,17 +43,48 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def
 
 
 def open_database(url: str) -> Engine:
-    """Engine with every table created; a clear StorageError when the server is unreachable."""
+    """Engine on a schema at the newest migration; a StorageError with the cause and the fix
+    when the server is unreachable."""
     import storage.tables  # noqa: F401  (registers all tables on SQLModel.metadata)
+    from storage.migrations import ensure_schema
 
     engine = make_engine(url)
-    try:
-        SQLModel.metadata.create_all(engine)
-    except SQLAlchemyError as exc:
-        raise StorageError(
-            f"cannot open the database {_redact(url)}: {exc.__class__.__name__}"
-        ) from exc
+    ensure_schema(engine)
     return engine
+
+
+# (what the driver says, what it means, what to do): psycopg and sqlite3 messages
+_CAUSES = (
+    ("connection refused", "connection refused",
+     "start PostgreSQL there, or fix the host and port in RICORDA_DATABASE_URL"),
+    ("password authentication failed", "password rejected",
+     "fix the user and password in RICORDA_DATABASE_URL"),
+    ("no password supplied", "a password is required",
+     "add the password to RICORDA_DATABASE_URL (postgresql://user:password@host/db)"),
+    ("does not exist", "the database or role does not exist",
+     "create it (createdb) or fix its name in RICORDA_DATABASE_URL"),
+    ("could not translate host name", "unknown host",
+     "fix the host name in RICORDA_DATABASE_URL"),
+    ("name or service not known", "unknown host", "fix the host name in RICORDA_DATABASE_URL"),
+    ("timeout", "timed out", "check the network and the host in RICORDA_DATABASE_URL"),
+    ("unable to open database file", "the file cannot be opened",
+     "make the data dir writable (RICORDA_DATA_DIR)"),
+    ("readonly database", "the file is read-only",
+     "make the data dir and ricorda.db writable (RICORDA_DATA_DIR)"),
+    ("permission denied", "permission denied",
+     "grant the user CREATE on the schema, or fix the user in RICORDA_DATABASE_URL"),
+)  # fmt: skip
+
+
+def describe_error(exc: Exception, shown_url: str) -> str:
+    """One sentence: which database, the cause in plain words, and the fix."""
+    detail = str(getattr(exc, "orig", None) or exc).lower()
+    for needle, cause, fix in _CAUSES:
+        if needle in detail:
+            return f"cannot open the database {_redact(shown_url)} ({cause}): {fix}"
+    first = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0][:200]
+    return (f"cannot open the database {_redact(shown_url)} ({exc.__class__.__name__}: "
+            f"{_redact(first)}): check RICORDA_DATABASE_URL and the server's log")
 
 
 def _redact(url: str) -> str:

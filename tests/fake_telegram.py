@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from tests.loopback import wait_on
 
-TOKEN = "123456:FAKE-token-for-tests"
+TOKEN = "123456:FAKE-token-for-tests-0123456789abcdefgh"
 BOT = {"id": 4242, "is_bot": True, "first_name": "Ricorda", "username": "ricorda_test_bot",
        "can_join_groups": True, "can_read_all_group_messages": False,
        "supports_inline_queries": False}

@@ -1,0 +1,227 @@
+"""Every setting checked before anything opens or connects, each problem one sentence with its fix.
+
+A deployer reads one line, `error: RICORDA_X ...: <what to do>`, never a traceback. The value is
+repeated only for settings that are not secrets; a token's shape is checked here, locally, so a
+pasted chat message or a truncated token never reaches Telegram or Slack.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import zoneinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+
+# what the platforms issue; checked before any network call (the value is never printed)
+TELEGRAM_TOKEN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{30,}$")
+SLACK_BOT_TOKEN = re.compile(r"^xoxb-[A-Za-z0-9-]+$")
+SLACK_APP_TOKEN = re.compile(r"^xapp-[A-Za-z0-9-]+$")
+DATABASE_SCHEMES = ("sqlite", "postgresql", "postgresql+psycopg", "postgres")
+HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
+ADMIN = re.compile(r"^(telegram|slack|console):\S+$")
+
+# the fix for a value of the wrong type, by field (the rest get one from their type)
+FIXES: dict[str, str] = {
+    "log_level": "set it to DEBUG, INFO, WARNING or ERROR",
+    "embedder": "set it to auto, use, bge-m3 or hashing",
+    "llm": "set it to none, llama-cpp or openai",
+    "data_dir": "set it to a folder path",
+}
+_PORTS = ("slack_port", "metrics_port", "telegram_webhook_port")
+
+
+def env_name(field: str) -> str:
+    return f"RICORDA_{field.upper()}"
+
+
+def _fix_for_type(field: str, settings_cls: type[Settings]) -> str:
+    if field in FIXES:
+        return FIXES[field]
+    if field in _PORTS:
+        return "set it to a port number from 1 to 65535 (0 picks a free one)"
+    annotation = str(settings_cls.model_fields[field].annotation)
+    if "bool" in annotation:
+        return "set it to true or false"
+    if "int" in annotation:
+        return "set it to a whole number"
+    if "float" in annotation:
+        return "set it to a number"
+    return "correct it in the environment or .env"
+
+
+def describe_errors(exc: ValidationError, overrides: dict[str, Any]) -> str:
+    """One line for pydantic's errors: the variable, the value (unless secret) and the fix."""
+    from bot.settings import SECRET_FIELDS, Settings
+
+    parts = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else "?"
+        shown = ""
+        value = error.get("input")
+        if field not in SECRET_FIELDS and isinstance(value, str | int | float):
+            shown = f"={str(value)[:60]!r}"
+        fix = _fix_for_type(field, Settings) if field in Settings.model_fields else "remove it"
+        parts.append(f"{env_name(field)}{shown} is not valid: {fix}")
+    return "; ".join(parts)
+
+
+def _bad(field: str, problem: str, fix: str) -> ConfigError:
+    """`RICORDA_X=value is wrong: how to fix it` (`problem` may start with `=value`)."""
+    space = "" if problem.startswith("=") else " "
+    return ConfigError(f"{env_name(field)}{space}{problem}: {fix}")
+
+
+def _http_url(field: str, value: str | None, *, https: bool = False) -> None:
+    if value is None:
+        return
+    parts = urlsplit(value)
+    schemes = ("https",) if https else ("http", "https")
+    try:
+        parts.port  # noqa: B018  (raises on a port that is not a number)
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme not in schemes or not parts.hostname:
+        example = "https://bot.example.com/telegram" if https else "http://127.0.0.1:8000"
+        raise _bad(field, f"={value[:80]!r} is not an {'/'.join(schemes)} URL",
+                   f"set it to a full URL such as {example}")
+
+
+def _port(field: str, value: int | None) -> None:
+    if value is not None and not 0 <= value <= 65535:
+        raise _bad(field, f"={value} is not a port", "set it to a number from 1 to 65535")
+
+
+def check_settings(s: Settings) -> None:
+    """ConfigError for the first setting that cannot work."""
+    _check_storage(s)
+    _check_models(s)
+    _check_platforms(s)
+    _check_numbers(s)
+
+
+def _check_storage(s: Settings) -> None:
+    if s.database_url is not None:
+        scheme = s.database_url.split("://", 1)[0].lower() if "://" in s.database_url else ""
+        if scheme not in DATABASE_SCHEMES:
+            shown = scheme or "a value that is not a URL"
+            raise _bad("database_url", f"uses {shown}, which ricorda does not support",
+                       "use postgresql://user@host:5432/db, or unset it for SQLite in the data dir")
+    _http_url("chroma_url", s.chroma_url)
+    if s.reference_date is not None:
+        try:
+            dt.date.fromisoformat(s.reference_date)
+        except ValueError:
+            raise _bad("reference_date", f"={s.reference_date!r} is not a date",
+                       "write it as YYYY-MM-DD, or unset it for today") from None
+    if not HHMM.match(s.maintenance_time):
+        raise _bad("maintenance_time", f"={s.maintenance_time!r} is not a time of day",
+                   "write it as HH:MM, e.g. 03:30")
+    if s.maintenance_timezone:
+        try:
+            zoneinfo.ZoneInfo(s.maintenance_timezone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise _bad(
+                "maintenance_timezone", f"={s.maintenance_timezone!r} is not a time zone",
+                "use an IANA name such as Europe/Rome, or unset it for the machine's",
+            ) from None
+
+
+def _check_models(s: Settings) -> None:
+    from bot.settings import LlmChoice
+
+    if s.llm == LlmChoice.LLAMA_CPP and not s.llm_model_path:
+        raise _bad("llm_model_path", "is not set but RICORDA_LLM=llama-cpp needs it",
+                   "set it to the path of a .gguf model file")
+    if s.llm == LlmChoice.LLAMA_CPP and s.llm_model_path and not Path(
+        os.path.expanduser(s.llm_model_path)
+    ).is_file():
+        raise _bad("llm_model_path", f"={s.llm_model_path!r} is not a file",
+                   "set it to the path of a .gguf model file")
+    if s.llm == LlmChoice.OPENAI and not s.llm_base_url:
+        raise _bad("llm_base_url", "is not set but RICORDA_LLM=openai needs it",
+                   "set it to the server's URL, e.g. http://127.0.0.1:8080")
+    _http_url("llm_base_url", s.llm_base_url)
+    if s.llm_timeout_s <= 0:
+        raise _bad("llm_timeout_s", f"={s.llm_timeout_s} is not positive",
+                   "set it to a number of seconds such as 30")
+    if s.llm_threads is not None and s.llm_threads < 1:
+        raise _bad("llm_threads", f"={s.llm_threads} is below 1",
+                   "set it to a number of threads, or unset it for every core")
+    if s.bge_model_path and not Path(os.path.expanduser(s.bge_model_path)).exists():
+        raise _bad("bge_model_path", f"={s.bge_model_path!r} does not exist",
+                   "set it to the folder holding BAAI/bge-m3, or unset it")
+
+
+def _secret(s: Settings, field: str) -> str | None:
+    value = getattr(s, field)
+    return None if value is None else value.get_secret_value()
+
+
+def _check_platforms(s: Settings) -> None:
+    token = _secret(s, "telegram_token")
+    if token is not None and not TELEGRAM_TOKEN.match(token):
+        raise _bad("telegram_token", "does not look like a Telegram bot token",
+                   "paste the whole token BotFather gave you (digits, a colon, 35 characters)")
+    bot = _secret(s, "slack_bot_token")
+    if bot is not None and not SLACK_BOT_TOKEN.match(bot):
+        raise _bad("slack_bot_token", "is not a Slack bot token",
+                   "use the Bot User OAuth Token (xoxb-...) from the app's OAuth page")
+    app = _secret(s, "slack_app_token")
+    if app is not None and not SLACK_APP_TOKEN.match(app):
+        raise _bad("slack_app_token", "must be an app-level token (xapp-...)",
+                   "create one with the connections:write scope under Basic Information")
+    signing = _secret(s, "slack_signing_secret")
+    if signing and re.search(r"\s", signing):
+        raise _bad("slack_signing_secret", "contains spaces",
+                   "paste the Signing Secret from the app's Basic Information page")
+    _http_url("telegram_webhook_url", s.telegram_webhook_url, https=True)
+    _http_url("telegram_api_url", s.telegram_api_url)
+    _http_url("slack_api_url", s.slack_api_url)
+    for field in _PORTS:
+        _port(field, getattr(s, field))
+    for admin in s.admins:
+        if not ADMIN.match(admin):
+            raise _bad("admins", f"has {admin[:40]!r}, which is not platform:id",
+                       "list them as telegram:123456789,slack:U0123")
+
+
+def _check_numbers(s: Settings) -> None:
+    if s.max_question_chars < 1:
+        raise _bad("max_question_chars", f"={s.max_question_chars} is below 1",
+                   "set it to the longest question to accept, e.g. 2000")
+    for field in ("l0_cosine_threshold", "l1_cluster_threshold", "l1_floor_threshold"):
+        value = getattr(s, field)
+        if value is not None and not -1.0 <= value <= 1.0:
+            raise _bad(field, f"={value} is not a cosine", "set it between -1 and 1, or unset it")
+    for field, info in type(s).model_fields.items():
+        value = getattr(s, field)
+        if (field.endswith(("_days", "_entries", "_uses", "_nights", "_confirmations", "_failures"))
+                and info.annotation is int and value < 0):
+            raise _bad(field, f"={value} is negative", "set it to 0 or more")
+
+
+def ensure_writable_dir(path: Path) -> Path:
+    """`path` created if missing and writable, or a ConfigError naming RICORDA_DATA_DIR."""
+    path = Path(os.path.expanduser(str(path)))
+    fix = "set RICORDA_DATA_DIR (or --data-dir) to a folder this user can write"
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"RICORDA_DATA_DIR={str(path)!r} is a file, not a folder: {fix}")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"RICORDA_DATA_DIR={str(path)!r} cannot be created ({exc.strerror}): {fix}"
+        ) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(f"RICORDA_DATA_DIR={str(path)!r} is not writable: {fix}")
+    return path

@@ -1,0 +1,73 @@
+"""One line of help per setting, for `ricorda serve --help` (a test keeps it, the settings model
+and .env.example in step: a new setting without a line here fails it)."""
+
+from __future__ import annotations
+
+HELP: dict[str, str] = {
+    "data_dir": "folder holding all state (SQLite database, embedded Chroma, .env)",
+    "database_url": "postgresql://user:pass@host/db for replicas; default SQLite in the data dir",
+    "chroma_url": "http://host:8000 of a Chroma server; default embedded Chroma in the data dir",
+    "log_level": "DEBUG (with tracebacks), INFO, WARNING or ERROR; default INFO for serve",
+    "max_question_chars": "longest question accepted",
+    "reference_date": "answer as if today were YYYY-MM-DD (tests, demos)",
+    "l0_cosine_threshold": "L0 cache match threshold; default the embedder's calibrated value",
+    "l1_cluster_threshold": "L1 autopath cluster threshold; default calibrated",
+    "l1_floor_threshold": "L1 floor threshold; default calibrated",
+    "autopath_min_confirmations": "confirmations before an autopath serves",
+    "anti_autopath_failures": "failures that block an autopath",
+    "anti_autopath_days": "how long an anti-autopath stays in force",
+    "aging_never_reused_days": "cache entries never reused are dropped after this",
+    "aging_unused_days": "cache entries unused this long are dropped",
+    "aging_max_entries": "cache size kept by the nightly aging",
+    "autopath_demoted_days": "a demoted autopath is removed after this",
+    "autopath_idle_days": "an active autopath unused this long is removed",
+    "promotion_min_entries": "entries before a promotion is proposed (tier 1)",
+    "promotion_min_uses": "uses before a promotion is proposed",
+    "promotion_min_age_days": "age before a promotion is proposed",
+    "promotion_tier2": "approve promotions automatically, at most one a night",
+    "promotion_tier2_min_entries": "tier 2: entries needed",
+    "promotion_tier2_min_uses": "tier 2: uses needed",
+    "promotion_tier2_nights": "tier 2: nights a proposal waits",
+    "maintenance_time": "local time of the nightly maintenance, HH:MM",
+    "maintenance_timezone": "IANA zone of the maintenance time; default the machine's",
+    "embedder": "auto, use, bge-m3 or hashing (tests only)",
+    "bge_model_path": "folder holding BAAI/bge-m3 (offline)",
+    "llm": "none, llama-cpp or openai",
+    "llm_model_path": "the .gguf file for llama-cpp",
+    "llm_base_url": "OpenAI-compatible server URL for llm=openai",
+    "llm_model": "model name sent to the OpenAI-compatible server",
+    "llm_timeout_s": "seconds an LLM call may take",
+    "llm_threads": "llama-cpp threads; default every core",
+    "llm_api_key": "API key of the OpenAI-compatible server (secret)",
+    "admins": "admin users, telegram:123456789,slack:U0123",
+    "telegram_token": "bot token from BotFather (secret)",
+    "telegram_webhook_url": "https URL Telegram posts updates to; default long polling",
+    "telegram_webhook_secret": "checked on every webhook request (secret; required with a URL)",
+    "telegram_api_url": "Bot API server URL; default Telegram's",
+    "telegram_webhook_listen": "address the webhook server listens on",
+    "telegram_webhook_port": "port of the webhook server; default the URL's, else 8443",
+    "slack_bot_token": "Bot User OAuth Token, xoxb-... (secret)",
+    "slack_app_token": "app-level token, xapp-...: Socket Mode (secret)",
+    "slack_signing_secret": "verifies /slack/events requests in HTTP mode (secret)",
+    "slack_api_url": "Slack Web API URL; default Slack's",
+    "slack_host": "address /slack/events listens on (HTTP mode)",
+    "slack_port": "port of /slack/events (HTTP mode)",
+    "callback_secret": "signs option buttons; default derived from the bot token (secret)",
+    "show_footer": "show the source footer under answers",
+    "metrics_host": "address of /healthz and /metrics",
+    "metrics_port": "port of /healthz and /metrics (0: any free port)",
+}
+
+
+def settings_epilog() -> str:
+    """Every setting, its variable and default, for `--help`."""
+    from bot.settings import SECRET_FIELDS, Settings
+
+    lines = ["Settings (environment, <data dir>/.env, ./.env, ricorda.toml):", ""]
+    for name, info in Settings.model_fields.items():
+        default = "" if info.default_factory or info.default is None else info.default
+        if name in SECRET_FIELDS:
+            default = ""
+        shown = f" [{getattr(default, 'value', default)}]" if default not in ("", None) else ""
+        lines.append(f"RICORDA_{name.upper()}{shown}: {HELP.get(name, '')}")
+    return "\n\n".join(lines)
