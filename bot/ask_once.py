@@ -18,6 +18,7 @@ def ask_once(
     as_json: bool = False,
     chat: str = "console:local",
     reference_date: str | None = None,
+    debug: bool = False,
 ) -> int:
     """Answer `question` and print it (text or the JSON contract); 0, or `error: ...` and 2 for
     a configuration mistake, 1 for anything else."""
@@ -26,18 +27,17 @@ def ask_once(
     from core.types import Request
 
     try:
-        app = open_app(data_dir, one_shot=True, reference_date=reference_date)
-        try:
-            answer = app.cascade.answer(
-                Request(text=question, chat=chat, user="cli", reference_date=app.today())
-            )
-        finally:
-            app.close()
+        app = open_app(data_dir, one_shot=True, debug=debug, reference_date=reference_date)
+    except RicordaError as exc:  # the settings or the database: exit 2 for a setting
+        return _error(exc, 2 if isinstance(exc, ConfigError) else 1)
+    try:
+        answer = app.cascade.answer(
+            Request(text=question, chat=chat, user="cli", reference_date=app.today())
+        )
     except RicordaError as exc:
-        from bot.log_setup import redact_known
-
-        print(f"error: {redact_known(str(exc))}", file=sys.stderr)
-        return 2 if isinstance(exc, ConfigError) else 1
+        return _error(exc, 1)
+    finally:
+        app.close()
     if as_json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
         return 0
@@ -45,3 +45,10 @@ def ask_once(
 
     print(render_answer(answer))
     return 0
+
+
+def _error(exc: Exception, code: int) -> int:
+    from bot.log_setup import redact_known
+
+    print(f"error: {redact_known(str(exc))}", file=sys.stderr)
+    return code

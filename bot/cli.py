@@ -76,7 +76,7 @@ def _print_result(ctx: typer.Context, action: Callable[[App], str]) -> None:
     try:
         typer.echo(action(app_))
     except RicordaError as exc:
-        _fail_on(exc)
+        _fail(str(exc))
     finally:
         app_.close()
 
@@ -89,8 +89,13 @@ def _fail(message: str, code: int = 1) -> None:
 
 
 def _fail_on(exc: Exception) -> None:
-    """Exit 2 for a configuration mistake, 1 for anything that went wrong at run time."""
+    """Exit 2 for a configuration mistake, 1 for anything that went wrong at run time; the
+    traceback (redacted) only at DEBUG."""
+    import logging
+
     from core.errors import ConfigError
+
+    logging.getLogger("ricorda").debug("the error in full", exc_info=exc)
 
     _fail(str(exc), code=2 if isinstance(exc, ConfigError) else 1)
 
@@ -134,7 +139,7 @@ def ingest(
             app_ = _open(ctx)
             summary = ingest_paths(app_, paths, progress=progress, prune=prune, reindex=reindex)
         except RicordaError as exc:
-            _fail_on(exc)
+            _fail(str(exc))
             return
         finally:
             if app_ is not None:
@@ -174,6 +179,7 @@ def ask(
         as_json=as_json,
         chat=chat,
         reference_date=reference_date,
+        debug=bool(ctx.obj.get("debug")),
     )
     if code:
         raise typer.Exit(code)
@@ -195,7 +201,7 @@ def chat(
         app_ = _open(ctx, reference_date=reference_date)
         app_.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     except RicordaError as exc:
-        _fail_on(exc)
+        _fail(str(exc))
         return
     try:
         ConsoleChat(app_.cascade, chat=chat_id, today=app_.today).run()
@@ -220,7 +226,7 @@ def demo(
         app_ = _open(ctx)
         summary = ingest_paths(app_, paths)
     except RicordaError as exc:
-        _fail_on(exc)
+        _fail(str(exc))
         return
     for line in summary.lines:
         typer.echo(line)
@@ -292,7 +298,7 @@ def feedback(
         outcome = app_.feedback.record(turn_id, user, mapped[verdict.lower()], via="cli")
         app_.close()
     except RicordaError as exc:
-        _fail_on(exc)
+        _fail(str(exc))
         return
     if not outcome.applied:
         _fail(outcome.message)

@@ -23,6 +23,7 @@ class QuickAsk(NamedTuple):
     as_json: bool
     chat: str
     reference_date: str | None
+    debug: bool = False
 
 
 class _NotQuick(Exception):
@@ -38,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     """The same names and defaults as `ask` in bot.cli (a test keeps the two in step)."""
     top = _Parser(prog="ricorda", add_help=False, allow_abbrev=False)
     top.add_argument("--data-dir")
+    top.add_argument("--debug", action="store_true")
+    top.add_argument("--version", action="store_true")
     commands = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
     ask = commands.add_parser("ask", add_help=False, allow_abbrev=False)
     ask.add_argument("question")
@@ -55,8 +58,10 @@ def parse_quick_ask(argv: list[str]) -> QuickAsk | None:
         ns = _parser().parse_args(argv)
     except _NotQuick:
         return None
+    if ns.version:
+        return None
     # without --data-dir, settings read RICORDA_DATA_DIR themselves, as on the typer path
-    return QuickAsk(ns.question, ns.data_dir, ns.as_json, ns.chat, ns.reference_date)
+    return QuickAsk(ns.question, ns.data_dir, ns.as_json, ns.chat, ns.reference_date, ns.debug)
 
 
 def main() -> None:
@@ -83,6 +88,7 @@ def main() -> None:
             as_json=quick.as_json,
             chat=quick.chat,
             reference_date=quick.reference_date,
+            debug=quick.debug,
         )
         sys.stdout.flush()
     except BrokenPipeError:  # `ricorda ask ... | head -0`: the reader went away

@@ -59,8 +59,8 @@ def run_serve(app: App) -> None:
     from bot.health import start_health_server
 
     ready = threading.Event()
-    start_health_server(app, metrics=app.metrics, ready=ready)  # 503 warming until ready
-    for line in summary(app, thresholds=False):
+    health = start_health_server(app, metrics=app.metrics, ready=ready)  # 503 warming
+    for line in summary(app, thresholds=False, metrics_port=health.port):
         log.info("%s", line)
     warm(app)
     log.info("%s", embedder_line(app))  # now loaded, with its thresholds

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import tempfile
 import zoneinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -222,6 +223,11 @@ def ensure_writable_dir(path: Path) -> Path:
         raise ConfigError(
             f"RICORDA_DATA_DIR={str(path)!r} cannot be created ({exc.strerror}): {fix}"
         ) from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise ConfigError(f"RICORDA_DATA_DIR={str(path)!r} is not writable: {fix}")
+    try:  # os.access says yes to root even on a read-only file system: try it
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise ConfigError(
+            f"RICORDA_DATA_DIR={str(path)!r} is not writable ({exc.strerror}): {fix}"
+        ) from None
     return path

@@ -13,6 +13,8 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from core.errors import RicordaError
+
 if TYPE_CHECKING:
     from bot.app import App
 
@@ -47,7 +49,7 @@ def platform_lines(app: App) -> list[str]:
     return lines
 
 
-def summary(app: App, *, thresholds: bool = True) -> list[str]:
+def summary(app: App, *, thresholds: bool = True, metrics_port: int | None = None) -> list[str]:
     """The startup report, one fact a line; no secret in it."""
     from bot.version import version
 
@@ -62,7 +64,8 @@ def summary(app: App, *, thresholds: bool = True) -> list[str]:
     elif s.llm.value == "openai":
         llm += f" ({s.llm_base_url}, model {s.llm_model})"
     lines.append(f"llm: {llm}")
-    lines.append(f"health and metrics: http://{s.metrics_host}:{s.metrics_port}/healthz")
+    port = s.metrics_port if metrics_port is None else metrics_port
+    lines.append(f"health and metrics: http://{s.metrics_host}:{port}/healthz and /metrics")
     lines.append(f"data dir: {s.data_dir}")
     return lines
 
@@ -98,5 +101,10 @@ def warm(app: App) -> dict[str, float]:
 def _warm_documents(app: App) -> None:
     """BM25 (and jieba's dictionary with it) and the vector store, when documents exist."""
     retriever = app.narrative.retriever()
-    if retriever is not None:
+    if retriever is None:
+        return
+    try:
         app.vector_index()
+    except RicordaError as exc:  # keyword search answers meanwhile; the retriever retries
+        log.warning("vector store not reachable yet (%s); answering from keywords until it is",
+                    exc)

@@ -133,7 +133,8 @@ def test_maintain_and_proposals_from_the_command_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("setting", "value", "message"),
-    [("maintenance_time", "25:00", "HH:MM"), ("maintenance_timezone", "Mars/Olympus", "zone")],
+    [("maintenance_time", "25:00", "RICORDA_MAINTENANCE_TIME.*HH:MM"),
+     ("maintenance_timezone", "Mars/Olympus", "RICORDA_MAINTENANCE_TIMEZONE.*zone")],
 )
 def test_a_bad_schedule_setting_fails_before_anything_starts(
     tmp_path: Path, setting: str, value: str, message: str
@@ -143,7 +144,7 @@ def test_a_bad_schedule_setting_fails_before_anything_starts(
     from core.errors import ConfigError
 
     engine = open_database(f"sqlite:///{tmp_path / 'ricorda.db'}")
-    settings = Settings(data_dir=tmp_path, **{setting: value})
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=message):  # named, before anything is built
+        settings = Settings(data_dir=tmp_path, **{setting: value})
         maintenance_services(settings, engine, build_catalog(engine))
     engine.dispose()

@@ -65,7 +65,7 @@ def ensure_schema(engine: Engine) -> None:
             if current_revision(conn) == HEAD:
                 return
     except SQLAlchemyError as exc:
-        raise StorageError(describe(exc, engine)) from None
+        raise StorageError(describe(exc, engine)) from exc
     upgrade_engine(engine)
 
 
@@ -95,7 +95,7 @@ def upgrade_engine(engine: Engine) -> tuple[str | None, str]:
                 command.upgrade(alembic_config(conn), "head")
             after = current_revision(conn)
     except SQLAlchemyError as exc:
-        raise StorageError(describe(exc, engine)) from None
+        raise StorageError(describe(exc, engine)) from exc
     except CommandError:  # a revision this release does not have: a newer one migrated it
         after = None
     if after != HEAD:
