@@ -46,7 +46,12 @@ def run_serve(app: App) -> None:
         )
     app.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     from bot.maintenance_schedule import start_nightly
-    from bot.serve_slack import check_slack_settings, check_socket_mode, listen_address
+    from bot.serve_slack import (
+        check_bot_token,
+        check_slack_settings,
+        check_socket_mode,
+        listen_address,
+    )
     from bot.warmup import embedder_line, summary, warm
 
     if s.telegram_token is not None:
@@ -56,6 +61,7 @@ def run_serve(app: App) -> None:
             check_socket_mode(app)  # every setting checked before anything starts
         else:
             check_port_free(*listen_address(app), "RICORDA_SLACK_PORT")
+            check_bot_token(app)
     from bot.health import start_health_server
 
     ready = threading.Event()

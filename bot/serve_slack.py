@@ -100,6 +100,33 @@ def check_socket_mode(app: App) -> None:
         log.warning("cannot reach Slack (%s); connecting anyway", exc.__class__.__name__)
 
 
+def check_bot_token(app: App) -> None:
+    """Ask Slack who the bot token belongs to (auth.test), once, before anything starts: a
+    token Slack refuses is a one-line configuration error now, not a traceback per message.
+    Anything else (network down, Slack's 5xx, a garbled answer) is logged and left to the
+    SDK's retries."""
+    from slack_sdk import WebClient
+    from slack_sdk.errors import SlackApiError, SlackClientError
+
+    from adapters.slack import api_url
+
+    token = app.settings.slack_bot_token
+    assert token is not None
+    client = WebClient(base_url=api_url(app.settings.slack_api_url), timeout=10)
+    try:
+        client.auth_test(token=token.get_secret_value())
+    except SlackApiError as exc:
+        error = str(exc.response.get("error", "")) if isinstance(exc.response.data, dict) else ""
+        if error in REFUSED:
+            raise ConfigError(
+                f"Slack refused RICORDA_SLACK_BOT_TOKEN ({error}): copy the Bot User OAuth "
+                "Token (xoxb-...) again from the app's OAuth & Permissions page"
+            ) from None
+        log.warning("Slack token check failed (%s); starting anyway", error or "bad answer")
+    except (SlackClientError, OSError, ValueError) as exc:
+        log.warning("cannot reach Slack (%s); starting anyway", exc.__class__.__name__)
+
+
 def run_slack(
     app: App, *, core_worker: Executor | None = None, handle_signals: bool = True
 ) -> None:

@@ -78,7 +78,8 @@ def toml_files() -> list[Path]:
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="RICORDA_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix="RICORDA_", env_file=".env", env_file_encoding="utf-8", extra="ignore",
+        env_ignore_empty=True,  # `RICORDA_X=` (as in .env.example) means "not set"
     )
 
     data_dir: Path = Field(default_factory=default_data_dir)
