@@ -17,7 +17,8 @@ from bot.entry import QuickAsk, _parser, parse_quick_ask
 from tests.acme import ACME
 from tests.test_cli import REF, ricorda
 
-NOT_LOADED = ("typer", "click", "numpy", "chromadb", "torch", "llama_cpp", "jieba", "rich")
+NOT_LOADED = ("typer", "click", "numpy", "chromadb", "torch", "llama_cpp", "jieba", "rich",
+              "alembic", "mako")
 
 
 @pytest.fixture

