@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from bot.settings import Settings
 
 REDACTED = "[redacted]"
+QUIET_BELOW_DEBUG = (
+    "httpx", "httpcore", "urllib3", "chromadb.telemetry", "alembic.runtime.plugins",
+)
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 SHAPES = (
     re.compile(r"\b\d{3,20}:[A-Za-z0-9_-]{20,}"),  # Telegram bot token
@@ -103,8 +106,8 @@ def configure_logging(
     root.addHandler(_handler)
     root.setLevel(level)
     logging.captureWarnings(True)
-    if level != "DEBUG":  # libraries that log each request at INFO
-        for name in ("httpx", "httpcore", "urllib3", "chromadb.telemetry"):
+    if level != "DEBUG":  # libraries that log each request (or their set-up) at INFO
+        for name in QUIET_BELOW_DEBUG:
             logging.getLogger(name).setLevel(logging.WARNING)
     threading.excepthook = _thread_excepthook
     return formatter
