@@ -51,6 +51,7 @@ def run_serve(app: App) -> None:
         check_slack_settings,
         check_socket_mode,
         listen_address,
+        run_slack,
     )
     from bot.warmup import embedder_line, summary, warm
 
@@ -73,14 +74,10 @@ def run_serve(app: App) -> None:
     start_nightly(app)  # nightly at maintenance_time; replicas coordinate through the database
     ready.set()
     if s.telegram_token is None:
-        from bot.serve_slack import run_slack
-
         run_slack(app)
         return
     worker = ThreadPoolExecutor(1, thread_name_prefix="ricorda-core")
     if s.slack_bot_token is not None:
-        from bot.serve_slack import run_slack
-
         threading.Thread(
             target=run_slack,
             args=(app,),

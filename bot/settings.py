@@ -165,10 +165,6 @@ class Settings(BaseSettings):
         check_settings(self)
         return self
 
-    @property
-    def effective_log_level(self) -> str:
-        return (self.log_level or LogLevel.WARNING).value
-
     @classmethod
     def settings_customise_sources(
         cls,
