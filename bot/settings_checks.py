@@ -185,7 +185,8 @@ def _check_platforms(s: Settings) -> None:
     if signing and re.search(r"\s", signing):
         raise _bad("slack_signing_secret", "contains spaces",
                    "paste the Signing Secret from the app's Basic Information page")
-    _http_url("telegram_webhook_url", s.telegram_webhook_url, https=True)
+    # Telegram delivers only to https; a self-hosted Bot API server (local mode) also to http
+    _http_url("telegram_webhook_url", s.telegram_webhook_url, https=not s.telegram_api_url)
     _http_url("telegram_api_url", s.telegram_api_url)
     _http_url("slack_api_url", s.slack_api_url)
     for field in _PORTS:
