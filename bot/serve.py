@@ -55,14 +55,17 @@ def run_serve(app: App) -> None:
     )
     from bot.warmup import embedder_line, summary, warm
 
+    # every local check (settings, ports) first, then the platforms' answers about the tokens
     if s.telegram_token is not None:
         check_telegram_settings(app)
-    if s.slack_bot_token is not None:
-        if check_slack_settings(app) == "socket":
-            check_socket_mode(app)  # every setting checked before anything starts
-        else:
-            check_port_free(*listen_address(app), "RICORDA_SLACK_PORT")
-            check_bot_token(app)
+    slack_mode = check_slack_settings(app) if s.slack_bot_token is not None else None
+    if slack_mode == "http":
+        check_port_free(*listen_address(app), "RICORDA_SLACK_PORT")
+    check_port_free(s.metrics_host, s.metrics_port, "RICORDA_METRICS_PORT")
+    if slack_mode == "socket":
+        check_socket_mode(app)
+    elif slack_mode == "http":
+        check_bot_token(app)
     from bot.health import start_health_server
 
     ready = threading.Event()

@@ -112,7 +112,9 @@ def check_bot_token(app: App) -> None:
 
     token = app.settings.slack_bot_token
     assert token is not None
-    client = WebClient(base_url=api_url(app.settings.slack_api_url), timeout=10)
+    # one try: a Slack that cannot be reached is reported in one line below, not retried here
+    client = WebClient(base_url=api_url(app.settings.slack_api_url), timeout=10,
+                       retry_handlers=[])
     try:
         client.auth_test(token=token.get_secret_value())
     except SlackApiError as exc:
