@@ -76,7 +76,7 @@ def chat_services(
     s = app.settings
     secret = s.callback_secret.get_secret_value() if s.callback_secret else None
     return {
-        "ask": app.cascade.answer,  # the one seam between an adapter and the request cascade
+        "ask": app.answer,  # the one seam between an adapter and the cascade (freshness first)
         "feedback": app.feedback,
         "admin": app.admin,
         "turns": app.turns,

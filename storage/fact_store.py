@@ -22,6 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from core.errors import StorageError
 from core.types import Fact, Period, PeriodType, Source
+from storage.kb_version import FACTS, bump_kb_version
 from storage.tables import FACT_KEY, FactRow, utcnow
 from storage.upsert import upsert_statement
 
@@ -154,6 +155,11 @@ class SqlFactStore:
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot count facts: {exc.__class__.__name__}") from exc
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the in-memory index is held (a reload is only needed then)."""
+        return self._index is not None
+
     def refresh(self) -> None:
         """Reload the in-memory index from the database."""
         try:
@@ -220,8 +226,12 @@ class SqlFactStore:
         pending = iter(rows)
         try:
             with self._engine.begin() as conn:
+                wrote = False
                 while batch := list(itertools.islice(pending, _BATCH)):
                     conn.execute(stmt, batch)
+                    wrote = True
+                if wrote:  # committed with the rows: every process learns of them at once
+                    bump_kb_version(conn, FACTS)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot write facts: {exc.__class__.__name__}") from exc
 
