@@ -95,10 +95,6 @@ class App:
         if self.freshness is not None:
             self.freshness.check()
 
-    def _reload_facts(self) -> None:
-        if self.facts.loaded:
-            self.facts.refresh()
-
     def _reload_glossary_if_valid(self) -> None:
         """Swap in the stored glossary; one that does not parse (written by another version)
         is logged and the one in use kept, rather than failing every question."""
@@ -366,7 +362,7 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
         app.freshness = Freshness(
             SqlKbVersions(engine),
             {
-                FACTS: app._reload_facts,
+                FACTS: app.facts.catch_up,  # the one change's rows, else the whole table
                 GLOSSARY: app._reload_glossary_if_valid,
                 DOCUMENTS: lambda: None,  # the retriever follows `_documents_stamp` lazily
             },

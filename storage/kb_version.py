@@ -10,6 +10,7 @@ version newer than what it loaded, so it can miss nothing.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 
 from sqlalchemy import select
@@ -25,8 +26,12 @@ PARTS = (FACTS, GLOSSARY, DOCUMENTS)
 _TABLE = KbVersionRow.__table__  # type: ignore[attr-defined]
 
 
-def bump_kb_version(conn: Connection, part: str) -> None:
-    """Move `part`'s version by one inside the caller's transaction (creating its row)."""
+def bump_kb_version(conn: Connection, part: str, *, stamp: dt.datetime | None = None) -> None:
+    """Move `part`'s version by one inside the caller's transaction (creating its row).
+
+    `stamp` (default now) is recorded as `changed_at`: the fact store passes the `updated_at`
+    it wrote on every changed row, so a reader that missed exactly this one change can fetch
+    just those rows."""
     if part not in PARTS:
         raise ValueError(f"unknown knowledge-base part {part!r}")
     dialect = conn.dialect.name
@@ -34,12 +39,19 @@ def bump_kb_version(conn: Connection, part: str) -> None:
         from sqlalchemy.dialects.sqlite import insert
     else:
         from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]
-    now = utcnow()
+    now = stamp or utcnow()
     stmt = insert(_TABLE).values(part=part, version=1, changed_at=now)
     stmt = stmt.on_conflict_do_update(
         index_elements=["part"], set_={"version": _TABLE.c.version + 1, "changed_at": now}
     )
     conn.execute(stmt)
+
+
+def read_part(conn: Connection, part: str) -> tuple[int, dt.datetime | None]:
+    """(version, changed_at) of one part, read together; (0, None) before its first change."""
+    stmt = select(_TABLE.c.version, _TABLE.c.changed_at).where(_TABLE.c.part == part)
+    row = conn.execute(stmt).first()
+    return (0, None) if row is None else (int(row[0]), row[1])
 
 
 class SqlKbVersions:
@@ -55,6 +67,16 @@ class SqlKbVersions:
         try:
             with self._engine.connect() as conn:
                 return {part: int(version) for part, version in conn.execute(self._READ)}
+        except SQLAlchemyError as exc:
+            raise StorageError(
+                f"cannot read the knowledge-base version: {exc.__class__.__name__}"
+            ) from exc
+
+    def changed_at(self, part: str) -> dt.datetime | None:
+        """When `part` last changed (the writer's clock, inside its transaction); None: never."""
+        try:
+            with self._engine.connect() as conn:
+                return read_part(conn, part)[1]
         except SQLAlchemyError as exc:
             raise StorageError(
                 f"cannot read the knowledge-base version: {exc.__class__.__name__}"
