@@ -74,12 +74,17 @@ class App:
             self._glossary = parse_glossary(stored.text, source=stored.source_path or "glossary")
         return self._glossary
 
-    def reload_glossary(self) -> None:
-        """Forget the glossary and everything built from it (names, gates, clearance); the
-        next use reads the stored one."""
-        self._glossary = None
-        for cached in ("answerer", "narrative", "cascade"):
+    def reload_glossary(self, glossary: Glossary | None = None) -> None:
+        """Swap in `glossary` (None: the stored one, read on next use) and rebuild everything
+        built from it: names, gates, clearance (the answerer) and the narrative channel. A
+        cascade already built keeps its identity (adapters and metrics hold it) and gets the
+        new answerer, the one part of it that depends on the glossary."""
+        self._glossary = glossary
+        for cached in ("answerer", "narrative"):
             self.__dict__.pop(cached, None)
+        cascade = self.__dict__.get("cascade")
+        if cascade is not None:
+            cascade.answerer = self.answerer
 
     # -- answering with the current knowledge base --------------------------------------------
 
@@ -108,8 +113,7 @@ class App:
         except ConfigError as exc:
             log.error("the stored glossary does not load, keeping the one in use: %s", exc)
             return
-        self.reload_glossary()
-        self._glossary = fresh
+        self.reload_glossary(fresh)
 
     def _documents_stamp(self) -> str:
         """What the retriever was built for: in a serving process the documents version its
