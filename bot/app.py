@@ -19,7 +19,6 @@ from sqlalchemy.engine import Engine
 from bot.settings import Settings
 from core.answering import Answerer
 from core.errors import ConfigError
-from core.freshness import Freshness
 from core.glossary import Glossary, Term, parse_glossary
 from core.names import NameIndex
 from core.thresholds import CosineThresholds
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from core.catalog import Catalog
     from core.document_ingest import DocumentIngestReport
     from core.feedback import Feedback
+    from core.freshness import Freshness
     from core.narrative_channel import DocumentNarrative
     from core.ports import LLM, Embedder, VectorIndex
     from core.retrieval import HybridRetriever
@@ -363,6 +363,8 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
         one_shot=one_shot,
     )
     if not one_shot:
+        from core.freshness import Freshness
+
         app.freshness = Freshness(
             SqlKbVersions(engine),
             {
