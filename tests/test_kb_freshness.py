@@ -130,6 +130,22 @@ def test_a_chat_removed_from_restricted_chats_is_no_longer_served(
     assert "77" not in answer.text
 
 
+def test_a_glossary_reload_keeps_the_cascade_and_its_observers(
+    bot: App, tmp_path: Path, shared: str | None
+) -> None:
+    """Adapters and the metrics hook hold the cascade: it must survive a glossary change."""
+    cascade, seen = bot.cascade, []
+    cascade.on_answer = seen.append
+    glossary = write(tmp_path / "kb", "glossary.toml", HK_RESTRICTED)
+    done = ingest_process(ingester(tmp_path, shared), glossary, database_url=shared)
+    first_fresh(bot, done, lambda: _refused(ask(bot, HK_2024)))
+    assert bot.cascade is cascade and seen and seen[-1].route is Route.REFUSED
+
+
+def _refused(answer: Answer) -> Answer | None:
+    return answer if answer.route is Route.REFUSED else None
+
+
 ZEBRA = "Why did the zebra programme stall?"
 
 
