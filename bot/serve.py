@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -78,7 +79,7 @@ def chat_services(
     return {
         "ask": app.answer,  # the one seam between an adapter and the cascade (freshness first)
         "feedback": app.feedback,
-        "admin": app.admin,
+        "admin": CurrentAdmin(app.admin, app.ensure_fresh),
         "turns": app.turns,
         "signer": CallbackSigner(derive_key(secret, platform_token)),
         "deliveries": SqlDeliveryLog(app.engine),
@@ -87,6 +88,27 @@ def chat_services(
         "today": app.today,
         "core_worker": core_worker,
     }
+
+
+class CurrentAdmin:
+    """Admin commands on the current knowledge base: what a listing may show depends on the
+    glossary (clearance), so a glossary another process changed is loaded first, exactly as
+    before an answer. Runs on the core worker, like every core call."""
+
+    def __init__(self, admin: object, ensure_fresh: Callable[[], None]) -> None:
+        self._admin = admin
+        self._ensure_fresh = ensure_fresh
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._admin, name)
+        if not callable(target):
+            return target
+
+        def current(*args: Any, **kwargs: Any) -> Any:
+            self._ensure_fresh()
+            return target(*args, **kwargs)
+
+        return current
 
 
 def telegram_services(app: App, *, core_worker: Executor | None = None) -> TelegramServices:

@@ -142,6 +142,24 @@ def test_a_glossary_reload_keeps_the_cascade_and_its_observers(
     assert bot.cascade is cascade and seen and seen[-1].route is Route.REFUSED
 
 
+def test_admin_commands_see_the_current_glossary(
+    bot: App, tmp_path: Path, shared: str | None
+) -> None:
+    """Listings decide what to show by clearance: an admin command brings the glossary up to
+    date first, as a question does."""
+    from bot.serve import chat_services
+
+    admin = chat_services(bot, "123:token")["admin"]
+    assert bot.glossary.is_cleared(CLEARED)
+    glossary = write(tmp_path / "kb", "glossary.toml", TELEGRAM_9001_REVOKED)
+    done = ingest_process(ingester(tmp_path, shared), glossary, database_url=shared)
+    deadline = done + FRESH_WITHIN_S
+    while bot.glossary.is_cleared(CLEARED) and time.monotonic() < deadline:
+        admin.stats_text()
+        time.sleep(0.01)
+    assert not bot.glossary.is_cleared(CLEARED)
+
+
 def _refused(answer: Answer) -> Answer | None:
     return answer if answer.route is Route.REFUSED else None
 
