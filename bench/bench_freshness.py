@@ -8,16 +8,20 @@
    from the commit (kb_version.changed_at, written in the ingest's transaction) to the first
    answer with the new number (the changed fact is one row: the running process reads that
    change only), and likewise for a glossary that restricts or releases an entity (the first
-   answer refused, or no longer refused). p50 / max over --runs. Target: <= 1 s.
+   answer refused, or no longer refused), and for one document re-ingested among --chunks
+   others (the first narrative answer quoting its new text). p50 / max over --runs.
+   Target: <= 1 s.
 
-    python bench/bench_freshness.py [--n 3000] [--runs 7] [--postgres URL]
+    python bench/bench_freshness.py [--n 3000] [--runs 7] [--chunks 10000] [--postgres URL]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
 import os
+import random
 import secrets
 import subprocess
 import sys
@@ -37,10 +41,12 @@ from bot.ingest import ingest_paths  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 from core.answering import Answerer  # noqa: E402
 from core.freshness import Freshness  # noqa: E402
+from core.ports import Chunk  # noqa: E402
 from core.types import Request, Route  # noqa: E402
-from storage.kb_version import FACTS, GLOSSARY, SqlKbVersions  # noqa: E402
+from storage.kb_version import DOCUMENTS, FACTS, GLOSSARY, SqlKbVersions  # noqa: E402
 
 QUESTION = "What was Entity 01 metric02 in FY2020?"
+ZEBRA = "Why did the zebra programme stall?"
 HEADER = "metric,entity,period_type,period,channel,value,unit,source_doc,source_locator\n"
 
 
@@ -109,18 +115,27 @@ def commit_to_fresh(
     app: App, data_dir: Path, db_url: str | None, runs: int, part: str
 ) -> list[float]:
     """Seconds from the ingest's commit to the first answer that shows it: a new value of one
-    fact (part FACTS), or entity E01 switching between restricted and not (part GLOSSARY:
-    the glossary, names, gates and answerer are rebuilt)."""
+    fact (part FACTS), entity E01 switching between restricted and not (part GLOSSARY: the
+    glossary, names, gates and answerer are rebuilt), or one re-ingested document among
+    `--chunks` others (part DOCUMENTS: BM25 rebuilt, only the new text tokenised)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RICORDA_")}
-    env.update(RICORDA_DATA_DIR=str(data_dir / "ingest"), RICORDA_EMBEDDER="hashing")
-    if db_url:
-        env["RICORDA_DATABASE_URL"] = db_url
-    else:
-        env["RICORDA_DATA_DIR"] = str(data_dir)
-    question = Request(text=QUESTION, reference_date=REF)
+    env.update(  # its own data dir (vectors), the bot's database
+        RICORDA_DATA_DIR=str(data_dir / "ingest"),
+        RICORDA_EMBEDDER="hashing",
+        RICORDA_DATABASE_URL=db_url or app.settings.database,
+    )
+    question = Request(text=QUESTION if part != DOCUMENTS else ZEBRA, reference_date=REF)
     out = []
     for run in range(runs):
-        if part == FACTS:
+        if part == DOCUMENTS:
+            change = data_dir / "docs"
+            change.mkdir(exist_ok=True)
+            (change / "zebra.md").write_text(
+                f"# Zebra\n\nThe zebra programme stalled: supplier delays in Ningbo{run}.\n",
+                encoding="utf-8",
+            )
+            fresh = lambda answer, w=f"Ningbo{run}": w in answer.text  # noqa: E731
+        elif part == FACTS:
             value = f"{7000 + run}.5"
             change = data_dir / f"change{run}.csv"
             change.write_text(
@@ -173,7 +188,22 @@ def postgres_schema(url: str) -> Iterator[str]:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def bench(label: str, db_url: str | None, n: int, runs: int) -> None:
+def preload_chunks(app: App, n: int) -> None:
+    """`n` synthetic chunks (20% Chinese) straight into the chunk store, 20 per document: the
+    corpus a re-ingested document joins (embedding them all would take minutes)."""
+    from bench_retrieval import synthetic_chunks
+
+    from core.document_ingest import DocumentRecord
+
+    by_doc: dict[str, list[Chunk]] = {}
+    for c in synthetic_chunks(n, random.Random(7)):
+        by_doc.setdefault(c.doc, []).append(c)
+    now = dt.datetime.now(dt.UTC)
+    for doc, chunks in by_doc.items():
+        app.chunks.replace_document(DocumentRecord(doc, doc, False, now, len(chunks)), chunks)
+
+
+def bench(label: str, db_url: str | None, n: int, runs: int, n_chunks: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
         app = build_app(load_settings(data_dir=data, embedder="hashing", database_url=db_url,
@@ -185,7 +215,13 @@ def bench(label: str, db_url: str | None, n: int, runs: int) -> None:
             print(f"[{label}] {'structured question -> answer':46} {'p50 ms':>8} {'p99 ms':>8}")
             for name, p50, p99 in check_cost(app, n, dialect):
                 print(f"[{label}]   {name:44} {p50:8.3f} {p99:8.3f}")
-            for part, what in ((FACTS, "a fact"), (GLOSSARY, "a permission")):
+            preload_chunks(app, n_chunks)
+            app.answer(Request(text=ZEBRA, reference_date=REF))  # the retriever built once
+            for part, what in (
+                (FACTS, "a fact"),
+                (GLOSSARY, "a permission"),
+                (DOCUMENTS, f"a document among {n_chunks:,} chunks"),
+            ):
                 seconds = commit_to_fresh(app, data, db_url, runs, part)
                 print(
                     f"[{label}] ingest commit -> first fresh answer in another process "
@@ -200,12 +236,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=3000, help="questions per measurement")
     parser.add_argument("--runs", type=int, default=7, help="ingest -> fresh answer runs")
+    parser.add_argument("--chunks", type=int, default=10_000, help="document corpus size")
     parser.add_argument("--postgres", help="e.g. postgresql+psycopg://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
-    bench("sqlite", None, args.n, args.runs)
+    bench("sqlite", None, args.n, args.runs, args.chunks)
     if args.postgres:
         with postgres_schema(args.postgres) as url:
-            bench("postgres", url, args.n, args.runs)
+            bench("postgres", url, args.n, args.runs, args.chunks)
 
 
 if __name__ == "__main__":

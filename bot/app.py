@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from core.document_ingest import DocumentIngestReport
     from core.feedback import Feedback
     from core.freshness import Freshness
+    from core.lexical import TokenMemo
     from core.narrative_channel import DocumentNarrative
     from core.ports import LLM, Embedder, VectorIndex
     from core.retrieval import HybridRetriever
@@ -57,6 +58,7 @@ class App:
     glossaries: SqlGlossaryStore
     _glossary: Glossary | None = field(default=None, repr=False)
     _vectors: VectorIndex | None = field(default=None, repr=False)
+    _token_memo: TokenMemo | None = field(default=None, repr=False)  # BM25 tokens across rebuilds
     one_shot: bool = False  # a single `ricorda ask`: nothing loaded that the answer may not need
     # long-running processes: checks the knowledge-base version before each answer
     freshness: Freshness | None = field(default=None, repr=False)
@@ -284,14 +286,18 @@ class App:
         )
 
     def _build_retriever(self) -> HybridRetriever | None:
-        from core.lexical import Bm25Index, Tokenizer
+        from core.lexical import Bm25Index, Tokenizer, TokenMemo
         from core.retrieval import HybridRetriever
 
         chunks = list(self.chunks.all_chunks())
         if not chunks:
             return None
-        names = [n for t in self._all_terms() for n in t.names]
-        bm25 = Bm25Index(chunks, Tokenizer(names))
+        names = tuple(sorted({n for t in self._all_terms() for n in t.names}))
+        if self._token_memo is None or self._token_memo.words != names:
+            # the glossary's names shape the tokens: a glossary that changed them starts over
+            self._token_memo = TokenMemo(Tokenizer(names), words=names)
+        memo = self._token_memo
+        bm25 = Bm25Index(chunks, memo.tokenizer, corpus=memo.corpus(chunks))
         # connected on first search, again after a failure: a vector store that is down
         # leaves BM25 answering (the retriever logs it) until it is back
         vectors = cast("VectorIndex", _Lazy(self.vector_index))
