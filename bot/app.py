@@ -62,6 +62,7 @@ class App:
     one_shot: bool = False  # a single `ricorda ask`: nothing loaded that the answer may not need
     # long-running processes: checks the knowledge-base version before each answer
     freshness: Freshness | None = field(default=None, repr=False)
+    kb_versions: SqlKbVersions | None = field(default=None, repr=False)
 
     @property
     def glossary(self) -> Glossary:
@@ -339,6 +340,8 @@ class App:
         return dt.date.today()
 
     def close(self) -> None:
+        if self.kb_versions is not None:
+            self.kb_versions.close()
         self.engine.dispose()
 
 
@@ -371,8 +374,9 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
     if not one_shot:
         from core.freshness import Freshness
 
+        app.kb_versions = SqlKbVersions(engine)
         app.freshness = Freshness(
-            SqlKbVersions(engine),
+            app.kb_versions,
             {
                 FACTS: app.facts.catch_up,  # the one change's rows, else the whole table
                 GLOSSARY: app._reload_glossary_if_valid,

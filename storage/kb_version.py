@@ -10,8 +10,11 @@ version newer than what it loaded, so it can miss nothing.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import threading
 from collections.abc import Mapping
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
@@ -55,15 +58,25 @@ def read_part(conn: Connection, part: str) -> tuple[int, dt.datetime | None]:
 
 
 class SqlKbVersions:
-    """Reads the current version of every part (the per-answer freshness check)."""
+    """Reads the current version of every part (the per-answer freshness check).
+
+    On SQLite the read goes through one SQLite connection kept for it: a plain SELECT outside
+    a transaction sees the last commit (WAL), and skipping the pool checkout makes the check
+    ~0.005 ms instead of ~0.03 ms. Elsewhere it is an ordinary pooled read."""
 
     _READ = select(_TABLE.c.part, _TABLE.c.version)
+    _RAW_READ = "SELECT part, version FROM kb_version"
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._sqlite = engine.dialect.name == "sqlite"
+        self._raw: Any = None  # the kept SQLite connection (pool proxy), opened on first read
+        self._lock = threading.Lock()
 
     def read(self) -> Mapping[str, int]:
         """{part: version}; a part never changed is absent (reads as 0)."""
+        if self._sqlite:
+            return self._read_sqlite()
         try:
             with self._engine.connect() as conn:
                 return {part: int(version) for part, version in conn.execute(self._READ)}
@@ -71,6 +84,36 @@ class SqlKbVersions:
             raise StorageError(
                 f"cannot read the knowledge-base version: {exc.__class__.__name__}"
             ) from exc
+
+    def _read_sqlite(self) -> Mapping[str, int]:
+        import sqlite3
+
+        with self._lock:
+            try:
+                if self._raw is None:
+                    self._raw = self._engine.raw_connection()
+                cursor = self._raw.cursor()
+                try:
+                    cursor.execute(self._RAW_READ)
+                    return {part: int(version) for part, version in cursor.fetchall()}
+                finally:
+                    cursor.close()
+            except (sqlite3.Error, SQLAlchemyError) as exc:
+                self._close_raw()
+                raise StorageError(
+                    f"cannot read the knowledge-base version: {exc.__class__.__name__}"
+                ) from exc
+
+    def close(self) -> None:
+        """Give the kept connection back (before the engine is disposed)."""
+        with self._lock:
+            self._close_raw()
+
+    def _close_raw(self) -> None:
+        if self._raw is not None:
+            raw, self._raw = self._raw, None
+            with contextlib.suppress(Exception):
+                raw.close()
 
     def changed_at(self, part: str) -> dt.datetime | None:
         """When `part` last changed (the writer's clock, inside its transaction); None: never."""
