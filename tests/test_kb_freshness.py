@@ -160,6 +160,21 @@ def test_admin_commands_see_the_current_glossary(
     assert not bot.glossary.is_cleared(CLEARED)
 
 
+def test_a_stored_glossary_that_does_not_load_keeps_the_one_in_use(
+    bot: App, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another version of ricorda (other rules) stored a glossary this one refuses: every
+    question would crash on it; the running process logs it and keeps its glossary."""
+    from storage.glossary_store import SqlGlossaryStore
+
+    broken = HK_RESTRICTED.replace('"12-31"', '"02-30"')
+    assert SqlGlossaryStore(bot.engine).save(broken, "other/glossary.toml")  # no validation
+    with caplog.at_level("ERROR", logger="ricorda"):
+        answer = ask(bot, HK_2024)
+    assert "410" in answer.text  # the glossary in use: HK not restricted, no crash
+    assert "fiscal_year_end" in caplog.text and "keeping the one in use" in caplog.text
+
+
 def _refused(answer: Answer) -> Answer | None:
     return answer if answer.route is Route.REFUSED else None
 
