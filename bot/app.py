@@ -25,6 +25,7 @@ from core.thresholds import CosineThresholds
 from storage.db import open_database
 from storage.fact_store import SqlFactStore
 from storage.glossary_store import SqlGlossaryStore
+from storage.kb_version import DOCUMENTS, FACTS, GLOSSARY, SqlKbVersions
 from storage.turn_store import SqlTurnStore
 
 if TYPE_CHECKING:
@@ -36,9 +37,12 @@ if TYPE_CHECKING:
     from core.catalog import Catalog
     from core.document_ingest import DocumentIngestReport
     from core.feedback import Feedback
+    from core.freshness import Freshness
+    from core.lexical import TokenMemo
     from core.narrative_channel import DocumentNarrative
     from core.ports import LLM, Embedder, VectorIndex
     from core.retrieval import HybridRetriever
+    from core.types import Answer, Request
     from storage.chunk_store import SqlChunkStore
     from storage.fastpath_store import SqlFastpathStore
 
@@ -54,7 +58,11 @@ class App:
     glossaries: SqlGlossaryStore
     _glossary: Glossary | None = field(default=None, repr=False)
     _vectors: VectorIndex | None = field(default=None, repr=False)
+    _token_memo: TokenMemo | None = field(default=None, repr=False)  # BM25 tokens across rebuilds
     one_shot: bool = False  # a single `ricorda ask`: nothing loaded that the answer may not need
+    # long-running processes: checks the knowledge-base version before each answer
+    freshness: Freshness | None = field(default=None, repr=False)
+    kb_versions: SqlKbVersions | None = field(default=None, repr=False)
 
     @property
     def glossary(self) -> Glossary:
@@ -69,10 +77,53 @@ class App:
             self._glossary = parse_glossary(stored.text, source=stored.source_path or "glossary")
         return self._glossary
 
-    def reload_glossary(self) -> None:
-        self._glossary = None
-        for cached in ("answerer", "narrative", "cascade"):
+    def reload_glossary(self, glossary: Glossary | None = None) -> None:
+        """Swap in `glossary` (None: the stored one, read on next use) and rebuild everything
+        built from it: names, gates, clearance (the answerer) and the narrative channel. A
+        cascade already built keeps its identity (adapters and metrics hold it) and gets the
+        new answerer, the one part of it that depends on the glossary."""
+        self._glossary = glossary
+        for cached in ("answerer", "narrative"):
             self.__dict__.pop(cached, None)
+        cascade = self.__dict__.get("cascade")
+        if cascade is not None:
+            cascade.answerer = self.answerer
+
+    # -- answering with the current knowledge base --------------------------------------------
+
+    def answer(self, request: Request) -> Answer:
+        """The entry every long-running adapter calls: bring the knowledge base up to date
+        (one version read; see core.freshness), then run the cascade."""
+        self.ensure_fresh()
+        return self.cascade.answer(request)
+
+    def ensure_fresh(self) -> None:
+        """Reload facts / glossary that another process (or replica) changed since the last
+        check. A one-shot process has nothing to check: it read the database just now."""
+        if self.freshness is not None:
+            self.freshness.check()
+
+    def _reload_glossary_if_valid(self) -> None:
+        """Swap in the stored glossary; one that does not parse (written by another version)
+        is logged and the one in use kept, rather than failing every question."""
+        if self._glossary is None:
+            return  # not loaded yet: the first use reads the current one
+        stored = self.glossaries.load()
+        if stored is None:
+            return
+        try:
+            fresh = parse_glossary(stored.text, source=stored.source_path or "glossary")
+        except ConfigError as exc:
+            log.error("the stored glossary does not load, keeping the one in use: %s", exc)
+            return
+        self.reload_glossary(fresh)
+
+    def _documents_stamp(self) -> str:
+        """What the retriever was built for: in a serving process the documents version its
+        last check saw (the retriever is rebuilt when it moves), else a read of the table."""
+        if self.freshness is not None:
+            return f"v{self.freshness.seen(DOCUMENTS)}"
+        return self.chunks.fingerprint()
 
     # -- the fast path (L0 cache, L1 autopaths), feedback and admin ----------------------------
 
@@ -230,20 +281,24 @@ class App:
         return DocumentNarrative(
             names=NameIndex(self.glossary),
             build_retriever=self._build_retriever,
-            fingerprint=self.chunks.fingerprint,
+            fingerprint=self._documents_stamp,
             llm=lambda: self.llm,
             llm_timeout=self.settings.llm_timeout_s,
         )
 
     def _build_retriever(self) -> HybridRetriever | None:
-        from core.lexical import Bm25Index, Tokenizer
+        from core.lexical import Bm25Index, Tokenizer, TokenMemo
         from core.retrieval import HybridRetriever
 
         chunks = list(self.chunks.all_chunks())
         if not chunks:
             return None
-        names = [n for t in self._all_terms() for n in t.names]
-        bm25 = Bm25Index(chunks, Tokenizer(names))
+        names = tuple(sorted({n for t in self._all_terms() for n in t.names}))
+        if self._token_memo is None or self._token_memo.words != names:
+            # the glossary's names shape the tokens: a glossary that changed them starts over
+            self._token_memo = TokenMemo(Tokenizer(names), words=names)
+        memo = self._token_memo
+        bm25 = Bm25Index(chunks, memo.tokenizer, corpus=memo.corpus(chunks))
         # connected on first search, again after a failure: a vector store that is down
         # leaves BM25 answering (the retriever logs it) until it is back
         vectors = cast("VectorIndex", _Lazy(self.vector_index))
@@ -285,6 +340,8 @@ class App:
         return dt.date.today()
 
     def close(self) -> None:
+        if self.kb_versions is not None:
+            self.kb_versions.close()
         self.engine.dispose()
 
 
@@ -302,9 +359,11 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
             ) from exc
     if settings.max_question_chars < 1:
         raise ConfigError("max_question_chars must be at least 1")
+    if settings.kb_check_interval_ms is not None and settings.kb_check_interval_ms < 0:
+        raise ConfigError("kb_check_interval_ms must be 0 (every answer) or more")
     settings.ensure_data_dir()
     engine = open_database(settings.database)
-    return App(
+    app = App(
         settings=settings,
         engine=engine,
         facts=SqlFactStore(engine, preload=not one_shot),
@@ -312,6 +371,31 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
         glossaries=SqlGlossaryStore(engine),
         one_shot=one_shot,
     )
+    if not one_shot:
+        from core.freshness import Freshness
+
+        app.kb_versions = SqlKbVersions(engine)
+        app.freshness = Freshness(
+            app.kb_versions,
+            {
+                FACTS: app.facts.catch_up,  # the one change's rows, else the whole table
+                GLOSSARY: app._reload_glossary_if_valid,
+                DOCUMENTS: lambda: None,  # the retriever follows `_documents_stamp` lazily
+            },
+            interval_s=kb_check_interval_ms(settings, engine.dialect.name) / 1000,
+        )
+        app.freshness.baseline()  # before anything is loaded: what loads next is this fresh
+    return app
+
+
+KB_CHECK_MS = {"sqlite": 0, "postgresql": 200}  # see Settings.kb_check_interval_ms
+
+
+def kb_check_interval_ms(settings: Settings, dialect: str) -> int:
+    """How often a serving process reads the knowledge-base version (0: every answer)."""
+    if settings.kb_check_interval_ms is not None:
+        return settings.kb_check_interval_ms
+    return KB_CHECK_MS.get(dialect, 0)
 
 
 class _Lazy:

@@ -204,7 +204,7 @@ def chat(
         _fail(str(exc))
         return
     try:
-        ConsoleChat(app_.cascade, chat=chat_id, today=app_.today).run()
+        ConsoleChat(app_, chat=chat_id, today=app_.today).run()
     finally:
         app_.close()
 
@@ -236,7 +236,7 @@ def demo(
     if chat_after:
         from adapters.console import ConsoleChat
 
-        ConsoleChat(app_.cascade, chat="console:local", today=app_.today).run()
+        ConsoleChat(app_, chat="console:local", today=app_.today).run()
     app_.close()
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.app import App
 from core.errors import IngestError, RicordaError
-from core.glossary import load_glossary
+from core.glossary import read_glossary
 
 FACT_SUFFIXES = {".csv", ".xlsx"}
 
@@ -61,8 +61,10 @@ def ingest_paths(
     if len(glossaries) > 1:
         raise IngestError("give one glossary at a time")
     for path in glossaries:
-        glossary = load_glossary(path)  # raises ConfigError naming file, line and key
-        changed = app.glossaries.save(path.read_text(encoding="utf-8"), str(path))
+        # validated as a whole before anything is stored: a bad glossary raises ConfigError
+        # (file, line, reason for each problem) and the stored one stays in use everywhere
+        text, glossary = read_glossary(path)
+        changed = app.glossaries.save(text, str(path))
         app.reload_glossary()
         summary.lines.append(
             f"glossary {path.name}: {len(glossary.metrics)} metrics, {len(glossary.entities)} "

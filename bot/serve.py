@@ -11,7 +11,7 @@ import logging
 import re
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -139,9 +139,9 @@ def chat_services(
     s = app.settings
     secret = s.callback_secret.get_secret_value() if s.callback_secret else None
     return {
-        "ask": app.cascade.answer,  # the one seam between an adapter and the request cascade
+        "ask": app.answer,  # the one seam between an adapter and the cascade (freshness first)
         "feedback": app.feedback,
-        "admin": app.admin,
+        "admin": CurrentAdmin(app.admin, app.ensure_fresh),
         "turns": app.turns,
         "signer": CallbackSigner(derive_key(secret, platform_token)),
         "deliveries": SqlDeliveryLog(app.engine),
@@ -150,6 +150,27 @@ def chat_services(
         "today": app.today,
         "core_worker": core_worker,
     }
+
+
+class CurrentAdmin:
+    """Admin commands on the current knowledge base: what a listing may show depends on the
+    glossary (clearance), so a glossary another process changed is loaded first, exactly as
+    before an answer. Runs on the core worker, like every core call."""
+
+    def __init__(self, admin: object, ensure_fresh: Callable[[], None]) -> None:
+        self._admin = admin
+        self._ensure_fresh = ensure_fresh
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._admin, name)
+        if not callable(target):
+            return target
+
+        def current(*args: Any, **kwargs: Any) -> Any:
+            self._ensure_fresh()
+            return target(*args, **kwargs)
+
+        return current
 
 
 def telegram_services(app: App, *, core_worker: Executor | None = None) -> TelegramServices:

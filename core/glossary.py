@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
+from core.glossary_rules import glossary_problems
 
 _MMDD = re.compile(r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -69,11 +70,17 @@ class Glossary:
 
 def load_glossary(path: Path) -> Glossary:
     """Read and validate a glossary file; raises ConfigError naming file, line and key."""
+    return read_glossary(path)[1]
+
+
+def read_glossary(path: Path) -> tuple[str, Glossary]:
+    """The file's text and its validated glossary (read once: what is stored is what was
+    checked)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the glossary ({exc})") from exc
-    return parse_glossary(text, source=str(path))
+    return text, parse_glossary(text, source=str(path))
 
 
 def parse_glossary(text: str, *, source: str = "glossary.toml") -> Glossary:
@@ -90,7 +97,10 @@ class _Validator:
         self.source = source
 
     def fail(self, key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{self.source}, line {self._line_of(key)}, key '{key}': {problem}")
+        return ConfigError(self.where(key, problem))
+
+    def where(self, key: str, problem: str) -> str:
+        return f"{self.source}, line {self._line_of(key)}, key '{key}': {problem}"
 
     def _line_of(self, key: str) -> int:
         """Best line for a dotted key: its own line inside its table, else the table header."""
@@ -139,7 +149,7 @@ class _Validator:
         competitors = data.get("competitors", {}).get("names", [])
         if not isinstance(competitors, list) or not all(isinstance(c, str) for c in competitors):
             raise self.fail("competitors.names", "must be a list of names")
-        return Glossary(
+        glossary = Glossary(
             default_entity=default_entity,
             fiscal_year_end=fy_end,
             restricted_chats=frozenset(chats),
@@ -148,6 +158,10 @@ class _Validator:
             channels=channels,
             competitors=tuple(c for c in competitors if c.strip()),
         )
+        problems = glossary_problems(glossary)  # the rules on the whole (core.glossary_rules)
+        if problems:
+            raise ConfigError("\n".join(self.where(key, why) for key, why in problems))
+        return glossary
 
     def terms(
         self, data: dict[str, Any], table: str, *, with_unit: bool = False

@@ -90,6 +90,29 @@ class Tokenizer:
         return self._jieba
 
 
+class TokenMemo:
+    """The tokens of every indexed text, kept between rebuilds of the BM25 index, so that after
+    a re-ingest only new or changed texts are tokenised (segmenting Chinese is most of a
+    rebuild: ~1.4 s of 1.6 s at 10,000 chunks). One memo per tokenizer: glossary names change
+    how Chinese is segmented, so `words` (the names the tokenizer was given) tells the owner
+    when a changed glossary needs a new memo."""
+
+    def __init__(self, tokenizer: Tokenizer, *, words: tuple[str, ...] = ()) -> None:
+        self.tokenizer = tokenizer
+        self.words = words
+        self._tokens: dict[str, list[str]] = {}
+
+    def corpus(self, chunks: Sequence[Chunk]) -> list[list[str]]:
+        """Tokens of each chunk's text, in order; texts no longer indexed are forgotten."""
+        known, current = self._tokens, {}
+        for chunk in chunks:
+            text = chunk.text
+            if text not in current:
+                current[text] = known[text] if text in known else self.tokenizer.tokenize(text)
+        self._tokens = current
+        return [current[c.text] for c in chunks]
+
+
 class _GuardedBM25(BM25Okapi):
     """rank_bm25's BM25Okapi with an IDF that is always positive.
 
@@ -119,8 +142,15 @@ class Bm25Index:
     """
 
     def __init__(
-        self, chunks: Iterable[Chunk], tokenizer: Tokenizer, *, k1: float = 1.5, b: float = 0.75
+        self,
+        chunks: Iterable[Chunk],
+        tokenizer: Tokenizer,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        corpus: Sequence[list[str]] | None = None,
     ) -> None:
+        """`corpus`: the chunks' tokens when already known (TokenMemo), else tokenised here."""
         self.tokenizer = tokenizer
         self.chunks: tuple[Chunk, ...] = tuple(chunks)
         self.ids: tuple[str, ...] = tuple(c.id for c in self.chunks)
@@ -134,10 +164,12 @@ class Bm25Index:
         self.bm25: _GuardedBM25 | None = None
         if not self.chunks:
             return
-        corpus = [tokenizer.tokenize(c.text) for c in self.chunks]
-        if not any(corpus):
+        if corpus is None:
+            corpus = [tokenizer.tokenize(c.text) for c in self.chunks]
+        tokens = list(corpus)
+        if not any(tokens):
             return
-        self.bm25 = _GuardedBM25(corpus, k1=k1, b=b)
+        self.bm25 = _GuardedBM25(tokens, k1=k1, b=b)
         self._build_postings(self.bm25)
 
     def __len__(self) -> int:

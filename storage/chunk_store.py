@@ -19,6 +19,7 @@ from core.document_ingest import DocumentRecord
 from core.errors import StorageError
 from core.ports import Chunk
 from storage.document_tables import ChunkRow, DocumentRow
+from storage.kb_version import DOCUMENTS, bump_kb_version
 
 _CHUNKS = ChunkRow.__table__  # type: ignore[attr-defined]
 _DOCS = DocumentRow.__table__  # type: ignore[attr-defined]
@@ -81,11 +82,13 @@ class SqlChunkStore:
             )
             if rows:
                 conn.execute(insert(_CHUNKS), rows)
+            bump_kb_version(conn, DOCUMENTS)
 
     def delete_document(self, doc: str) -> None:
         with _guard(f"delete {doc}"), self._engine.begin() as conn:
             conn.execute(delete(_CHUNKS).where(_CHUNKS.c.doc == doc))
             conn.execute(delete(_DOCS).where(_DOCS.c.path == doc))
+            bump_kb_version(conn, DOCUMENTS)
 
     def fingerprint(self) -> str:
         """Changes whenever any document is added, replaced or deleted (cheap to poll).

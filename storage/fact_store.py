@@ -1,9 +1,12 @@
 """The fact table behind `core.ports.FactStore`: the database is the source of truth, lookups
 are answered from an in-memory index so a structured answer costs microseconds, not a query.
 
-The index is loaded once (lazily), replaced after every upsert and on `refresh()`. Replicas that
-share PostgreSQL can pass `stale_after` seconds: at most that often a lookup checks a cheap
-fingerprint of the table (row count, newest update) and reloads when another process changed it.
+The index is loaded once (lazily), replaced after every upsert and on `refresh()`. A serving
+process calls `catch_up()` when the knowledge-base version of the facts moved (core.freshness):
+when exactly one change happened since the index was loaded, only that change's rows are read
+(every row a load writes carries the same `updated_at`, recorded with the version), else the
+whole table. `stale_after` seconds (older mechanism, kept for callers that use it): at most that
+often a lookup checks a fingerprint of the table (row count, newest update).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from core.errors import StorageError
 from core.types import Fact, Period, PeriodType, Source
+from storage.kb_version import FACTS, bump_kb_version, read_part
 from storage.tables import FACT_KEY, FactRow, utcnow
 from storage.upsert import upsert_statement
 
@@ -89,6 +93,7 @@ class SqlFactStore:
         self._periods: dict[tuple[str, str, str], list[Period]] = {}
         self._fingerprint: tuple[int, Any] | None = None
         self._checked_at = 0.0
+        self._version = 0  # the facts version (storage.kb_version) the index holds
 
     # --- FactStore ------------------------------------------------------------------------
 
@@ -140,7 +145,7 @@ class SqlFactStore:
                 counts["inserted" if old is None else "updated"] += 1
                 yield _row(fact, now)
 
-        self._write(changed())
+        self._write(changed(), now)
         index = {}  # the old index goes before the new one is read: a big table is held once
         with self._lock:
             self._index = None  # a reader meanwhile reloads it itself
@@ -154,10 +159,47 @@ class SqlFactStore:
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot count facts: {exc.__class__.__name__}") from exc
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the in-memory index is held (a reload is only needed then)."""
+        return self._index is not None
+
+    def catch_up(self) -> None:
+        """Bring a loaded index to the current facts version (see the module docstring)."""
+        if not self.loaded:
+            return  # nothing held: the first lookup loads the current table
+        try:
+            with self._engine.connect() as conn:
+                version, stamp = read_part(conn, FACTS)
+                if version == self._version:
+                    return
+                if version != self._version + 1 or stamp is None:
+                    changed = None
+                else:
+                    stmt = select(_TABLE).where(_TABLE.c.updated_at == stamp)
+                    changed = [_fact(r) for r in conn.execute(stmt).mappings()]
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
+        if changed is None:
+            self.refresh()
+            return
+        with self._lock:
+            index, periods = dict(self._index or {}), dict(self._periods)
+            for fact in changed:
+                key = fact_key(fact)
+                if key not in index:
+                    group = (fact.metric, fact.entity, fact.channel)
+                    periods[group] = sorted(
+                        [*periods.get(group, ()), fact.period], key=period_sort_key, reverse=True
+                    )
+                index[key] = fact
+            self._index, self._periods, self._version = index, periods, version
+
     def refresh(self) -> None:
         """Reload the in-memory index from the database."""
         try:
             with self._engine.connect() as conn:
+                version = read_part(conn, FACTS)[0]  # before the rows: never newer than them
                 fingerprint = self._read_fingerprint(conn)
                 result = conn.execute(select(_TABLE))
                 index = {fact_key(f): f for f in (_fact(r) for r in result.mappings())}
@@ -171,6 +213,7 @@ class SqlFactStore:
         with self._lock:
             self._index, self._periods = index, periods
             self._fingerprint = fingerprint
+            self._version = version
             self._checked_at = time.monotonic()
 
     def all_facts(self) -> list[Fact]:
@@ -215,13 +258,17 @@ class SqlFactStore:
         row = conn.execute(select(func.count(), func.max(_TABLE.c.updated_at))).one()
         return (int(row[0]), row[1])
 
-    def _write(self, rows: Iterable[dict[str, Any]]) -> None:
+    def _write(self, rows: Iterable[dict[str, Any]], stamp: Any) -> None:
         stmt = upsert_statement(self._engine.dialect.name, _TABLE, FACT_KEY, _UPDATED)
         pending = iter(rows)
         try:
             with self._engine.begin() as conn:
+                wrote = False
                 while batch := list(itertools.islice(pending, _BATCH)):
                     conn.execute(stmt, batch)
+                    wrote = True
+                if wrote:  # committed with the rows: every process learns of them at once
+                    bump_kb_version(conn, FACTS, stamp=stamp)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot write facts: {exc.__class__.__name__}") from exc
 

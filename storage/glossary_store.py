@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.errors import StorageError
+from storage.kb_version import GLOSSARY, bump_kb_version
 from storage.tables import GlossaryRow, utcnow
 from storage.upsert import upsert_statement
 
@@ -59,6 +60,7 @@ class SqlGlossaryStore:
         try:
             with self._engine.begin() as conn:
                 conn.execute(self._upsert, params)
+                bump_kb_version(conn, GLOSSARY)  # commits with the text: replicas reload it
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot save the glossary: {exc.__class__.__name__}") from exc
         return True

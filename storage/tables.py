@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Text, UniqueConstraint
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -140,6 +140,21 @@ class GlossaryRow(SQLModel, table=True):
     source_path: str = ""
     sha256: str
     loaded_at: dt.datetime = _ts()
+
+
+class KbVersionRow(SQLModel, table=True):
+    """One row per part of the knowledge base ("facts", "glossary", "documents").
+
+    Every change to a part moves its `version` inside the same transaction as the change, so
+    one primary-key read tells a serving process whether anything it holds in memory is stale
+    (storage.kb_version). Rows are created by the first bump; a missing row reads as 0.
+    """
+
+    __tablename__ = "kb_version"
+
+    part: str = Field(primary_key=True)
+    version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    changed_at: dt.datetime = _ts()
 
 
 # Tables of the other stores live beside their repositories; importing them here registers them

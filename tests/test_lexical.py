@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from core.lexical import Bm25Index, Tokenizer
+from core.lexical import Bm25Index, Tokenizer, TokenMemo
 from core.ports import Chunk
 
 
@@ -119,3 +119,28 @@ def test_mask_excludes_rows_and_unknown_terms_find_nothing() -> None:
 def test_empty_index_returns_nothing(texts: list[str]) -> None:
     index = Bm25Index([chunk(str(i), t) for i, t in enumerate(texts)], Tokenizer())
     assert index.search(["china"], k=5) == []
+
+
+def test_a_token_memo_tokenises_only_new_texts_and_builds_the_same_index() -> None:
+    """A re-ingest rebuilds BM25 in a running bot: only the changed document is segmented
+    again (jieba is the slow part), and the index is the one a fresh build gives."""
+
+    class Counting(Tokenizer):
+        calls = 0
+
+        def tokenize(self, text: str) -> list[str]:
+            Counting.calls += 1
+            return super().tokenize(text)
+
+    memo = TokenMemo(Counting())
+    first = [chunk("a", "revenue fell in China"), chunk("b", "中国区 营收 下降"), chunk("c", "HK")]
+    Bm25Index(first, memo.tokenizer, corpus=memo.corpus(first))
+    assert Counting.calls == 3
+    second = [*first[:2], chunk("c", "Hong Kong retail grew")]  # c re-ingested
+    index = Bm25Index(second, memo.tokenizer, corpus=memo.corpus(second))
+    assert Counting.calls == 4
+    fresh = Bm25Index(second, Tokenizer())
+    for query in ("hong kong retail", "营收", "china"):
+        tokens = Tokenizer().tokenize(query)
+        assert index.search(tokens, 3) == fresh.search(tokens, 3)
+    assert index.search(Tokenizer().tokenize("hk"), 3) == []  # the old text is gone

@@ -1,0 +1,93 @@
+"""Keeping a long-running process's copy of the knowledge base current.
+
+A serving process holds facts, the glossary (with everything built from it: names, gates,
+clearance) and the document index in memory. Every change to one of them moves a version in
+the database in the same transaction (storage.kb_version). Before each answer the process reads
+the versions (one primary-key read) and reloads each part whose version moved, so the answer
+is computed from what the database holds at the time the question is taken up.
+
+The version is read *before* a part is reloaded and recorded only after the reload succeeded:
+a change committed meanwhile shows up as a newer version at the next check, never as a gap.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+log = logging.getLogger("ricorda.freshness")
+
+
+class KbVersions(Protocol):
+    """Where the knowledge-base versions live (implemented by storage.kb_version)."""
+
+    def read(self) -> Mapping[str, int]:
+        """{part: version}; an absent part reads as 0."""
+        ...
+
+
+class Freshness:
+    """Reads the versions at most every `interval_s` (0: before every answer) and runs the
+    reloader of each part that moved."""
+
+    def __init__(
+        self,
+        versions: KbVersions,
+        reloaders: Mapping[str, Callable[[], None]],
+        *,
+        interval_s: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._versions = versions
+        self._reloaders = dict(reloaders)
+        self.interval_s = interval_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._seen: dict[str, int] | None = None
+        self._checked_at: float | None = None
+
+    def baseline(self) -> None:
+        """Record the current versions as loaded: call before anything is loaded, so what is
+        loaded afterwards is at least this fresh."""
+        current = self._versions.read()
+        with self._lock:
+            self._seen = {part: current.get(part, 0) for part in self._reloaders}
+            self._checked_at = self._clock()
+
+    def check(self) -> list[str]:
+        """Reload every part changed since the last check; returns the parts reloaded.
+
+        Without a baseline every part counts as changed (safe: it is reloaded once). A reload
+        that raises leaves its part unrecorded, so the next check tries again."""
+        with self._lock:
+            now = self._clock()
+            if (
+                self.interval_s > 0
+                and self._checked_at is not None
+                and now - self._checked_at < self.interval_s
+            ):
+                return []
+            current = self._versions.read()
+            self._checked_at = now
+            seen = self._seen if self._seen is not None else {}
+            changed = [
+                part
+                for part in self._reloaders
+                if self._seen is None or current.get(part, 0) != seen.get(part, 0)
+            ]
+            if self._seen is None:
+                self._seen = {}
+            for part in changed:
+                self._reloaders[part]()
+                self._seen[part] = current.get(part, 0)
+            if changed:
+                log.info("knowledge base changed (%s): reloaded", ", ".join(changed))
+            return changed
+
+    def seen(self, part: str) -> int:
+        """The version of `part` this process has loaded (0 before the baseline)."""
+        with self._lock:
+            return (self._seen or {}).get(part, 0)
