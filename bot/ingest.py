@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.app import App
+from core.document_sources import DocumentSource
 from core.errors import IngestError, RicordaError
 from core.glossary import load_glossary
 
@@ -57,12 +58,14 @@ def ingest_paths(
     reindex: bool = False,
 ) -> IngestSummary:
     summary = IngestSummary()
+    summary.lines += [f"notice: {n}" for n in app.notices]
     glossaries, fact_files, folders = classify(paths)
     if len(glossaries) > 1:
         raise IngestError("give one glossary at a time")
     for path in glossaries:
         glossary = load_glossary(path)  # raises ConfigError naming file, line and key
-        changed = app.glossaries.save(path.read_text(encoding="utf-8"), str(path))
+        # stored with its absolute path: [[documents]] folders are relative to the file
+        changed = app.glossaries.save(path.read_text(encoding="utf-8"), str(path.resolve()))
         app.reload_glossary()
         summary.lines.append(
             f"glossary {path.name}: {len(glossary.metrics)} metrics, {len(glossary.entities)} "
@@ -109,8 +112,30 @@ def _ingest_documents(
     reindex: bool,
 ) -> None:
     try:
+        parts = app.document_sources(folder)
+    except RicordaError as exc:
+        summary.problems.append(str(exc))
+        return
+    for i, (part, source) in enumerate(parts):
+        _ingest_source(
+            app, part, source, summary, progress, prune=prune, reindex=reindex and i == 0
+        )
+
+
+def _ingest_source(
+    app: App,
+    folder: Path,
+    source: DocumentSource,
+    summary: IngestSummary,
+    progress: Progress | None,
+    *,
+    prune: bool,
+    reindex: bool,
+) -> None:
+    try:
         report = app.ingest_documents(
             folder,
+            source=source,
             prune=prune,
             reindex=reindex,
             progress=(lambda done, total, _f: progress(folder.name, done, total))
@@ -120,5 +145,9 @@ def _ingest_documents(
     except RicordaError as exc:
         summary.problems.append(str(exc))
         return
-    summary.lines.append(f"documents {folder}: {report.summary()}")
+    kind = "RESTRICTED" if source.restricted else "public"
+    label = f"source {source.name}, {kind}" if source.declared else f"{kind}, not declared"
+    summary.lines.append(f"documents {folder} ({label}): {report.summary()}")
+    summary.lines += [f"  skipped {name}: {why}" for name, why in report.skipped]
+    summary.lines += [f"  moved {name}: its old copy was removed" for name in report.moved]
     summary.problems += [f"{name}: {reason}" for name, reason in report.failed]
