@@ -89,7 +89,7 @@ class Cascade:
             )
         ans = self.answerer.finish(request, ans, started)
         if ans.succeeded and ans.served_by != L0A:
-            self._register(ans, canonical, key, embedding)
+            self._register(ans, canonical, key, embedding, restricted=prepared.cleared)
         if ans.succeeded and embedding is not None and self.autopaths is not None:
             self._observe(ans.turn_id, ans.plan, ans.latency_ms, embedding, hit_cluster)
         return ans
@@ -173,8 +173,15 @@ class Cascade:
     # -- learning --------------------------------------------------------------------------
 
     def _register(
-        self, ans: Answer, canonical: str, key: str, embedding: np.ndarray | None
+        self,
+        ans: Answer,
+        canonical: str,
+        key: str,
+        embedding: np.ndarray | None,
+        *,
+        restricted: bool = False,
     ) -> None:
+        """`restricted`: asked from a cleared chat (its text is shown to cleared viewers only)."""
         plan = Plan.from_dict(ans.plan)
         if not registrable(plan, self.answerer.catalog):
             return
@@ -197,6 +204,7 @@ class Cascade:
                 created_at=now,
                 last_used_at=now,
                 n_uses=0,
+                restricted=restricted,
             )
         )
 

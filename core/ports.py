@@ -52,6 +52,7 @@ class TurnRecord:
     reference_date: str | None = None
     parent_turn: str | None = None
     answer: dict[str, Any] = field(default_factory=dict)
+    restricted: bool = False  # asked from a chat cleared for RESTRICTED data (at that time)
 
 
 class TurnStore(Protocol):
