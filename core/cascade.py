@@ -91,7 +91,10 @@ class Cascade:
         if ans.succeeded and ans.served_by != L0A:
             self._register(ans, canonical, key, embedding, restricted=prepared.cleared)
         if ans.succeeded and embedding is not None and self.autopaths is not None:
-            self._observe(ans.turn_id, ans.plan, ans.latency_ms, embedding, hit_cluster)
+            self._observe(
+                ans.turn_id, ans.plan, ans.latency_ms, embedding, hit_cluster,
+                restricted=prepared.cleared,
+            )
         return ans
 
     def observe_turn(self, turn: TurnRecord) -> None:
@@ -106,7 +109,9 @@ class Cascade:
         embedding = _embed(self._embedder(), canonical)
         if embedding is None:
             return
-        self._observe(turn.id, turn.plan, turn.latency_ms, embedding, None)
+        self._observe(
+            turn.id, turn.plan, turn.latency_ms, embedding, None, restricted=turn.restricted
+        )
 
     # -- levels ----------------------------------------------------------------------------
 
@@ -215,6 +220,8 @@ class Cascade:
         latency_ms: float,
         embedding: np.ndarray,
         cluster: str | None,
+        *,
+        restricted: bool = False,
     ) -> None:
         assert self.autopaths is not None
         plan = Plan.from_dict(plan_dict)
@@ -230,6 +237,7 @@ class Cascade:
             query_specific=plan.query_specific,
             latency_ms=latency_ms,
             cluster_id=cluster,
+            restricted=restricted,
         )
 
 
