@@ -71,11 +71,45 @@ def ingest_paths(
             f"glossary {path.name}: {len(glossary.metrics)} metrics, {len(glossary.entities)} "
             f"entities, {len(glossary.channels)} channels" + ("" if changed else " (unchanged)")
         )
+    if glossaries:
+        folders += _reclassified_sources(app, folders, summary)
     for path in fact_files:
         _ingest_facts(app, path, summary, progress)
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
     return summary
+
+
+def _reclassified_sources(app: App, folders: list[Path], summary: IngestSummary) -> list[Path]:
+    """Roots of declared sources whose stored documents the new glossary classifies otherwise
+    (a source made RESTRICTED, or public): ingested now, so no document keeps a classification
+    its source no longer has until someone remembers to ingest the folder."""
+    given = [f.resolve() for f in folders]
+    out = []
+    for source in app.glossary.documents:
+        stale = [
+            d for d in app.chunks.documents(source.name)
+            if d.restricted != source.is_restricted(source.rel_of(d.path))
+        ]
+        covered = any(source.root == g or g in source.root.parents for g in given)
+        if not stale or covered:
+            continue
+        if not source.root.is_dir():  # reclassified in place; vectors back at the next ingest
+            vectors = app.vector_index()
+            for doc in stale:
+                vectors.delete_doc(doc.path)
+                app.chunks.reclassify(doc.path, not doc.restricted)
+            summary.lines.append(
+                f"source {source.name}: its classification changed and its folder "
+                f"{source.root} is not here; {len(stale)} documents reclassified in place "
+                "(keyword search only until the folder is ingested)"
+            )
+            continue
+        summary.lines.append(
+            f"source {source.name}: its classification changed; re-ingesting {source.root}"
+        )
+        out.append(source.root)
+    return out
 
 
 def _ingest_facts(app: App, path: Path, summary: IngestSummary, progress: Progress | None) -> None:

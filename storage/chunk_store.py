@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -131,6 +131,17 @@ class SqlChunkStore:
             )
             if rows:
                 conn.execute(insert(_CHUNKS), rows)
+
+    def reclassify(self, doc: str, restricted: bool) -> None:
+        """Change a document's classification in place. Its content hash is forgotten, so the
+        next ingest of its folder embeds it again (its vectors were dropped by the caller)."""
+        with _guard(f"reclassify {doc}"), self._engine.begin() as conn:
+            conn.execute(
+                update(_DOCS).where(_DOCS.c.path == doc).values(restricted=restricted, sha256="")
+            )
+            conn.execute(
+                update(_CHUNKS).where(_CHUNKS.c.doc == doc).values(restricted=restricted)
+            )
 
     def delete_document(self, doc: str) -> None:
         with _guard(f"delete {doc}"), self._engine.begin() as conn:

@@ -344,3 +344,35 @@ def test_a_bad_declaration_names_file_line_and_key(body: str, key: str, problem:
     assert problem in message
     line = int(message.split("line ")[1].split(",")[0])
     assert line > len(glossary_text().splitlines())  # points into the [[documents]] part
+
+
+def test_a_glossary_that_reclassifies_a_source_reingests_it(tmp_path: Path, app: App) -> None:
+    """Only the glossary is ingested: its source's documents follow at once."""
+    root = kb(tmp_path, DECLARED)
+    ingest(app, root / "glossary.toml", root / "docs")
+    (root / "glossary.toml").write_text(
+        glossary_text(DECLARED + "restricted = true\n"), encoding="utf-8"
+    )
+    lines = ingest(app, root / "glossary.toml")
+    assert any("handbook: its classification changed; re-ingesting" in line for line in lines)
+    assert set(docs(app).values()) == {True}
+    assert counts(app) == (0, 2)
+    assert "supplier portal" not in ask(app, UNCLEARED, "When does the supplier portal open?")
+
+
+def test_a_reclassified_source_whose_folder_is_elsewhere_is_reclassified_in_place(
+    tmp_path: Path, app: App
+) -> None:
+    root = kb(tmp_path, DECLARED)
+    ingest(app, root / "glossary.toml", root / "docs")
+    elsewhere = tmp_path / "elsewhere"  # the glossary moved to a machine without the folder
+    elsewhere.mkdir()
+    (elsewhere / "glossary.toml").write_text(
+        glossary_text(DECLARED + "restricted = true\n"), encoding="utf-8"
+    )
+    lines = ingest(app, elsewhere / "glossary.toml")
+    assert any("1 documents reclassified in place" in line for line in lines), lines  # public one
+    assert set(docs(app).values()) == {True}
+    assert counts(app) == (0, 1)  # its vectors dropped; the restricted one untouched
+    assert "supplier portal" not in ask(app, UNCLEARED, "When does the supplier portal open?")
+    assert "supplier portal" in ask(app, CLEARED, "When does the supplier portal open?")
