@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,11 +19,12 @@ from sqlalchemy.engine import Engine
 
 from bot.settings import Settings
 from core.answering import Answerer
-from core.errors import ConfigError
+from core.errors import ConfigError, IngestError
 from core.glossary import Glossary, Term, parse_glossary
 from core.names import NameIndex
 from core.thresholds import CosineThresholds
 from storage.db import open_database
+from storage.document_tables import adopt_legacy_documents
 from storage.fact_store import SqlFactStore
 from storage.glossary_store import SqlGlossaryStore
 from storage.kb_version import DOCUMENTS, FACTS, GLOSSARY, SqlKbVersions
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from core.cascade import Cascade
     from core.catalog import Catalog
     from core.document_ingest import DocumentIngestReport
+    from core.document_sources import DocumentSource
     from core.feedback import Feedback
     from core.freshness import Freshness
     from core.lexical import TokenMemo
@@ -63,6 +66,7 @@ class App:
     # long-running processes: checks the knowledge-base version before each answer
     freshness: Freshness | None = field(default=None, repr=False)
     kb_versions: SqlKbVersions | None = field(default=None, repr=False)
+    notices: list[str] = field(default_factory=list)  # one-time lines for the operator
 
     @property
     def glossary(self) -> Glossary:
@@ -312,19 +316,30 @@ class App:
         self,
         folder: Path,
         *,
+        source: DocumentSource | None = None,
         prune: bool = False,
         reindex: bool = False,
         progress: Callable[[int, int, str], None] | None = None,
     ) -> DocumentIngestReport:
+        """Ingest `folder` into `source` (by default the source it belongs to; see
+        `document_sources`, which also lists the declared sources nested in it)."""
         from core.document_ingest import ingest_documents
+        from core.document_sources import nested_roots
         from core.narrative_channel import glossary_tagger
         from storage.document_readers import read_document
 
+        if source is None:
+            source, skip = self.document_source(folder)
+        else:
+            skip = nested_roots(source, self.glossary.documents) if source.declared else set()
         if reindex:  # every file is embedded again into fresh collections
             for record in self.chunks.documents():
                 self.chunks.delete_document(record.path)
+        self.chunks.save_source(source)
         return ingest_documents(
             folder,
+            source=source,
+            skip_roots=skip,
             chunk_store=self.chunks,
             vector_index=self.vector_index(recreate=reindex),
             embedder=self.embedder,
@@ -333,6 +348,34 @@ class App:
             tagger=glossary_tagger(NameIndex(self.glossary)),
             reader=read_document,
         )
+
+    def document_source(self, folder: Path) -> tuple[DocumentSource, set[Path]]:
+        """The source a folder's documents belong to, and the roots of sources nested in it.
+
+        Declared sources (the glossary's [[documents]]) decide alone when there are any. With
+        none, a folder is an undeclared source of its own (or of the undeclared folder holding
+        it), RESTRICTED when its resolved path has a `restricted` component.
+        """
+        from core.document_sources import locate, nested_roots
+
+        if not folder.is_dir():
+            raise IngestError(f"{folder}: not a folder")
+        declared = self.glossary.documents
+        if declared:
+            source = locate(folder, declared)
+            return source, nested_roots(source, declared)
+        return undeclared_source(folder, self.chunks.sources()), set()
+
+    def document_sources(self, folder: Path) -> list[tuple[Path, DocumentSource]]:
+        """What ingesting `folder` means: (folder, its source), then (root, source) for every
+        declared source nested inside it, so `ricorda ingest docs/` ingests all of docs/."""
+        source, nested = self.document_source(folder)
+        by_root = {s.root: s for s in self.glossary.documents}
+        inside = [
+            r for r in nested
+            if r == folder.resolve() or folder.resolve() in r.parents
+        ]
+        return [(folder, source)] + [(r, by_root[r]) for r in sorted(inside)]
 
     def today(self) -> dt.date:
         if self.settings.reference_date:
@@ -363,6 +406,11 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
         raise ConfigError("kb_check_interval_ms must be 0 (every answer) or more")
     settings.ensure_data_dir()
     engine = open_database(settings.database)
+    notices = []
+    adopted = adopt_legacy_documents(engine)
+    if adopted:
+        notices.append(ADOPTION_NOTICE.format(n=adopted))
+        log.warning("%s", notices[-1])
     app = App(
         settings=settings,
         engine=engine,
@@ -370,6 +418,7 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
         turns=SqlTurnStore(engine),
         glossaries=SqlGlossaryStore(engine),
         one_shot=one_shot,
+        notices=notices,
     )
     if not one_shot:
         from core.freshness import Freshness
@@ -396,6 +445,40 @@ def kb_check_interval_ms(settings: Settings, dialect: str) -> int:
     if settings.kb_check_interval_ms is not None:
         return settings.kb_check_interval_ms
     return KB_CHECK_MS.get(dialect, 0)
+
+
+ADOPTION_NOTICE = (
+    "{n} documents ingested before document sources existed were adopted into source "
+    "'default' (declare their folder in the glossary as [[documents]] source = \"default\")"
+)
+
+
+def undeclared_source(folder: Path, known: list[DocumentSource]) -> DocumentSource:
+    """The implicit source of a folder named while no source is declared.
+
+    The undeclared source already holding the folder, else a new one: `default` while that
+    name is free (documents adopted from before sources existed live there), else the folder's
+    name made unique. RESTRICTED follows the resolved path, never the spelling of `folder`.
+    """
+    from core.document_sources import DEFAULT_SOURCE, DocumentSource, path_is_restricted
+
+    resolved = folder.resolve()
+    restricted = path_is_restricted(resolved)
+    holders = [
+        s for s in known
+        if not s.declared and (s.root == resolved or s.root in resolved.parents)
+    ]
+    if holders:
+        holder = max(holders, key=lambda s: len(s.root.parts))
+        return DocumentSource(holder.name, holder.root, path_is_restricted(holder.root), False)
+    taken = {s.name for s in known}
+    if DEFAULT_SOURCE not in taken:
+        return DocumentSource(DEFAULT_SOURCE, resolved, restricted, False)
+    base = re.sub(r"[^A-Za-z0-9_.-]", "-", resolved.name).strip(".-") or "documents"
+    name, n = base[:60], 2
+    while name in taken:
+        name, n = f"{base[:56]}-{n}", n + 1
+    return DocumentSource(name, resolved, restricted, False)
 
 
 class _Lazy:

@@ -316,8 +316,11 @@ def fastpaths_list(
     ctx: typer.Context,
     n: Annotated[int, typer.Option("-n", help="How many, most used first.")] = 20,
 ) -> None:
-    """Cached plans, most used first: id, uses, origin, last use, question."""
-    _print_result(ctx, lambda app_: app_.admin.fastpaths_text(n))
+    """Cached plans, most used first: id, uses, origin, last use, question.
+
+    The CLI is a cleared viewer: questions asked from cleared chats are shown, marked
+    [restricted] (a chat that is not cleared sees "(restricted question)" instead)."""
+    _print_result(ctx, lambda app_: app_.admin.fastpaths_text(n, cleared=True))
 
 
 @fastpaths_app.command("purge")
@@ -335,13 +338,13 @@ def fastpaths_stats(
     last: Annotated[int, typer.Option(help="Over the last N turns.")] = 500,
 ) -> None:
     """Hit rate and p50 latency per serving level (L0a, L0b, L1, planner)."""
-    _print_result(ctx, lambda app_: app_.admin.stats_text(last))
+    _print_result(ctx, lambda app_: app_.admin.stats_text(last, cleared=True))
 
 
 @fastpaths_app.command("autopaths")
 def fastpaths_autopaths(ctx: typer.Context) -> None:
     """L1 autopaths with their scores, and the anti-autopaths in force."""
-    _print_result(ctx, lambda app_: app_.admin.autopaths_text())
+    _print_result(ctx, lambda app_: app_.admin.autopaths_text(cleared=True))
 
 
 from bot.cli_maintenance import register as _register_maintenance  # noqa: E402

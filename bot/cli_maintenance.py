@@ -45,7 +45,9 @@ def maintain(
     """Run maintenance now: aging, death with inheritance, autopath pruning, promotion."""
     _run(
         ctx,
-        lambda s: s.maintenance.run(dry_run=dry_run).text(per_rule=None if show_all else 20),
+        lambda s: s.maintenance.run(dry_run=dry_run).text(
+            per_rule=None if show_all else 20, cleared=True  # the CLI is a cleared viewer
+        ),
     )
 
 
@@ -55,7 +57,9 @@ def proposals_list(
     show_all: Annotated[bool, typer.Option("--all", help="Decided ones too.")] = False,
 ) -> None:
     """Pending proposals (id, intent, steps, entries, uses, age)."""
-    _run(ctx, lambda s: s.promotions.proposals_text(None if show_all else "pending"))
+    _run(  # the CLI is a cleared viewer
+        ctx, lambda s: s.promotions.proposals_text(None if show_all else "pending", cleared=True)
+    )
 
 
 @proposals_app.command("approve")

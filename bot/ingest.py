@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.app import App
+from core.document_sources import DocumentSource
 from core.errors import IngestError, RicordaError
 from core.glossary import read_glossary
 
@@ -57,24 +58,60 @@ def ingest_paths(
     reindex: bool = False,
 ) -> IngestSummary:
     summary = IngestSummary()
+    summary.lines += [f"notice: {n}" for n in app.notices]
     glossaries, fact_files, folders = classify(paths)
     if len(glossaries) > 1:
         raise IngestError("give one glossary at a time")
     for path in glossaries:
         # validated as a whole before anything is stored: a bad glossary raises ConfigError
-        # (file, line, reason for each problem) and the stored one stays in use everywhere
+        # (file, line, reason for each problem) and the stored one stays in use everywhere;
+        # stored with its absolute path: [[documents]] folders are relative to the file
         text, glossary = read_glossary(path)
-        changed = app.glossaries.save(text, str(path))
+        changed = app.glossaries.save(text, str(path.resolve()))
         app.reload_glossary()
         summary.lines.append(
             f"glossary {path.name}: {len(glossary.metrics)} metrics, {len(glossary.entities)} "
             f"entities, {len(glossary.channels)} channels" + ("" if changed else " (unchanged)")
         )
+    if glossaries:
+        folders += _reclassified_sources(app, folders, summary)
     for path in fact_files:
         _ingest_facts(app, path, summary, progress)
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
     return summary
+
+
+def _reclassified_sources(app: App, folders: list[Path], summary: IngestSummary) -> list[Path]:
+    """Roots of declared sources whose stored documents the new glossary classifies otherwise
+    (a source made RESTRICTED, or public): ingested now, so no document keeps a classification
+    its source no longer has until someone remembers to ingest the folder."""
+    given = [f.resolve() for f in folders]
+    out = []
+    for source in app.glossary.documents:
+        stale = [
+            d for d in app.chunks.documents(source.name)
+            if d.restricted != source.is_restricted(source.rel_of(d.path))
+        ]
+        covered = any(source.root == g or g in source.root.parents for g in given)
+        if not stale or covered:
+            continue
+        if not source.root.is_dir():  # reclassified in place; vectors back at the next ingest
+            vectors = app.vector_index()
+            for doc in stale:
+                vectors.delete_doc(doc.path)
+                app.chunks.reclassify(doc.path, not doc.restricted)
+            summary.lines.append(
+                f"source {source.name}: its classification changed and its folder "
+                f"{source.root} is not here; {len(stale)} documents reclassified in place "
+                "(keyword search only until the folder is ingested)"
+            )
+            continue
+        summary.lines.append(
+            f"source {source.name}: its classification changed; re-ingesting {source.root}"
+        )
+        out.append(source.root)
+    return out
 
 
 def _ingest_facts(app: App, path: Path, summary: IngestSummary, progress: Progress | None) -> None:
@@ -111,8 +148,30 @@ def _ingest_documents(
     reindex: bool,
 ) -> None:
     try:
+        parts = app.document_sources(folder)
+    except RicordaError as exc:
+        summary.problems.append(str(exc))
+        return
+    for i, (part, source) in enumerate(parts):
+        _ingest_source(
+            app, part, source, summary, progress, prune=prune, reindex=reindex and i == 0
+        )
+
+
+def _ingest_source(
+    app: App,
+    folder: Path,
+    source: DocumentSource,
+    summary: IngestSummary,
+    progress: Progress | None,
+    *,
+    prune: bool,
+    reindex: bool,
+) -> None:
+    try:
         report = app.ingest_documents(
             folder,
+            source=source,
             prune=prune,
             reindex=reindex,
             progress=(lambda done, total, _f: progress(folder.name, done, total))
@@ -122,5 +181,9 @@ def _ingest_documents(
     except RicordaError as exc:
         summary.problems.append(str(exc))
         return
-    summary.lines.append(f"documents {folder}: {report.summary()}")
+    kind = "RESTRICTED" if source.restricted else "public"
+    label = f"source {source.name}, {kind}" if source.declared else f"{kind}, not declared"
+    summary.lines.append(f"documents {folder} ({label}): {report.summary()}")
+    summary.lines += [f"  skipped {name}: {why}" for name, why in report.skipped]
+    summary.lines += [f"  moved {name}: its old copy was removed" for name in report.moved]
     summary.problems += [f"{name}: {reason}" for name, reason in report.failed]

@@ -60,7 +60,7 @@ class NightlyMaintenance:
             except Exception:  # a failed night must not stop the next ones
                 log.exception("nightly maintenance failed")
                 continue
-            log.info("%s", report.text(per_rule=5))
+            log.info("%s", report.text(per_rule=5, cleared=False))  # logs are not cleared
 
     def start(self) -> asyncio.Task[None]:
         """Start the timer on the running loop (call from async code); idempotent."""

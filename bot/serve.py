@@ -149,6 +149,7 @@ def chat_services(
         "show_footer": s.show_footer,
         "today": app.today,
         "core_worker": core_worker,
+        "is_cleared": lambda chat: app.glossary.is_cleared(chat),
     }
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.canonical import canonical_hash, canonical_text
+from core.clearance import shown_question
 from core.fastpath_entry import FastpathEntry, FastpathStore
 from core.language import detect_language
 from core.messages import LANGUAGES
@@ -83,7 +84,10 @@ class Admin:
 
     # -- text shared by every admin surface -----------------------------------------------
 
-    def fastpaths_text(self, n: int = 20) -> str:
+    def fastpaths_text(self, n: int = 20, *, cleared: bool = False) -> str:
+        """The listing for a viewer; `cleared` is the viewing chat's clearance (the CLI is
+        cleared). A question asked from a cleared chat shows as "(restricted question)" elsewhere,
+        with its id and counts, so an admin can still purge it by id."""
         entries = self.list_fastpaths(n)
         if not entries:
             return "no fast paths yet"
@@ -91,11 +95,13 @@ class Admin:
         for e in entries:
             lines.append(
                 f"{e.id[:12]}  uses={e.n_uses:<4} {e.origin:<8} "
-                f"last={e.last_used_at:%Y-%m-%d %H:%M}  {e.canonical_text[:80]}"
+                f"last={e.last_used_at:%Y-%m-%d %H:%M}  "
+                + shown_question(e.canonical_text, restricted=e.restricted, cleared=cleared)
             )
         return "\n".join(lines)
 
-    def autopaths_text(self) -> str:
+    def autopaths_text(self, *, cleared: bool = False) -> str:
+        """Clusters, scores and intent hashes: no question text, the same for every viewer."""
         if self.autopaths is None:
             return "autopaths are off (no embedder)"
         lines = ["autopaths (champion first per cluster):"]
@@ -113,7 +119,8 @@ class Admin:
             )
         return "\n".join(lines) if len(lines) > 2 or anti else "no autopaths yet"
 
-    def stats_text(self, last_n: int = 500) -> str:
+    def stats_text(self, last_n: int = 500, *, cleared: bool = False) -> str:
+        """Counts and latencies only: no question text, the same for every viewer."""
         lines = [f"serving levels over the last {last_n} turns:"]
         for s in self.stats(last_n):
             p50 = "-" if s.p50_ms is None else f"{s.p50_ms:.2f} ms"
@@ -123,14 +130,16 @@ class Admin:
 
     # -- promotion proposals and composite executors (design 4.4) -------------------------
 
-    def proposals_text(self, args: str = "") -> str:
+    def proposals_text(self, args: str = "", *, cleared: bool = False) -> str:
         """Pending proposals; `all` lists decided ones too, `executors` the approved macros."""
         if self.promotions is None:
             return PROMOTION_OFF
         which = args.strip().lower()
         if which == "executors":
             return self.promotions.executors_text()
-        return self.promotions.proposals_text(None if which == "all" else "pending")
+        return self.promotions.proposals_text(
+            None if which == "all" else "pending", cleared=cleared
+        )
 
     def approve(self, args: str, *, by: str) -> str:
         """`<id> [name]`: register the proposal's macro under `name` (or a derived name)."""

@@ -29,15 +29,17 @@ MAX_LIST = 200
 
 
 class AdminOps(Protocol):
-    def fastpaths_text(self, n: int = 20) -> str: ...
+    """`cleared`: whether the chat the reply is shown in is cleared for RESTRICTED data."""
+
+    def fastpaths_text(self, n: int = 20, *, cleared: bool = False) -> str: ...
 
     def purge(self, target: str) -> str: ...
 
-    def autopaths_text(self) -> str: ...
+    def autopaths_text(self, *, cleared: bool = False) -> str: ...
 
-    def stats_text(self, last_n: int = 500) -> str: ...
+    def stats_text(self, last_n: int = 500, *, cleared: bool = False) -> str: ...
 
-    def proposals_text(self, args: str = "") -> str: ...
+    def proposals_text(self, args: str = "", *, cleared: bool = False) -> str: ...
 
     def approve(self, args: str, *, by: str) -> str: ...
 
@@ -58,10 +60,14 @@ def needs_confirmation(name: str, args: str) -> bool:
 
 def run_admin_command(
     admin: AdminOps, name: str, args: str, *, user: str, is_admin: bool,
-    confirmed: bool = False,
+    confirmed: bool = False, cleared: bool = False,
 ) -> str:
     """The reply text for an admin command. Every attempt is logged: who, which command,
-    whether it was allowed (arguments are not logged: they may quote a question verbatim)."""
+    whether it was allowed (arguments are not logged: they may quote a question verbatim).
+
+    `cleared` is the clearance of the chat the reply appears in (an admin's own clearance does
+    not matter: everyone in that chat reads the reply); questions asked from cleared chats are
+    shown only there."""
     log.info("admin command /%s by %s allowed=%s", name, user or "?", is_admin)
     if name not in COMMANDS:
         return f"unknown command /{name}"
@@ -71,15 +77,15 @@ def run_admin_command(
     args = args.strip()
     if name == "fastpaths":
         n = int(args) if args.isascii() and args.isdigit() else 20
-        return admin.fastpaths_text(max(1, min(n, MAX_LIST)))
+        return admin.fastpaths_text(max(1, min(n, MAX_LIST)), cleared=cleared)
     if name == "purge":
         if needs_confirmation(name, args) and not confirmed:
             return PURGE_ALL_PROMPT
         return admin.purge(args)
     if name == "autopaths":
-        return admin.autopaths_text()
+        return admin.autopaths_text(cleared=cleared)
     if name == "proposals":
-        return admin.proposals_text(args)
+        return admin.proposals_text(args, cleared=cleared)
     if name in ("approve", "reject", "retire"):
         return getattr(admin, name)(args, by=user)
-    return admin.stats_text()
+    return admin.stats_text(cleared=cleared)

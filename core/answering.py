@@ -347,6 +347,7 @@ class Answerer:
                 reference_date=ref,
                 parent_turn=request.parent_turn,
                 answer=ans.to_dict(),
+                restricted=self.glossary.is_cleared(request.chat),
             )
         )
 

@@ -172,6 +172,7 @@ class Autopaths:
         query_specific: bool,
         latency_ms: float,
         cluster_id: str | None = None,
+        restricted: bool = False,
     ) -> Observation:
         """Record an answered turn. Pass `cluster_id` (an L1 hit's) to file it in that cluster,
         so verdicts on a replayed answer count for the autopath that produced it."""
@@ -193,6 +194,7 @@ class Autopaths:
             query_specific=query_specific,
             latency_ms=float(latency_ms),
             created_at=self._clock(),
+            restricted=restricted,
         )
         if self._store.add_observation(observation):
             with self._lock:

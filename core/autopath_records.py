@@ -37,6 +37,7 @@ class Observation:
     created_at: dt.datetime
     positives: int = 0
     negatives: int = 0
+    restricted: bool = False  # asked from a cleared chat (core.clearance)
 
 
 @dataclass(frozen=True)

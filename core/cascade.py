@@ -89,9 +89,12 @@ class Cascade:
             )
         ans = self.answerer.finish(request, ans, started)
         if ans.succeeded and ans.served_by != L0A:
-            self._register(ans, canonical, key, embedding)
+            self._register(ans, canonical, key, embedding, restricted=prepared.cleared)
         if ans.succeeded and embedding is not None and self.autopaths is not None:
-            self._observe(ans.turn_id, ans.plan, ans.latency_ms, embedding, hit_cluster)
+            self._observe(
+                ans.turn_id, ans.plan, ans.latency_ms, embedding, hit_cluster,
+                restricted=prepared.cleared,
+            )
         return ans
 
     def observe_turn(self, turn: TurnRecord) -> None:
@@ -106,7 +109,9 @@ class Cascade:
         embedding = _embed(self._embedder(), canonical)
         if embedding is None:
             return
-        self._observe(turn.id, turn.plan, turn.latency_ms, embedding, None)
+        self._observe(
+            turn.id, turn.plan, turn.latency_ms, embedding, None, restricted=turn.restricted
+        )
 
     # -- levels ----------------------------------------------------------------------------
 
@@ -173,8 +178,15 @@ class Cascade:
     # -- learning --------------------------------------------------------------------------
 
     def _register(
-        self, ans: Answer, canonical: str, key: str, embedding: np.ndarray | None
+        self,
+        ans: Answer,
+        canonical: str,
+        key: str,
+        embedding: np.ndarray | None,
+        *,
+        restricted: bool = False,
     ) -> None:
+        """`restricted`: asked from a cleared chat (its text is shown to cleared viewers only)."""
         plan = Plan.from_dict(ans.plan)
         if not registrable(plan, self.answerer.catalog):
             return
@@ -197,6 +209,7 @@ class Cascade:
                 created_at=now,
                 last_used_at=now,
                 n_uses=0,
+                restricted=restricted,
             )
         )
 
@@ -207,6 +220,8 @@ class Cascade:
         latency_ms: float,
         embedding: np.ndarray,
         cluster: str | None,
+        *,
+        restricted: bool = False,
     ) -> None:
         assert self.autopaths is not None
         plan = Plan.from_dict(plan_dict)
@@ -222,6 +237,7 @@ class Cascade:
             query_specific=plan.query_specific,
             latency_ms=latency_ms,
             cluster_id=cluster,
+            restricted=restricted,
         )
 
 

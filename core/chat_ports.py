@@ -63,6 +63,9 @@ class ChatServices:
     purge_prompt_ttl: float = 600.0
     clock: Callable[[], float] = field(default=lambda: dt.datetime.now(dt.UTC).timestamp())
     core_worker: Executor | None = None  # None: a private single thread
+    # whether a chat ("telegram:-100…") is cleared for RESTRICTED data, asked at each use so
+    # a changed glossary counts at once; the default clears no chat
+    is_cleared: Callable[[str], bool] = field(default=lambda chat: False)
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -74,6 +77,22 @@ class ChatServices:
         """Run a core call on the core worker thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.core_worker, partial(fn, *args, **kwargs))
+
+    async def admin_reply(
+        self, name: str, args: str, *, user: str, is_admin: bool, chat: str,
+        confirmed: bool = False,
+    ) -> str:
+        """The reply to an admin command shown in `chat`: questions asked from cleared chats
+        appear only when that chat is cleared (everyone in it reads the reply)."""
+        from core.admin_commands import run_admin_command
+
+        def reply() -> str:
+            return run_admin_command(
+                self.admin, name, args, user=user, is_admin=is_admin, confirmed=confirmed,
+                cleared=self.is_cleared(chat),
+            )
+
+        return await self.run(reply)
 
     def close(self) -> None:
         """Stop the worker this object started (a shared one belongs to its owner)."""

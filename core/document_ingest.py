@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from core.chunking import Section, chunk_document
+from core.document_sources import (
+    DEFAULT_SOURCE,
+    RESTRICTED_FOLDER,
+    DocumentSource,
+    is_restricted,
+    path_is_restricted,
+)
 from core.errors import IngestError
 from core.ports import Chunk, ChunkStore, Embedder, VectorIndex
 
 DOCUMENT_SUFFIXES = frozenset({".md", ".txt", ".pdf", ".docx", ".pptx"})
-RESTRICTED_FOLDER = "restricted"
 EMBED_BATCH = 64
 
 Reader = Callable[[Path], list[Section]]
@@ -32,17 +39,20 @@ Progress = Callable[[int, int, str], None]
 class DocumentRecord:
     """What the database remembers about one ingested file."""
 
-    path: str  # relative to the ingested folder, POSIX separators: "china/2025_review.pdf"
+    path: str  # the document key: "source/china/2025_review.pdf" (plain path in "default")
     sha256: str
     restricted: bool
     ingested_at: dt.datetime
     n_chunks: int
+    source: str = DEFAULT_SOURCE
 
 
 class DocumentCatalog(ChunkStore, Protocol):
     """A chunk store that also keeps the per-file records needed to re-ingest incrementally."""
 
-    def documents(self) -> list[DocumentRecord]: ...
+    def documents(self, source: str | None = None) -> list[DocumentRecord]:
+        """Every record, or those of one source."""
+        ...
 
     def replace_document(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         """Atomically replace every chunk of `record.path` and its record."""
@@ -57,6 +67,8 @@ class DocumentIngestReport:
     replaced: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)  # skipped: same content hash
     pruned: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)  # old paths of files moved in the folder
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why): symlinks
     missing: list[str] = field(default_factory=list)  # recorded but gone from disk, not pruned
     failed: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
     chunks_written: int = 0
@@ -69,8 +81,12 @@ class DocumentIngestReport:
             f"{len(self.replaced)} replaced",
             f"{len(self.unchanged)} unchanged",
         ]
+        if self.moved:
+            parts.append(f"{len(self.moved)} moved (old copies removed)")
         if self.pruned:
             parts.append(f"{len(self.pruned)} pruned")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} skipped (symbolic links are not followed)")
         if self.failed:
             parts.append(f"{len(self.failed)} failed")
         if self.missing:
@@ -79,97 +95,151 @@ class DocumentIngestReport:
 
 
 def ingest_documents(
-    root: Path,
+    folder: Path,
     *,
     chunk_store: DocumentCatalog,
     vector_index: VectorIndex | None,
     embedder: Embedder | None,
+    source: DocumentSource | None = None,
+    skip_roots: Collection[Path] = (),
     prune: bool = False,
     progress: Progress | None = None,
     tagger: Tagger | None = None,
     reader: Reader | None = None,
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
 ) -> DocumentIngestReport:
-    """Bring the chunk store and vector index in line with the documents under `root`.
+    """Bring the chunk store and vector index in line with the documents under `folder`.
 
-    Everything below a `restricted/` folder is RESTRICTED. `tagger(text)` returns metadata
-    (e.g. entity codes and years found in the chunk) stored with each chunk. `progress(done,
-    total, current_file)` is called after each file. With no embedder or vector index only the
-    lexical (BM25) channel is fed.
+    `folder` is the source's root or a folder inside it; paths, keys and classification are
+    taken relative to the source root, never to `folder`. Without a source the folder is an
+    undeclared source of its own (`core.document_sources`). Symbolic links are reported and
+    skipped, so nothing outside the folder is read; `skip_roots` are folders of other sources.
+    A document no longer on disk whose content (or file name, when its classification changed)
+    reappears elsewhere in the folder was moved: its old copy is removed even without `prune`,
+    which otherwise removes documents of this source, under `folder`, gone from disk.
+    `tagger(text)` returns metadata (e.g. entity codes and years found in the chunk) stored with
+    each chunk. `progress(done, total, current_file)` is called after each file. With no
+    embedder or vector index only the lexical (BM25) channel is fed.
     """
-    if not root.is_dir():
-        raise IngestError(f"{root}: not a folder")
+    if not folder.is_dir():
+        raise IngestError(f"{folder}: not a folder")
+    resolved = folder.resolve()
+    if source is None:
+        source = DocumentSource(
+            DEFAULT_SOURCE, resolved, path_is_restricted(resolved), declared=False
+        )
+    if resolved != source.root and source.root not in resolved.parents:
+        raise IngestError(f"{folder}: not inside the folder of source {source.name!r}")
     if reader is None:
         from storage.document_readers import read_document
 
         reader = read_document
     started = time.perf_counter()
     report = DocumentIngestReport()
-    files = list(document_files(root))
-    known = {record.path: record for record in chunk_store.documents()}
+    files: list[Path] = []
+    for path, why_skipped in walk_documents(resolved, skip=frozenset(skip_roots)):
+        if why_skipped:
+            report.skipped.append((path.relative_to(source.root).as_posix(), why_skipped))
+        else:
+            files.append(path)
+    scope = resolved.relative_to(source.root).as_posix()
+    prefix = "" if scope == "." else scope + "/"
+    known = {
+        record.path: record
+        for record in chunk_store.documents(source.name)
+        if source.rel_of(record.path).startswith(prefix)
+    }
     use_vectors = vector_index is not None and embedder is not None
+    on_disk: dict[str, tuple[str, bool]] = {}  # key -> (sha256, restricted)
     for done, path in enumerate(files, start=1):
-        rel = path.relative_to(root).as_posix()
+        rel = path.relative_to(source.root).as_posix()
+        key = source.key(rel)
         try:
             content = path.read_bytes()
         except OSError as exc:
-            report.failed.append((rel, f"cannot read the file ({exc.strerror or exc})"))
-            _report_progress(progress, done, len(files), rel)
+            report.failed.append((key, f"cannot read the file ({exc.strerror or exc})"))
+            _report_progress(progress, done, len(files), key)
             continue
         digest = hashlib.sha256(content).hexdigest()
-        restricted = is_restricted(rel)
-        previous = known.get(rel)
+        restricted = source.is_restricted(rel)
+        on_disk[key] = (digest, restricted)
+        previous = known.get(key)
         if previous and previous.sha256 == digest and previous.restricted == restricted:
-            report.unchanged.append(rel)
-            _report_progress(progress, done, len(files), rel)
+            report.unchanged.append(key)
+            _report_progress(progress, done, len(files), key)
             continue
         try:
             sections = reader(path)
         except IngestError as exc:
-            report.failed.append((rel, str(exc)))
-            _report_progress(progress, done, len(files), rel)
+            report.failed.append((key, str(exc)))
+            _report_progress(progress, done, len(files), key)
             continue
-        chunks = chunk_document(rel, sections, restricted=restricted)
+        chunks = chunk_document(key, sections, restricted=restricted)
         if tagger is not None:
             chunks = [replace(c, metadata=dict(tagger(c.text))) for c in chunks]
         if use_vectors:
             assert vector_index is not None and embedder is not None
-            # Also for a "new" file: a run that died before recording it may have left vectors.
-            vector_index.delete_doc(rel)
+            # Also for a "new" file: a run that died before recording it may have left vectors;
+            # and a reclassified one leaves the other partition here.
+            vector_index.delete_doc(key)
             for batch in _batches(chunks, EMBED_BATCH):
                 vector_index.upsert(batch, embedder.embed([c.text for c in batch]))
-        record = DocumentRecord(rel, digest, restricted, clock(), len(chunks))
+        record = DocumentRecord(key, digest, restricted, clock(), len(chunks), source.name)
         chunk_store.replace_document(record, chunks)
-        (report.replaced if previous else report.added).append(rel)
+        (report.replaced if previous else report.added).append(key)
         report.chunks_written += len(chunks)
-        _report_progress(progress, done, len(files), rel)
-    on_disk = {path.relative_to(root).as_posix() for path in files}
-    for rel in sorted(set(known) - on_disk):
-        if not prune:
-            report.missing.append(rel)
+        _report_progress(progress, done, len(files), key)
+    for key in sorted(set(known) - set(on_disk)):
+        moved = _moved(known[key], on_disk)
+        if not (prune or moved):
+            report.missing.append(key)
             continue
         if vector_index is not None:
-            vector_index.delete_doc(rel)
-        chunk_store.delete_document(rel)
-        report.pruned.append(rel)
+            vector_index.delete_doc(key)
+        chunk_store.delete_document(key)
+        (report.moved if moved else report.pruned).append(key)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def document_files(root: Path) -> Iterable[Path]:
-    """Supported files under root in a stable order, skipping hidden and Office lock files."""
-    for path in sorted(root.rglob("*")):
-        rel_parts = path.relative_to(root).parts
-        if any(part.startswith(".") for part in rel_parts) or path.name.startswith("~$"):
+def _moved(record: DocumentRecord, on_disk: dict[str, tuple[str, bool]]) -> bool:
+    """Whether a document gone from its path is now elsewhere in the folder: the same bytes,
+    or the same file name under the other classification (moved and edited at once)."""
+    name = record.path.rsplit("/", 1)[-1]
+    return any(
+        sha == record.sha256 or (key.rsplit("/", 1)[-1] == name and restricted != record.restricted)
+        for key, (sha, restricted) in on_disk.items()
+    )
+
+
+def walk_documents(
+    folder: Path, *, skip: frozenset[Path] = frozenset()
+) -> Iterator[tuple[Path, str | None]]:
+    """(path, None) for each supported file under `folder` in a stable order, or (path, why)
+    for a symbolic link, which is never followed: wherever it points (`restricted/`, outside
+    the folder), its target is not read. Hidden entries and Office lock files are ignored."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.name.startswith(".") or entry.name.startswith("~$"):
             continue
-        if path.suffix.lower() in DOCUMENT_SUFFIXES and path.is_file():
-            yield path
+        if entry.is_symlink():
+            if entry.is_dir() or path.suffix.lower() in DOCUMENT_SUFFIXES:
+                yield path, "symbolic link, not followed"
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if path not in skip:
+                yield from walk_documents(path, skip=skip)
+        elif entry.is_file(follow_symlinks=False) and path.suffix.lower() in DOCUMENT_SUFFIXES:
+            yield path, None
 
 
-def is_restricted(rel_path: str) -> bool:
-    """A file is RESTRICTED when any folder on its path is named `restricted`."""
-    folders = rel_path.split("/")[:-1]
-    return any(part.casefold() == RESTRICTED_FOLDER for part in folders)
+def document_files(root: Path) -> Iterable[Path]:
+    """Supported files under root in a stable order (symbolic links left out)."""
+    return [path for path, why in walk_documents(root) if why is None]
 
 
 def _batches(chunks: list[Chunk], size: int) -> Iterable[list[Chunk]]:
@@ -180,3 +250,15 @@ def _batches(chunks: list[Chunk], size: int) -> Iterable[list[Chunk]]:
 def _report_progress(progress: Progress | None, done: int, total: int, current: str) -> None:
     if progress is not None:
         progress(done, total, current)
+
+
+__all__ = [
+    "RESTRICTED_FOLDER",
+    "DocumentCatalog",
+    "DocumentIngestReport",
+    "DocumentRecord",
+    "document_files",
+    "ingest_documents",
+    "is_restricted",
+    "walk_documents",
+]

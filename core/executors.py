@@ -163,10 +163,16 @@ def _clock(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -
 
 
 def _previous_sources(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    """The sources of this chat's last answer that had any. Clearance is checked now, not when
+    that answer was given: once a chat is no longer cleared, an answer it got while cleared
+    (which may cite RESTRICTED documents) has its sources withheld."""
     previous = ctx.turn_lookup(ctx.chat) if ctx.turn_lookup else []
     for turn in previous:
         sources = (turn.answer or {}).get("sources") or []
         if sources:
+            if getattr(turn, "restricted", False) and not ctx.cleared:
+                state.tool_text = say("previous_sources_withheld", ctx.language)
+                return
             state.sources = [Source(s["doc"], s.get("locator", "")) for s in sources]
             lines = [f"[{i}] {s.doc} ({s.locator})" for i, s in enumerate(state.sources, 1)]
             state.tool_text = say("previous_sources", ctx.language) + "\n" + "\n".join(lines)

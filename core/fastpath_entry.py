@@ -44,6 +44,9 @@ class FastpathEntry:
     created_at: dt.datetime
     last_used_at: dt.datetime
     n_uses: int = 0
+    # asked from a chat cleared for RESTRICTED data: its question is shown only to cleared
+    # viewers (core.admin). Kept by the first registration of a question (see the store).
+    restricted: bool = False
 
     def __post_init__(self) -> None:
         if self.embedding is not None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.document_sources import DocumentSource, parse_document_sources
 from core.errors import ConfigError
 from core.glossary_rules import glossary_problems
 
@@ -53,6 +54,7 @@ class Glossary:
     entities: dict[str, Term] = field(default_factory=dict)
     channels: dict[str, Term] = field(default_factory=dict)
     competitors: tuple[str, ...] = ()
+    documents: tuple[DocumentSource, ...] = ()  # declared document sources ([[documents]])
 
     def is_cleared(self, chat: str) -> bool:
         """Whether this chat may see RESTRICTED entities and documents."""
@@ -157,11 +159,36 @@ class _Validator:
             entities=entities,
             channels=channels,
             competitors=tuple(c for c in competitors if c.strip()),
+            documents=self.document_sources(data),
         )
         problems = glossary_problems(glossary)  # the rules on the whole (core.glossary_rules)
         if problems:
             raise ConfigError("\n".join(self.where(key, why) for key, why in problems))
         return glossary
+
+    # -- [[documents]]: declared document sources (core.document_sources) ------------------
+
+    def document_sources(self, data: dict[str, Any]) -> tuple[DocumentSource, ...]:
+        base = Path(self.source).parent if self.source else Path(".")
+        return parse_document_sources(data.get("documents"), base_dir=base, fail=self._fail_doc)
+
+    def _fail_doc(self, index: int, key: str, problem: str) -> ConfigError:
+        line = self._line_of_document(index, key)
+        return ConfigError(f"{self.source}, line {line}, key 'documents[{index}].{key}': {problem}")
+
+    def _line_of_document(self, index: int, key: str) -> int:
+        """The line of `key` inside the index-th [[documents]] table, else its header."""
+        headers = [i for i, line in enumerate(self.lines) if line.strip() == "[[documents]]"]
+        if index >= len(headers):
+            return 1
+        start = headers[index]
+        for i in range(start + 1, len(self.lines)):
+            stripped = self.lines[i].strip()
+            if stripped.startswith("["):
+                break
+            if re.match(rf"^\"?{re.escape(key)}\"?\s*=", stripped):
+                return i + 1
+        return start + 1
 
     def terms(
         self, data: dict[str, Any], table: str, *, with_unit: bool = False

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.catalog import Catalog
+from core.clearance import shown_question
 from core.maintenance_rules import (
     FASTPATH,
     RULES,
@@ -95,8 +96,11 @@ class MaintenanceReport:
             "elapsed_s": round(self.elapsed_s, 3),
         }
 
-    def text(self, *, per_rule: int | None = 20) -> str:
-        """What was removed and why, what was proposed; at most `per_rule` lines per rule."""
+    def text(self, *, per_rule: int | None = 20, cleared: bool = False) -> str:
+        """What was removed and why, what was proposed; at most `per_rule` lines per rule.
+
+        `cleared`: the reader may see questions asked from cleared chats (the CLI); a log line
+        or any other reader gets "(restricted question)" in their place, with id and counts."""
         if self.skipped:
             return f"maintenance skipped: {self.skipped}"
         verb = "would remove" if self.dry_run else "removed"
@@ -114,7 +118,8 @@ class MaintenanceReport:
             shown = picked if per_rule is None else picked[:per_rule]
             for r in shown:
                 extra = f" uses={r.uses}" + (f" -> {r.heir}" if r.heir else "")
-                lines.append(f"  {r.kind} {r.entry_id[:12]}{extra}  {r.detail[:80]}")
+                detail = shown_question(r.detail, restricted=r.restricted, cleared=cleared)
+                lines.append(f"  {r.kind} {r.entry_id[:12]}{extra}  {detail}")
             if len(shown) < len(picked):
                 lines.append(f"  ... and {len(picked) - len(shown)} more")
         if self.promotions:

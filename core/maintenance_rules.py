@@ -47,6 +47,7 @@ class EntrySummary:
     last_used_at: dt.datetime
     n_uses: int
     revision: int = 0
+    restricted: bool = False  # asked from a cleared chat: text for cleared viewers only
 
     @property
     def tools(self) -> list[str]:
@@ -84,6 +85,7 @@ class Removal:
     uses: int = 0
     heir: str | None = None
     revision: int = 0
+    restricted: bool = False  # `detail` quotes a question asked from a cleared chat
 
     @property
     def why(self) -> str:
@@ -153,13 +155,19 @@ def fastpath_removals(
             kept.append(e)
             continue
         removals.append(
-            Removal(FASTPATH, e.id, rule, detail or e.canonical_text, e.n_uses, heir, e.revision)
+            Removal(
+                FASTPATH, e.id, rule, detail or e.canonical_text, e.n_uses, heir, e.revision,
+                e.restricted,
+            )
         )
     excess = len(kept) - max(0, policy.max_entries)
     if excess > 0:
         kept.sort(key=lambda e: (e.last_used_at, e.created_at, e.id))
         removals.extend(
-            Removal(FASTPATH, e.id, OVER_CAP, e.canonical_text, e.n_uses, None, e.revision)
+            Removal(
+                FASTPATH, e.id, OVER_CAP, e.canonical_text, e.n_uses, None, e.revision,
+                e.restricted,
+            )
             for e in kept[:excess]
         )
     return removals

@@ -109,6 +109,14 @@ _TEXT: dict[str, dict[str, str]] = {
     "no_previous_sources": {"en": "My previous answer in this chat had no sources.",
                             "it": "La mia risposta precedente in questa chat non aveva fonti.",
                             "zh": "我在本对话中的上一个回答没有来源。"},
+    "previous_sources_withheld": {
+        "en": "The sources of my previous answer are not shown: it was given while this chat "
+              "was cleared for restricted data, and it no longer is.",
+        "it": "Le fonti della mia risposta precedente non sono mostrate: è stata data quando "
+              "questa chat era abilitata ai dati riservati, e ora non lo è più.",
+        "zh": "不显示我上一个回答的来源：该回答是在本对话有权查看受限数据时给出的，"
+              "现在已无此权限。",
+    },
     "param_entity": {"en": "entity", "it": "l'entità", "zh": "主体"},
     "param_period": {"en": "period", "it": "il periodo", "zh": "期间"},
     "param_metric": {"en": "metric", "it": "la metrica", "zh": "指标"},

@@ -52,6 +52,7 @@ class TurnRecord:
     reference_date: str | None = None
     parent_turn: str | None = None
     answer: dict[str, Any] = field(default_factory=dict)
+    restricted: bool = False  # asked from a chat cleared for RESTRICTED data (at that time)
 
 
 class TurnStore(Protocol):
@@ -68,7 +69,7 @@ class Chunk:
     """A piece of a document small enough to quote, with where it came from."""
 
     id: str
-    doc: str  # file name relative to the ingested folder, e.g. "china/2025_review.pdf"
+    doc: str  # document key: "source/china/2025_review.pdf" (core.document_sources)
     locator: str  # "page=3", "slide=2", "section=China", "para=4"
     text: str
     restricted: bool = False

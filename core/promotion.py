@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from core.catalog import Catalog, CompositeSpec, macro_name, valid_name
+from core.clearance import RESTRICTED_PROPOSAL
 from core.maintenance_rules import Group, PromotionPolicy, Provenance, meets_tier2, promotion_groups
 
 log = logging.getLogger("ricorda.promotion")
@@ -47,6 +48,7 @@ class ProposalView:
     decided_by: str | None = None
     decided_night: str | None = None
     executor_name: str | None = None
+    restricted: bool = False  # a member was asked from a cleared chat
 
     @property
     def tools(self) -> list[str]:
@@ -234,7 +236,9 @@ class Promotions:
 
     # -- text shared by every admin surface --------------------------------------------------
 
-    def proposals_text(self, status: str | None = PENDING) -> str:
+    def proposals_text(self, status: str | None = PENDING, *, cleared: bool = False) -> str:
+        """`cleared`: the viewer may see what a proposal grouped from cleared chats is about;
+        others see RESTRICTED_PROPOSAL with its id, tools and counts."""
         proposals = self.list_proposals(status)
         if not proposals:
             return "no pending proposals" if status == PENDING else "no proposals"
@@ -243,7 +247,9 @@ class Promotions:
         for p in proposals:
             days = (now - p.oldest_at).days
             lines.append(
-                f"#{p.id} {p.status} {p.intent} [{' > '.join(p.tools)}]: {p.entries} entries, "
+                f"#{p.id} {p.status} "
+                f"{RESTRICTED_PROPOSAL if p.restricted and not cleared else p.intent} "
+                f"[{' > '.join(p.tools)}]: {p.entries} entries, "
                 f"{p.uses} uses, oldest {days} days"
                 + (f" -> {p.executor_name}" if p.executor_name else "")
             )
@@ -332,6 +338,7 @@ def _proposal(group: Group, night: str, tier2: bool) -> ProposalView:
         oldest_at=group.oldest_at,
         tier2_nights=1 if tier2 else 0,
         last_seen_night=night,
+        restricted=any(m.restricted for m in group.members),
     )
 
 

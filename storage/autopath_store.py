@@ -73,6 +73,7 @@ class SqlAutopathStore:
             "positives": observation.positives,
             "negatives": observation.negatives,
             "created_at": observation.created_at,
+            "restricted": observation.restricted,
         }
         try:
             with self._engine.begin() as conn:
@@ -232,6 +233,7 @@ def _observation(row: Any) -> Observation:
         created_at=row["created_at"],
         positives=row["positives"],
         negatives=row["negatives"],
+        restricted=bool(row["restricted"]),
     )
 
 

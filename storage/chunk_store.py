@@ -9,20 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.document_ingest import DocumentRecord
+from core.document_sources import DocumentSource
 from core.errors import StorageError
 from core.ports import Chunk
-from storage.document_tables import ChunkRow, DocumentRow
+from storage.document_tables import ChunkRow, DocumentRow, DocumentSourceRow
+from storage.tables import utcnow
+from storage.upsert import upsert_statement
 from storage.kb_version import DOCUMENTS, bump_kb_version
 
 _CHUNKS = ChunkRow.__table__  # type: ignore[attr-defined]
 _DOCS = DocumentRow.__table__  # type: ignore[attr-defined]
+_SOURCES = DocumentSourceRow.__table__  # type: ignore[attr-defined]
 _IN_BATCH = 500  # ids per IN (...) list: far below every backend's parameter limit
 
 
@@ -31,6 +36,12 @@ class SqlChunkStore:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._upsert_source = upsert_statement(
+            engine.dialect.name,
+            _SOURCES,
+            ("name",),
+            ("root", "restricted", "declared", "updated_at"),
+        )
 
     def all_chunks(self) -> list[Chunk]:
         """Every chunk, by document and position (the corpus the BM25 index is built from)."""
@@ -49,9 +60,13 @@ class SqlChunkStore:
                 found.update((row["id"], _to_chunk(row)) for row in rows)
         return [found[i] for i in ids if i in found]
 
-    def documents(self) -> list[DocumentRecord]:
+    def documents(self, source: str | None = None) -> list[DocumentRecord]:
+        """Every document record (or one source's), by key."""
+        stmt = select(_DOCS).order_by(_DOCS.c.path)
+        if source is not None:
+            stmt = stmt.where(_DOCS.c.source == source)
         with _guard("read the document list"), self._engine.connect() as conn:
-            rows = conn.execute(select(_DOCS).order_by(_DOCS.c.path)).mappings()
+            rows = conn.execute(stmt).mappings()
             return [
                 DocumentRecord(
                     path=r["path"],
@@ -59,9 +74,44 @@ class SqlChunkStore:
                     restricted=r["restricted"],
                     ingested_at=r["ingested_at"],
                     n_chunks=r["n_chunks"],
+                    source=r["source"],
                 )
                 for r in rows
             ]
+
+    def restricted_documents(self, docs: Sequence[str]) -> set[str]:
+        """Which of these document keys are RESTRICTED now (unknown keys are not)."""
+        unique = list(dict.fromkeys(docs))
+        found: set[str] = set()
+        with _guard("read the document list"), self._engine.connect() as conn:
+            for start in range(0, len(unique), _IN_BATCH):
+                batch = unique[start : start + _IN_BATCH]
+                stmt = select(_DOCS.c.path).where(_DOCS.c.path.in_(batch), _DOCS.c.restricted)
+                found.update(conn.execute(stmt).scalars())
+        return found
+
+    # -- the registry of sources (undeclared folders keep a namespace of their own) ---------
+
+    def sources(self) -> list[DocumentSource]:
+        with _guard("read the document sources"), self._engine.connect() as conn:
+            rows = conn.execute(select(_SOURCES).order_by(_SOURCES.c.name)).mappings()
+            return [
+                DocumentSource(r["name"], Path(r["root"]), r["restricted"], r["declared"])
+                for r in rows
+            ]
+
+    def save_source(self, source: DocumentSource) -> None:
+        """Record (or update) a source's folder and classification."""
+        values = {
+            "name": source.name,
+            "root": str(source.root),
+            "restricted": source.restricted,
+            "declared": source.declared,
+            "updated_at": utcnow(),
+        }
+        with _guard(f"record the source {source.name}"), self._engine.begin() as conn:
+            conn.execute(self._upsert_source, values)
+            bump_kb_version(conn, DOCUMENTS)  # a classification may have changed with it
 
     def replace_document(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         """Swap a file's record and all its chunks in one transaction."""
@@ -74,6 +124,7 @@ class SqlChunkStore:
             conn.execute(
                 insert(_DOCS).values(
                     path=record.path,
+                    source=record.source,
                     sha256=record.sha256,
                     restricted=record.restricted,
                     ingested_at=record.ingested_at,
@@ -82,6 +133,18 @@ class SqlChunkStore:
             )
             if rows:
                 conn.execute(insert(_CHUNKS), rows)
+            bump_kb_version(conn, DOCUMENTS)
+
+    def reclassify(self, doc: str, restricted: bool) -> None:
+        """Change a document's classification in place. Its content hash is forgotten, so the
+        next ingest of its folder embeds it again (its vectors were dropped by the caller)."""
+        with _guard(f"reclassify {doc}"), self._engine.begin() as conn:
+            conn.execute(
+                update(_DOCS).where(_DOCS.c.path == doc).values(restricted=restricted, sha256="")
+            )
+            conn.execute(
+                update(_CHUNKS).where(_CHUNKS.c.doc == doc).values(restricted=restricted)
+            )
             bump_kb_version(conn, DOCUMENTS)
 
     def delete_document(self, doc: str) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text
+from sqlalchemy import JSON, Column, Index, Text, inspect, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
 from storage.tables import UtcDateTime, utcnow
@@ -20,13 +22,56 @@ class DocumentRow(SQLModel, table=True):
 
     __tablename__ = "documents"
 
-    path: str = Field(primary_key=True)  # relative to the ingested folder, POSIX separators
+    # the document key (core.document_sources): "source/dir/file.md", a plain path in "default"
+    path: str = Field(primary_key=True)
+    source: str = Field(default="default", index=True)
     sha256: str
     restricted: bool = False
     ingested_at: dt.datetime = Field(
         default_factory=utcnow, sa_column=Column(UtcDateTime, nullable=False)
     )
     n_chunks: int = 0
+
+
+class DocumentSourceRow(SQLModel, table=True):
+    """A folder ingested as a source: declared ones from the glossary, and undeclared folders
+    (named on the command line while nothing was declared) so each keeps its own namespace."""
+
+    __tablename__ = "document_sources"
+
+    name: str = Field(primary_key=True)
+    root: str = Field(sa_column=Column(Text, nullable=False))  # resolved absolute folder
+    restricted: bool = False
+    declared: bool = False
+    updated_at: dt.datetime = Field(
+        default_factory=utcnow, sa_column=Column(UtcDateTime, nullable=False)
+    )
+
+
+def adopt_legacy_documents(engine: Engine) -> int:
+    """Give a `documents` table made before sources existed its `source` column.
+
+    Its rows become documents of the `default` source with their keys unchanged (so chunk ids
+    and vectors stay valid). Returns how many documents were adopted (0 when nothing to do).
+    Safe when two processes race: the loser sees the column and adopts nothing.
+    """
+    columns = {c["name"] for c in inspect(engine).get_columns("documents")}
+    if "source" in columns:
+        return 0
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text("ALTER TABLE documents ADD COLUMN source VARCHAR NOT NULL DEFAULT 'default'")
+            )
+            conn.execute(
+                text("CREATE INDEX IF NOT EXISTS ix_documents_source ON documents (source)")
+            )
+            return int(conn.execute(text("SELECT count(*) FROM documents")).scalar_one())
+    except SQLAlchemyError:
+        columns = {c["name"] for c in inspect(engine).get_columns("documents")}
+        if "source" in columns:
+            return 0  # another process adopted them first
+        raise
 
 
 class ChunkRow(SQLModel, table=True):

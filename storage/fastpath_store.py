@@ -52,7 +52,7 @@ Seen = tuple[int, int]  # generation revision, deletions
 _TABLE = FastpathRow.__table__  # type: ignore[attr-defined]
 _C = _TABLE.c
 _GEN = FastpathGenerationRow.__table__  # type: ignore[attr-defined]
-_KEPT_ON_OVERWRITE = ("id", "canonical_hash", "created_at", "n_uses")
+_KEPT_ON_OVERWRITE = ("id", "canonical_hash", "created_at", "n_uses", "restricted")
 _OVERWRITTEN = tuple(c.name for c in _TABLE.columns if c.name not in _KEPT_ON_OVERWRITE)
 _BATCH = 500
 _SEARCH_SLACK = 2  # extra index hits re-read per search, so one stale hit costs no retry
@@ -421,6 +421,7 @@ def _row(entry: FastpathEntry) -> dict[str, Any]:
         "created_at": entry.created_at,
         "last_used_at": entry.last_used_at,
         "n_uses": entry.n_uses,
+        "restricted": entry.restricted,
     }
 
 
@@ -442,6 +443,7 @@ def _entry(row: Any) -> FastpathEntry:
         created_at=row["created_at"],
         last_used_at=row["last_used_at"],
         n_uses=int(row["n_uses"]),
+        restricted=bool(row["restricted"]),
     )
 
 

@@ -54,6 +54,9 @@ class FastpathRow(SQLModel, table=True):
         default=0, sa_column=Column(BigInteger, nullable=False, default=0, index=True)
     )
     n_uses: int = 0
+    # asked from a cleared chat: admin listings show its text only to cleared viewers. Not
+    # overwritten by a later registration of the same question (the first one decides).
+    restricted: bool = False
     # last, so SQLite reads every other column without walking the blob's overflow pages
     embedding: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
 

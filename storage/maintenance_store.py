@@ -48,6 +48,7 @@ _SCAN = select(
     _FP.c.last_used_at,
     _FP.c.n_uses,
     _FP.c.revision,
+    _FP.c.restricted,
 ).order_by(_FP.c.id)
 _LOCK_ROWS = (  # rows locked to commit on PostgreSQL; SQLite holds the write lock already
     select(_FP.c.id, _FP.c.revision, _FP.c.n_uses)
@@ -89,6 +90,7 @@ class SqlMaintenanceStore:
                 last_used_at=r.last_used_at,
                 n_uses=int(r.n_uses),
                 revision=int(r.revision),
+                restricted=bool(r.restricted),
             )
 
     def scan_autopaths(self) -> Iterator[AutopathSummary]:

@@ -191,6 +191,7 @@ def _proposal_values(p: ProposalView) -> dict[str, Any]:
         "status": p.status,
         "tier2_nights": p.tier2_nights,
         "last_seen_night": p.last_seen_night,
+        "restricted": p.restricted,
     }
 
 
@@ -201,6 +202,7 @@ def _proposal(r: Any) -> ProposalView:
         uses=r.uses, oldest_at=r.oldest_at, status=r.status, tier2_nights=r.tier2_nights,
         last_seen_night=r.last_seen_night, created_at=r.created_at, decided_at=r.decided_at,
         decided_by=r.decided_by, decided_night=r.decided_night, executor_name=r.executor_name,
+        restricted=bool(r.restricted),
     )
 
 

@@ -96,6 +96,7 @@ class TurnRow(SQLModel, table=True):
     latency_ms: float = 0.0
     reference_date: str | None = None
     parent_turn: str | None = None
+    restricted: bool = False  # asked from a cleared chat: its text is for cleared eyes only
     created_at: dt.datetime = _ts(index=True)
 
 

@@ -42,6 +42,7 @@ _TURN_FIELDS = (
     "reference_date",
     "parent_turn",
     "answer",
+    "restricted",
 )
 VERDICTS = ("positive", "negative")
 

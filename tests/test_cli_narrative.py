@@ -19,7 +19,8 @@ SECRET = ("HERON-7731", "Heron", "苍鹭", "Calyx", "Aldermoor")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("narrative") / "data"
     out = ricorda(data, "demo", "--no-chat").stdout
-    assert "11 added" in out
+    assert "(source orbis, public): 9 added" in out  # the demo declares its two sources
+    assert "(source board, RESTRICTED): 2 added" in out
     return data
 
 
@@ -60,21 +61,23 @@ def test_restricted_documents_never_reach_an_uncleared_chat(demo: Path) -> None:
         answer = ask(demo, question)
         blob = json.dumps(answer, ensure_ascii=False)
         assert not any(word in blob for word in SECRET), question
-        assert not any("restricted/" in s["doc"] for s in answer["sources"])
+        assert not any(s["doc"].startswith("board/") for s in answer["sources"])
 
 
 def test_a_cleared_chat_gets_restricted_documents(demo: Path) -> None:
     answer = ask(demo, "What is Project Heron?", "--chat", "console:admin")
-    assert any(s["doc"].startswith("restricted/") for s in answer["sources"])
+    assert any(s["doc"].startswith("board/") for s in answer["sources"])  # the board's source
 
 
 def test_reingest_skips_unchanged_and_replaces_changed(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(DEMO / "docs", docs)
+    shutil.copy(DEMO / "glossary.toml", tmp_path)  # its sources are relative to the file
     data = tmp_path / "data"
-    ricorda(data, "ingest", str(DEMO / "glossary.toml"), str(docs))
+    ricorda(data, "ingest", str(tmp_path / "glossary.toml"), str(docs))
     again = ricorda(data, "ingest", str(docs)).stdout
-    assert "0 added, 0 replaced, 11 unchanged" in again
+    assert "0 added, 0 replaced, 9 unchanged" in again
+    assert "0 added, 0 replaced, 2 unchanged" in again
     (docs / "hong_kong_update_2025.txt").write_text(
         "Hong Kong update\n\nThe Kowloon flagship store reopened with a tea bar in December.\n",
         encoding="utf-8")
@@ -85,5 +88,5 @@ def test_reingest_skips_unchanged_and_replaces_changed(tmp_path: Path) -> None:
     assert "broken.pdf" in proc.stderr
     assert "1 replaced" in proc.stdout and "1 pruned" in proc.stdout  # ...the rest goes on
     answer = ask(data, "Which store has a tea bar?")
-    assert answer["sources"][0]["doc"] == "hong_kong_update_2025.txt"
+    assert answer["sources"][0]["doc"] == "orbis/hong_kong_update_2025.txt"
     assert "tea bar" in answer["text"]

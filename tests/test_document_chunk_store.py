@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from core.document_ingest import DocumentRecord
+from core.document_sources import DocumentSource
 from core.ports import Chunk
 from storage.chunk_store import SqlChunkStore
+from storage.db import make_engine, open_database
+from storage.document_tables import adopt_legacy_documents
 
 T0 = dt.datetime(2025, 3, 1, 9, 0, tzinfo=dt.UTC)
 
@@ -80,3 +85,44 @@ def test_chunks_of_another_document_are_refused(store: SqlChunkStore) -> None:
     with pytest.raises(ValueError):
         store.replace_document(record("a.md"), chunks("b.md", ["x"]))
     assert store.documents() == []
+
+
+def test_documents_are_listed_per_source_and_restricted_ones_known(store: SqlChunkStore) -> None:
+    a = DocumentRecord("handbook/a.md", "a" * 64, False, T0, 0, source="handbook")
+    b = DocumentRecord("archive/a.md", "b" * 64, True, T0, 0, source="archive")
+    store.replace_document(a, chunks("handbook/a.md", ["one"]))
+    store.replace_document(b, chunks("archive/a.md", ["two"], restricted=True))
+    assert [d.path for d in store.documents("handbook")] == ["handbook/a.md"]
+    assert [d.source for d in store.documents()] == ["archive", "handbook"]
+    assert store.restricted_documents(["handbook/a.md", "archive/a.md", "gone.md"]) == {
+        "archive/a.md"
+    }
+
+
+def test_sources_are_recorded_and_updated(store: SqlChunkStore, tmp_path: Path) -> None:
+    store.save_source(DocumentSource("docs", tmp_path / "docs", False, False))
+    store.save_source(DocumentSource("docs", tmp_path / "docs", True, True))
+    assert store.sources() == [DocumentSource("docs", tmp_path / "docs", True, True)]
+
+
+def test_a_documents_table_from_before_sources_is_adopted(db_url: str) -> None:
+    """The table as the previous release created it, on SQLite and PostgreSQL."""
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text(
+                "CREATE TABLE documents (path VARCHAR PRIMARY KEY, sha256 VARCHAR NOT NULL, "
+                "restricted BOOLEAN NOT NULL, ingested_at TIMESTAMP WITH TIME ZONE NOT NULL, "
+                "n_chunks INTEGER NOT NULL)"
+            ))
+            conn.execute(text(
+                "INSERT INTO documents VALUES ('a.md', :sha, false, :at, 1)"
+            ), {"sha": "a" * 64, "at": T0})
+        engine.dispose()
+        engine = open_database(db_url)
+        assert adopt_legacy_documents(engine) == 1
+        assert adopt_legacy_documents(engine) == 0  # once
+        store = SqlChunkStore(engine)
+        assert [(d.path, d.source) for d in store.documents("default")] == [("a.md", "default")]
+    finally:
+        engine.dispose()

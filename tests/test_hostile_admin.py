@@ -18,7 +18,7 @@ class SpyAdmin:
     calls: list[str] = field(default_factory=list)
     fastpaths: list[str] = field(default_factory=lambda: ["p1", "p2", "p3"])
 
-    def fastpaths_text(self, n: int = 20) -> str:
+    def fastpaths_text(self, n: int = 20, *, cleared: bool = False) -> str:
         self.calls.append("fastpaths")
         return "\n".join(self.fastpaths[:n])
 
@@ -27,15 +27,15 @@ class SpyAdmin:
         self.fastpaths.clear()
         return "purged"
 
-    def autopaths_text(self) -> str:
+    def autopaths_text(self, *, cleared: bool = False) -> str:
         self.calls.append("autopaths")
         return ""
 
-    def stats_text(self, last_n: int = 500) -> str:
+    def stats_text(self, last_n: int = 500, *, cleared: bool = False) -> str:
         self.calls.append("stats")
         return ""
 
-    def proposals_text(self, args: str = "") -> str:
+    def proposals_text(self, args: str = "", *, cleared: bool = False) -> str:
         self.calls.append("proposals")
         return ""
 

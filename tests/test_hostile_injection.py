@@ -53,8 +53,9 @@ def demo_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
     docs = root / "docs"
     shutil.copytree(DEMO / "docs", docs)
     (docs / "supplier_portal_notice.md").write_text(INJECTION, encoding="utf-8")
+    shutil.copy(DEMO / "glossary.toml", root)  # its [[documents]] folders are relative to it
     app = build_app(load_settings(data_dir=root / "data", embedder="hashing"))
-    summary = ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv", docs])
+    summary = ingest_paths(app, [root / "glossary.toml", DEMO / "facts.csv", docs])
     assert not summary.problems
     yield app
     app.close()

@@ -17,7 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.blocks import CANCEL, PURGE, SlackMessage, purge_prompt, text_message
 from adapters.slack.questions import LANGUAGE, Questions
 from adapters.slack.replies import post_ephemeral
-from adapters.slack.services import SlackServices, user_key
+from adapters.slack.services import SlackServices, chat_key, user_key
 from core.admin_commands import (
     CANCEL_LABEL,
     CANCELLED,
@@ -26,7 +26,6 @@ from core.admin_commands import (
     DESCRIPTIONS,
     is_admin,
     needs_confirmation,
-    run_admin_command,
 )
 from core.chat_replies import reply
 from core.messages import say
@@ -79,8 +78,8 @@ class Commands:
             await self.questions.ask_ephemeral(client, channel, user_id, args)
             return
         allowed = is_admin(user, self.s.admins)
-        text = await self.s.run(run_admin_command, self.s.admin, name, args, user=user,
-                                is_admin=allowed)
+        text = await self.s.admin_reply(name, args, user=user, is_admin=allowed,
+                                        chat=chat_key(channel))
         if allowed and needs_confirmation(name, args):
             message = purge_prompt(self.s.signer, text, user=user_id, issued=int(self.s.clock()),
                                    confirm=CONFIRM_LABEL, cancel=CANCEL_LABEL)
@@ -109,8 +108,8 @@ class Commands:
         if kind == CANCEL:
             text = CANCELLED
         else:
-            text = await self.s.run(run_admin_command, self.s.admin, "purge", "all",
-                                    user=user_key(tapper), is_admin=True, confirmed=True)
+            text = await self.s.admin_reply("purge", "all", user=user_key(tapper),
+                                            is_admin=True, confirmed=True, chat=chat_key(channel))
         await _ephemeral(client, respond, channel, tapper, text_message(text))
 
 

@@ -10,14 +10,13 @@ from telegram.ext import ContextTypes
 from adapters.telegram.addressing import is_private
 from adapters.telegram.keyboards import CANCEL, PURGE, purge_keyboard
 from adapters.telegram.render import Part, pack
-from adapters.telegram.services import TelegramServices, user_key
+from adapters.telegram.services import TelegramServices, chat_key, user_key
 from core.admin_commands import (
     CANCEL_LABEL,
     CANCELLED,
     CONFIRM_LABEL,
     is_admin,
     needs_confirmation,
-    run_admin_command,
 )
 from core.chat_replies import help_text, language_for, reply
 
@@ -52,14 +51,14 @@ class Commands:
         allowed = is_admin(user, self.s.admins)
         if allowed and needs_confirmation(name, args):
             issued = int(self.s.clock())
-            text = await self.s.run(run_admin_command, self.s.admin, name, args, user=user,
-                                    is_admin=True)
+            text = await self.s.admin_reply(name, args, user=user, is_admin=True,
+                                            chat=chat_key(message.chat.id))
             await message.reply_text(text, reply_markup=purge_keyboard(
                 self.s.signer, message.from_user.id, issued,
                 confirm=CONFIRM_LABEL, cancel=CANCEL_LABEL))
             return
-        text = await self.s.run(run_admin_command, self.s.admin, name, args, user=user,
-                                is_admin=allowed)
+        text = await self.s.admin_reply(name, args, user=user, is_admin=allowed,
+                                        chat=chat_key(message.chat.id))
         await self._reply_pre(message, text)
 
     async def on_purge_choice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -82,8 +81,9 @@ class Commands:
         if kind == CANCEL:
             text = CANCELLED
         else:
-            text = await self.s.run(run_admin_command, self.s.admin, "purge", "all",
-                                    user=user_key(tapper), is_admin=True, confirmed=True)
+            chat = query.message.chat.id if query.message is not None else 0
+            text = await self.s.admin_reply("purge", "all", user=user_key(tapper),
+                                            is_admin=True, confirmed=True, chat=chat_key(chat))
         await query.edit_message_text(text)  # the buttons go: a prompt is answered once
 
     async def on_non_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
