@@ -59,6 +59,7 @@ _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 def fold_char(ch: str) -> str:
     """The comparable form of one character: "" for an invisible one, else 1+ characters."""
     out = []
+    ch = CONFUSABLES.get(ch, ch)  # before NFKC too: it turns some look-alikes (`Ϲ`) into others
     for c in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", ch)):
         if unicodedata.category(c) in _DROPPED_CATEGORIES:
             continue
