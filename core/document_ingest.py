@@ -109,7 +109,7 @@ def ingest_documents(
     known = {record.path: record for record in chunk_store.documents()}
     use_vectors = vector_index is not None and embedder is not None
     for done, path in enumerate(files, start=1):
-        rel = path.relative_to(root).as_posix()
+        rel = doc_name(path, root)
         try:
             content = path.read_bytes()
         except OSError as exc:
@@ -143,7 +143,7 @@ def ingest_documents(
         (report.replaced if previous else report.added).append(rel)
         report.chunks_written += len(chunks)
         _report_progress(progress, done, len(files), rel)
-    on_disk = {path.relative_to(root).as_posix() for path in files}
+    on_disk = {doc_name(path, root) for path in files}
     for rel in sorted(set(known) - on_disk):
         if not prune:
             report.missing.append(rel)
@@ -164,6 +164,18 @@ def document_files(root: Path) -> Iterable[Path]:
             continue
         if path.suffix.lower() in DOCUMENT_SUFFIXES and path.is_file():
             yield path
+
+
+def doc_name(path: Path, root: Path) -> str:
+    """The document's name: its path below `root`, POSIX separators. A file name that is not
+    UTF-8 (Python keeps its bytes as lone surrogates) is spelled with `\\xNN` escapes, so it
+    can be stored, hashed and shown like any other name instead of failing the whole ingest."""
+    rel = path.relative_to(root).as_posix()
+    try:
+        raw = rel.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte (not from a file system)
+        raw = rel.encode("utf-8", "backslashreplace")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def is_restricted(rel_path: str) -> bool:
