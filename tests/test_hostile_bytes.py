@@ -39,7 +39,11 @@ def acme_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(
     "question",
-    ["ACME China revenue FY2025 \udcff", "ACME China\ud800 revenue FY2025", "\udce9ACME China revenue FY2025"],
+    [
+        "ACME China revenue FY2025 \udcff",
+        "ACME China\ud800 revenue FY2025",
+        "\udce9ACME China revenue FY2025",
+    ],
 )
 def test_a_question_with_bad_bytes_is_answered_and_recorded(acme_dir: Path, question: str) -> None:
     app = build_app(load_settings(data_dir=acme_dir, embedder="hashing"))
