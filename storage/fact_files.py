@@ -32,6 +32,7 @@ from typing import Any, BinaryIO
 
 from core.errors import IngestError
 from core.types import Fact, Period, PeriodType, Source
+from storage.read_limits import WORKBOOK_LIMITS, Deadline, ReadLimits, check_zip
 
 COLUMNS = (
     "metric",
@@ -101,19 +102,21 @@ def read_fact_file(
     known_entities: Collection[str] | None,
     known_channels: Collection[str] | None,
     progress: Progress | None = None,
+    limits: ReadLimits = WORKBOOK_LIMITS,
 ) -> FactFileReport:
     """Read and validate a `.csv` or `.xlsx` fact file.
 
     `known_*` are the glossary codes; `None` accepts any code (upper-cased). TOTAL is always a
     known channel. Raises IngestError when the file as a whole cannot be read (not found, not
-    UTF-8, binary, no header, wrong columns); row-level problems go into the report.
+    UTF-8, binary, no header, wrong columns, a workbook over `limits`); row-level problems go
+    into the report.
     """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".csv":
         total, rows = _csv_rows(path)
     elif suffix == ".xlsx":
-        total, rows = _xlsx_rows(path)
+        total, rows = _xlsx_rows(path, limits)
     else:
         raise IngestError(f"{path.name}: unsupported fact file type {suffix!r}; use .csv or .xlsx")
     validator = _RowValidator(
@@ -218,12 +221,14 @@ def _csv_next(path: Path, reader: Any) -> list[str] | None:
         raise IngestError(f"{path.name}: line {reader.line_num}: malformed CSV ({exc})") from exc
 
 
-def _xlsx_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
+def _xlsx_rows(path: Path, limits: ReadLimits) -> tuple[int, Iterator[tuple[int, Record]]]:
     import zipfile
 
     from openpyxl import load_workbook
     from openpyxl.utils.exceptions import InvalidFileException
 
+    check_zip(path, limits)  # before openpyxl unpacks anything
+    deadline = Deadline(path, limits)
     try:
         workbook = load_workbook(path, read_only=True, data_only=True)
     except FileNotFoundError as exc:
@@ -257,6 +262,8 @@ def _xlsx_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
     def rows() -> Iterator[tuple[int, Record]]:
         try:
             for line, values in enumerate(cells_iter, start=2):
+                if line % _PROGRESS_EVERY == 0:
+                    deadline.check()
                 if any(v is not None and str(v).strip() for v in values):
                     yield line, _record(list(values), positions)
         finally:
