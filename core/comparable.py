@@ -3,7 +3,7 @@
 A name must be recognised however it is dressed up, or the competitor gate and the restricted
 gate can be walked around with characters a reader does not see. One function folds a character,
 and everything that compares names (core.names: the gates, the intent parser, the planner, the
-document tagger) goes through it:
+document tagger; core.query_rewrite) goes through it:
 
 1. NFKC: full-width, ligatures, mathematical letters (`ＡＣＭＥ`, `ﬁ`, `𝐍`) become plain letters;
 2. format characters (Unicode category Cf: zero-width space and joiner, soft hyphen, word
@@ -12,7 +12,7 @@ document tagger) goes through it:
 3. look-alikes from Cyrillic and Greek become the Latin letter they imitate (`CONFUSABLES`,
    below: a small table, not Unicode's whole confusables list, covering the letters that look
    exactly like Latin ones in common fonts);
-4. casefold.
+4. casefold (look-alikes are mapped before it, combining marks dropped after it).
 
 Then, for glossary names (`comparable`, used by core.names for the gates, the intent parser,
 the planner and the document tagger), inner punctuation is ignored where it cannot be part of a
@@ -60,11 +60,16 @@ def fold_char(ch: str) -> str:
     """The comparable form of one character: "" for an invisible one, else 1+ characters."""
     out = []
     ch = CONFUSABLES.get(ch, ch)  # before NFKC too: it turns some look-alikes (`Ϲ`) into others
-    for c in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", ch)):
-        if unicodedata.category(c) in _DROPPED_CATEGORIES:
-            continue
-        out.append(CONFUSABLES.get(c, c))
-    return "".join(out).casefold()
+    for c in unicodedata.normalize("NFKC", ch):
+        # look-alikes before casefolding (capital Greek `Ν` is N, small `ν` is v), marks after
+        # it (casefolding `İ` adds a combining dot)
+        folded = CONFUSABLES.get(c, c).casefold()
+        out.extend(
+            d
+            for d in unicodedata.normalize("NFD", folded)
+            if unicodedata.category(d) not in _DROPPED_CATEGORIES
+        )
+    return "".join(out)
 
 
 def fold(text: str) -> str:
