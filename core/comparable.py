@@ -128,8 +128,10 @@ _WORD_ENDS = "'’‘`,;:!?()\\[\\]{}\"“”«»/&+|\\-\u2010-\u2015，。；�
 # "Lab*s", "Vor_tex" (underscore included).
 _INNER = re.compile(rf"(?<=[{_LETTER}])(?:[^\s\w{_WORD_ENDS}]|_)+(?=[{_LETTER}])")
 # A word spelled out letter by letter with one separator: "V o r t e x", "L-a-b-s".
-_SPELLED = re.compile(rf"(?<![{_LETTER}])[{_LETTER}](?:([ \-\u2010-\u2015])[{_LETTER}])"
-                      rf"(?:\1[{_LETTER}])+(?![{_LETTER}])")
+_SPELLED = re.compile(
+    rf"(?<![{_LETTER}])[{_LETTER}](?:([ \-\u2010-\u2015])[{_LETTER}])"
+    rf"(?:\1[{_LETTER}])+(?![{_LETTER}])"
+)
 # What stands for the space between two words of a name (and for a hyphen inside one).
 _BETWEEN = r"[\s._\-\u00b7\u2010-\u2015]*"
 

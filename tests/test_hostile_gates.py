@@ -80,9 +80,7 @@ def test_a_disguised_competitor_is_always_refused(name: str, frame: str, cleared
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_names(RESTRICTED_NAMES), _frames)
-def test_a_disguised_restricted_unit_stays_refused_without_clearance(
-    name: str, frame: str
-) -> None:
+def test_a_disguised_restricted_unit_stays_refused_without_clearance(name: str, frame: str) -> None:
     question = frame.format(name)
     verdict = GATE.check(question, cleared=False)
     assert not verdict.allowed and verdict.reason == "restricted", ascii(question)
