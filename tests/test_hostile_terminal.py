@@ -56,10 +56,14 @@ def app(data_dir: Path) -> Iterator[App]:
 
 
 def _ask(data_dir: Path, *args: str) -> str:
+    return _ricorda(data_dir, "ask", QUESTION, *args)
+
+
+def _ricorda(data_dir: Path, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RICORDA_")}
     env["RICORDA_DATA_DIR"] = str(data_dir)
     proc = subprocess.run(
-        [sys.executable, "-m", "bot", "ask", QUESTION, *args],
+        [sys.executable, "-m", "bot", *args],
         capture_output=True, text=True, encoding="utf-8", env=env, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -92,6 +96,15 @@ def test_ricorda_ask_json_escapes_every_control(data_dir: Path) -> None:
     answer = json.loads(out)  # still the exact text, for tools
     assert ESCAPES[:5] in answer["text"]
     assert answer["sources"][0]["doc"] == FORGED
+
+
+def test_admin_listings_escape_stored_questions(data_dir: Path) -> None:
+    """A question from a chat is stored as it came (bidi override included) and listed later
+    on the operator's terminal: the listing shows the escape, not the reordered text."""
+    _ricorda(data_dir, "ask", "Orbis China revenue FY2024 \u202e4202YF", "--json")
+    listed = _ricorda(data_dir, "fastpaths", "list")
+    assert "orbis china revenue fy2024" in listed.casefold()
+    assert "\u202e" not in listed and "\\u202e" in listed
 
 
 def test_console_chat_escapes_what_it_prints(app: App) -> None:
