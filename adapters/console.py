@@ -7,6 +7,7 @@ exactly as a button tap does on Telegram or Slack.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sys
 from collections.abc import Callable
 from typing import Protocol, TextIO
@@ -21,13 +22,33 @@ class AnswersQuestions(Protocol):
     def answer(self, request: Request) -> Answer: ...
 
 
+# What a terminal would obey rather than show: C0 controls but tab and newline (ESC starts
+# ANSI/OSC sequences: colours, cursor moves, window titles, clipboard writes), DEL, C1 controls
+# (CSI and OSC in one byte), and the bidirectional overrides that reorder what is shown.
+_TERMINAL_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` as a terminal may print it: every control character is shown as an escape
+    (`\\x1b[31m` prints as text), so a document or a question cannot drive the operator's
+    terminal through `ricorda ask`, `ricorda chat` or a listing."""
+    return _TERMINAL_UNSAFE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def render_answer(answer: Answer, *, footer: bool = True) -> str:
+    """The answer as terminal text: body, numbered options, footer; control characters
+    escaped."""
     lines = [answer.text]
     for i, option in enumerate(answer.options, start=1):
         lines.append(f"  [{i}] {option.label}")
     if footer:
         lines.append(f"({answer.served_by} · {answer.latency_ms:.1f} ms · turn {answer.turn_id})")
-    return "\n".join(lines)
+    return terminal_safe("\n".join(lines))
 
 
 class ConsoleChat:

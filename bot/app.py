@@ -145,6 +145,11 @@ class App:
             l0=s.l0_cosine_threshold if s.l0_cosine_threshold is not None else base.l0,
             cluster=s.l1_cluster_threshold if s.l1_cluster_threshold is not None else base.cluster,
             floor=s.l1_floor_threshold if s.l1_floor_threshold is not None else base.floor,
+            relevance=(
+                s.retrieval_relevance_floor
+                if s.retrieval_relevance_floor is not None
+                else base.relevance
+            ),
         )
 
     @cached_property
@@ -306,7 +311,9 @@ class App:
         # connected on first search, again after a failure: a vector store that is down
         # leaves BM25 answering (the retriever logs it) until it is back
         vectors = cast("VectorIndex", _Lazy(self.vector_index))
-        return HybridRetriever(self.chunks, bm25, vectors, self.embedder)
+        return HybridRetriever(
+            self.chunks, bm25, vectors, self.embedder, relevance_floor=self.thresholds().relevance
+        )
 
     def _all_terms(self) -> list[Term]:
         g = self.glossary

@@ -7,8 +7,14 @@ exactly the same thing and exit with the same code.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
+from typing import Any
+
+# json.dumps escapes C0 controls but writes DEL, C1 controls (one-byte CSI/OSC), line
+# separators and bidi overrides as they are; JSON's own \\u escapes keep them off the terminal.
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def ask_once(
@@ -39,7 +45,7 @@ def ask_once(
     finally:
         app.close()
     if as_json:
-        print(json.dumps(answer.to_dict(), ensure_ascii=False))
+        print(_json_line(answer.to_dict()))
         return 0
     from adapters.console import render_answer
 
@@ -50,5 +56,13 @@ def ask_once(
 def _error(exc: Exception, code: int) -> int:
     from bot.log_setup import redact_known
 
-    print(f"error: {redact_known(str(exc))}", file=sys.stderr)
+    from adapters.console import terminal_safe
+
+    print(terminal_safe(f"error: {redact_known(str(exc))}"), file=sys.stderr)
     return code
+
+
+def _json_line(obj: dict[str, Any]) -> str:
+    """One JSON object, readable non-ASCII text kept, every control character escaped."""
+    text = json.dumps(obj, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -74,17 +74,24 @@ def _print_result(ctx: typer.Context, action: Callable[[App], str]) -> None:
 
     app_ = _open(ctx)
     try:
-        typer.echo(action(app_))
+        typer.echo(_safe(action(app_)))
     except RicordaError as exc:
         _fail(str(exc))
     finally:
         app_.close()
 
 
+def _safe(text: str) -> str:
+    """Terminal-safe text: questions, file names and document text are anyone's input."""
+    from adapters.console import terminal_safe
+
+    return terminal_safe(text)
+
+
 def _fail(message: str, code: int = 1) -> None:
     from bot.log_setup import redact_known
 
-    typer.echo(f"error: {redact_known(message)}", err=True)
+    typer.echo(_safe(f"error: {redact_known(message)}"), err=True)
     raise typer.Exit(code)
 
 
@@ -145,9 +152,9 @@ def ingest(
             if app_ is not None:
                 app_.close()
     for line in summary.lines:
-        typer.echo(line)
+        typer.echo(_safe(line))
     for problem in summary.problems:
-        typer.echo(f"rejected: {problem}", err=True)
+        typer.echo(_safe(f"rejected: {problem}"), err=True)
     if not summary.ok:
         raise typer.Exit(1)
 
@@ -229,9 +236,9 @@ def demo(
         _fail(str(exc))
         return
     for line in summary.lines:
-        typer.echo(line)
+        typer.echo(_safe(line))
     for problem in summary.problems:
-        typer.echo(f"rejected: {problem}", err=True)
+        typer.echo(_safe(f"rejected: {problem}"), err=True)
     typer.echo(f"demo knowledge base loaded into {app_.settings.data_dir}")
     if chat_after:
         from adapters.console import ConsoleChat

@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 
 BGE_M3_REPO = "BAAI/bge-m3"
 
-USE_THRESHOLDS = CosineThresholds(l0=0.75, cluster=0.90, floor=0.70)
+USE_THRESHOLDS = CosineThresholds(l0=0.75, cluster=0.90, floor=0.70, relevance=0.17)
 """l0 is calibrated on wrong answers served, not on raw cosine (bench/calibrate_l0.py): USE
 scores questions that differ only in a slot value very high ("revenue FY2024" / "FY2025":
 0.99), but a replayed plan re-resolves every slot and is refused for a request of another
@@ -44,7 +44,10 @@ shape, so those are harmless; what l0 must stop is a slot-free plan (the clock) 
 unrelated vague question (0.52-0.58 seen). At 0.75: L0b serves 11 of 55 paraphrases of
 tests/fixtures/paraphrases.jsonl with no wrong answer (and none at any threshold down to 0.5).
 cluster stays high because a cluster mixes statistics of plans: every pair above 0.90 differs
-only in a slot value; floor keeps about 40% of paraphrases for the intent-hash lookup."""
+only in a slot value; floor keeps about 40% of paraphrases for the intent-hash lookup.
+relevance (document retrieval's floor) was measured on tests/fixtures/retrieval: recall@5 is
+0.893 with no floor and with any floor up to 0.19 (0.750 at 0.20); 0.17 refuses 25 of 27
+unrelated questions (tests/test_retrieval_quality.py; USE scores them 0.06-0.24)."""
 
 HASHING_THRESHOLDS = CosineThresholds(l0=0.95, cluster=0.85, floor=0.60)
 """Not calibrated on anything: the hashing embedder only exists for tests."""

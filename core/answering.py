@@ -40,7 +40,8 @@ from core.types import Answer, FactResult, FactStatus, Request, Route
 log = logging.getLogger("ricorda.answer")
 
 DEFAULT_MAX_QUESTION_CHARS = 2000
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd\ufeff]+")
+# controls, lone surrogates (bytes that were not UTF-8), replacement characters and the BOM
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffd\ufeff]+")
 
 
 _NOT_PLANNED = object()

@@ -113,8 +113,9 @@ def canonical_text(text: str, language: str) -> str:
 
 
 def canonical_hash(canonical: str) -> str:
-    """16 hex characters of sha256: plenty for a per-deployment cache."""
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    """16 hex characters of sha256: plenty for a per-deployment cache. A lone surrogate (a byte
+    that was not UTF-8, as Python decodes command-line arguments) is hashed, not an error."""
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def cache_key(

@@ -39,7 +39,8 @@ class Section:
 
 def chunk_id(doc: str, locator: str, ordinal: int) -> str:
     """Stable id: the same document, locator and position always give the same id."""
-    digest = hashlib.sha256(f"{doc}\x1f{locator}\x1f{ordinal}".encode()).hexdigest()
+    key = f"{doc}\x1f{locator}\x1f{ordinal}".encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(key).hexdigest()
     return digest[:24]
 
 

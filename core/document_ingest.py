@@ -152,7 +152,7 @@ def ingest_documents(
     use_vectors = vector_index is not None and embedder is not None
     on_disk: dict[str, tuple[str, bool]] = {}  # key -> (sha256, restricted)
     for done, path in enumerate(files, start=1):
-        rel = path.relative_to(source.root).as_posix()
+        rel = doc_name(path, source.root)
         key = source.key(rel)
         try:
             content = path.read_bytes()
@@ -240,6 +240,18 @@ def walk_documents(
 def document_files(root: Path) -> Iterable[Path]:
     """Supported files under root in a stable order (symbolic links left out)."""
     return [path for path, why in walk_documents(root) if why is None]
+
+
+def doc_name(path: Path, root: Path) -> str:
+    """The document's name: its path below `root`, POSIX separators. A file name that is not
+    UTF-8 (Python keeps its bytes as lone surrogates) is spelled with `\\xNN` escapes, so it
+    can be stored, hashed and shown like any other name instead of failing the whole ingest."""
+    rel = path.relative_to(root).as_posix()
+    try:
+        raw = rel.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte (not from a file system)
+        raw = rel.encode("utf-8", "backslashreplace")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _batches(chunks: list[Chunk], size: int) -> Iterable[list[Chunk]]:

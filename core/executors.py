@@ -20,6 +20,7 @@ from core.messages import say
 from core.periods import last_complete_fiscal_year
 from core.plan import Plan, slot_ref
 from core.ports import ScoredChunk, TurnStore
+from core.presentation import source_line
 from core.structured import TOTAL, StructuredChannel
 from core.types import FactResult, Source
 
@@ -174,7 +175,7 @@ def _previous_sources(args: dict[str, Any], ctx: ExecutionContext, state: Execut
                 state.tool_text = say("previous_sources_withheld", ctx.language)
                 return
             state.sources = [Source(s["doc"], s.get("locator", "")) for s in sources]
-            lines = [f"[{i}] {s.doc} ({s.locator})" for i, s in enumerate(state.sources, 1)]
+            lines = [source_line(i, s) for i, s in enumerate(state.sources, 1)]
             state.tool_text = say("previous_sources", ctx.language) + "\n" + "\n".join(lines)
             return
     state.tool_text = say("no_previous_sources", ctx.language)

@@ -80,44 +80,33 @@ _ENTITY_PREPOSITIONS = re.compile(
 )
 _LOOKBACK = 120  # characters: longer than any real entity name
 _PARTIAL_WORD = re.compile(r"^\S+")
+_LOWER = re.compile(r"[a-z\u00df-\u00ff]")
 _CAPITALISED = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s+$")
-_NOT_ENTITIES = frozenset(
-    [
-        "i",
-        "the",
-        "a",
-        "an",
-        "what",
-        "which",
-        "who",
-        "how",
-        "why",
-        "when",
-        "where",
-        "is",
-        "was",
-        "did",
-        "does",
-        "do",
-        "are",
-        "were",
-        "can",
-        "could",
-        "show",
-        "tell",
-        "give",
-        "qual",
-        "quale",
-        "quanto",
-        "il",
-        "lo",
-        "la",
-        "me",
-        "us",
-        "we",
-        "our",
-    ]
-)
+# Words that start or fill a question, capitalised only because they come first ("Show …",
+# "Please …", "Dimmi …", "Confronta …"): never a company name. Casefolded; en and it (Chinese
+# has no capitals). Checked word by word, so "Please show Foobar revenue" still reports Foobar.
+_SENTENCE_WORDS_EN = """
+    i me my we us our you your they it this that these those the a an and or but also then now
+    so just only again too hi hello hey thanks thank ok okay yes no sorry please kindly
+    what which who whose how why when where whats is was are were be been do does did can
+    could would will should may might must shall let lets need want like
+    show tell give list compare display get find fetch report provide calculate compute check
+    send share pull look see explain break remind update summarize summarise sum total overall
+    current latest last next previous annual yearly quarterly monthly net gross same both all
+    each every any some about regarding re summary breakdown quick exact exactly approximately
+    roughly in for of on at by from to with during since between vs versus year quarter month
+    fiscal fy
+"""
+_SENTENCE_WORDS_IT = """
+    il lo la l gli le un uno una e ed o ma anche poi ora allora ciao salve grazie si sì no
+    per favore perfavore mostra mostrami dimmi dammi fammi elenca elencami confronta calcola
+    trova cerca dai dici dicci vorrei voglio vogliamo puoi potresti può sai sapresti scusa
+    qual quale quali quanto quanta quanti quante come cosa che chi dove quando perché perche
+    mi ci ti vi ecco solo totale complessivo ultimo ultima ultimi ultime prossimo scorso
+    anno trimestre mese esercizio nel nella nei del della dei di da in su con tra fra al alla
+    riepilogo riassunto confronto dati valore
+"""
+_NOT_ENTITIES = frozenset((_SENTENCE_WORDS_EN + _SENTENCE_WORDS_IT).split())
 
 
 def _cue_pattern(cues: dict[str, list[str]]) -> re.Pattern[str]:
@@ -216,8 +205,11 @@ def _route(intent: Intent) -> Route:
 
 def _unknown_entities(rest: str, has_metric: bool) -> list[str]:
     """Capitalised names in an entity position ("revenue of Acme", "Acme revenue") that the
-    glossary does not know. Known names are already blanked out of `rest`."""
+    glossary does not know. Known names are already blanked out of `rest`. In text without
+    lower-case letters ("SHOW REVENUE CHINA") capitals say nothing, so nothing is reported."""
     out: list[str] = []
+    if not _LOWER.search(rest):
+        return out
     for m in _ENTITY_PREPOSITIONS.finditer(rest):
         _add_candidate(out, m.group(1))
     if has_metric:
@@ -236,7 +228,7 @@ def _unknown_entities(rest: str, has_metric: bool) -> list[str]:
 
 
 def _add_candidate(out: list[str], candidate: str) -> None:
-    words = [w for w in candidate.split() if w.casefold() not in _NOT_ENTITIES]
+    words = [w for w in candidate.split() if w.strip(".-&").casefold() not in _NOT_ENTITIES]
     name = " ".join(words).strip(".-")
     if len(name) >= 2 and name not in out and not name.isdigit():
         out.append(name)

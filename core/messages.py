@@ -6,7 +6,7 @@ the same words (adapters only change markup).
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from core.types import Period, PeriodType, format_decimal
 
@@ -162,4 +162,7 @@ def number(value: Decimal, language: str) -> str:
 
 def percent(value: Decimal, language: str) -> str:
     sign = "+" if value > 0 else ""
-    return sign + number(value.quantize(Decimal("0.1")), language) + "%"
+    with localcontext() as ctx:  # a huge change (from a tiny base) still has one decimal
+        ctx.prec = max(ctx.prec, value.adjusted() + 3)
+        rounded = value.quantize(Decimal("0.1"))
+    return sign + number(rounded, language) + "%"

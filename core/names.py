@@ -1,16 +1,25 @@
 """Find glossary names inside a question, and normalise a single raw value to its code.
 
-Names are matched longest first, case-insensitively, in one compiled pattern: Latin names only at
-word boundaries ("HK" not inside "HKD"), CJK names anywhere (Chinese has no spaces). Normalisers
-return None rather than guess, so an unknown value becomes `unrecognized_param`, never a wrong code.
+Names are matched longest first, in one compiled pattern, on the comparable form of the text
+(core.comparable: case, width, invisible characters, look-alike letters and inner punctuation do
+not count): Latin names only at word boundaries ("HK" not inside "HKD"), CJK names anywhere
+(Chinese has no spaces). Offsets of matches are those of the original text. Normalisers return
+None rather than guess, so an unknown value becomes `unrecognized_param`, never a wrong code.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
+from core.comparable import (
+    LATIN,
+    comparable,
+    name_pattern,
+    original_span,
+    squash,
+    squash_with_offsets,
+)
 from core.glossary import Glossary, Term
 
 
@@ -23,11 +32,6 @@ class NameMatch:
     raw: str
 
 
-def fold(text: str) -> str:
-    """The comparison form of any text: NFKC, casefolded, whitespace collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
 class NameIndex:
     """All metric/entity/channel names of a glossary, compiled once."""
 
@@ -35,7 +39,8 @@ class NameIndex:
 
     def __init__(self, glossary: Glossary) -> None:
         self.glossary = glossary
-        self._by_name: dict[str, tuple[str, str]] = {}
+        self._by_name: dict[str, tuple[str, str]] = {}  # squash(name) -> (kind, code)
+        self._patterns: dict[str, int] = {}  # regex of a name -> its length, longest first
         tables = {
             "metric": glossary.metrics,
             "entity": glossary.entities,
@@ -44,37 +49,36 @@ class NameIndex:
         for kind in self.KINDS:
             for code, term in tables[kind].items():
                 for name in (*term.names, code):
-                    self._by_name.setdefault(fold(name), (kind, code))
-        self._pattern = _compile(self._by_name)
-        self._competitors = [c for c in (_squash(n) for n in glossary.competitors) if c]
+                    if key := squash(name):
+                        self._by_name.setdefault(key, (kind, code))
+                        self._patterns.setdefault(name_pattern(name), len(key))
+        self._pattern = _compile(self._patterns)
+        self._competitors = [c for c in (squash(n) for n in glossary.competitors) if c]
 
     def find(self, text: str) -> list[NameMatch]:
         """Every glossary name in `text`, left to right, longest alternative first."""
         if self._pattern is None:
             return []
+        folded, offsets = comparable(text)
         out = []
-        for m in self._pattern.finditer(text):
-            hit = self._by_name.get(fold(m.group(0)))
+        for m in self._pattern.finditer(folded):
+            hit = self._by_name.get(squash(m.group(0)))
             if hit:
-                out.append(NameMatch(hit[0], hit[1], m.start(), m.end(), m.group(0)))
+                start, end = original_span(offsets, m.start(), m.end())
+                out.append(NameMatch(hit[0], hit[1], start, end, text[start:end]))
         return out
 
     def normalize(self, kind: str, raw: str) -> str | None:
         """A whole raw value (a name or a code) to its code of `kind`, or None."""
-        hit = self._by_name.get(fold(raw))
+        hit = self._by_name.get(squash(raw))
         return hit[1] if hit and hit[0] == kind else None
 
     def competitor_spans(self, text: str) -> list[tuple[int, int]]:
-        """Spans of competitor names, matched with whitespace removed ("V o r t e x" counts)."""
+        """Spans of competitor names, compared on letters and digits only ("V o r t e x",
+        "N.i.m.b.u.s", a zero-width space or a Cyrillic look-alike inside all count)."""
         if not self._competitors:
             return []
-        squashed, index = [], []
-        for i, ch in enumerate(text):
-            if not ch.isspace():
-                for c in unicodedata.normalize("NFKC", ch).casefold():
-                    squashed.append(c)
-                    index.append(i)
-        flat = "".join(squashed)
+        flat, index = squash_with_offsets(text)
         spans = []
         for name in self._competitors:
             start = flat.find(name)
@@ -95,11 +99,7 @@ def blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _squash(name: str) -> str:
-    return "".join(unicodedata.normalize("NFKC", name).casefold().split())
-
-
-_L = "0-9A-Za-z\u00c0-\u024f"
+_L = LATIN
 # "A Latin edge of a name is at a word boundary", written once for all names: before the name,
 # the previous character is not Latin or the name does not start with a Latin character; after
 # it, likewise. Per-name lookarounds meant the same but cost ~15 ms to compile at every start.
@@ -107,15 +107,14 @@ _STARTS = rf"(?:(?<![{_L}])|(?![{_L}]))"
 _ENDS = rf"(?:(?![{_L}])|(?<![{_L}]))"
 
 
-def _compile(names: dict[str, tuple[str, str]]) -> re.Pattern[str] | None:
-    if not names:
+def _compile(patterns: dict[str, int]) -> re.Pattern[str] | None:
+    """One alternation of every name's pattern, longest name first (the text is folded, so
+    no IGNORECASE)."""
+    if not patterns:
         return None
-    alternatives = (
-        r"\s+".join(re.escape(w) for w in name.split())
-        for name in sorted(names, key=lambda n: (-len(n), n))
-    )
+    alternatives = sorted(patterns, key=lambda p: (-patterns[p], p))
     # A failed end check backtracks into the alternation, so the next (shorter) name is tried.
-    return re.compile(_STARTS + "(?:" + "|".join(alternatives) + ")" + _ENDS, re.IGNORECASE)
+    return re.compile(_STARTS + "(?:" + "|".join(alternatives) + ")" + _ENDS)
 
 
 def term_names(term: Term) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Literal
 
 from core.errors import ModelError
 from core.ports import LLM, ChatMessage, ScoredChunk
+from core.presentation import source_line
 from core.snippet_text import quote_snippet, trim_at_sentence
 from core.types import Source
 
@@ -86,8 +87,7 @@ def _number_sources(snippets: Sequence[ScoredChunk]) -> dict[Source, int]:
 
 
 def _source_lines(label: str, numbered: Sequence[tuple[int, Source]]) -> str:
-    lines = [f"[{n}] {s.doc} ({s.locator})" if s.locator else f"[{n}] {s.doc}" for n, s in numbered]
-    return f"{label}:\n" + "\n".join(lines)
+    return f"{label}:\n" + "\n".join(source_line(n, s) for n, s in numbered)
 
 
 def extractive_answer(language: str, snippets: Sequence[ScoredChunk]) -> NarrativeResult:

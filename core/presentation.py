@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.messages import LANGUAGES, say
+from core.snippet_text import display_name
 from core.types import Answer, Source
 
 _LABELS = sorted({say("sources", lang) for lang in LANGUAGES})
@@ -40,7 +41,7 @@ def present(answer: Answer, *, show_footer: bool = True) -> Presentation:
     """
     body, listed = _take_listing(answer.text)
     named = body + "\n" + "\n".join(listed)
-    extra = [s for s in answer.sources if s.doc not in named]
+    extra = [s for s in answer.sources if display_name(s.doc) not in named]
     start = len(listed) + 1
     sources = listed + [source_line(n, s) for n, s in enumerate(extra, start=start)]
     footer = footer_text(answer) if show_footer else None
@@ -54,9 +55,9 @@ def present(answer: Answer, *, show_footer: bool = True) -> Presentation:
 
 
 def source_line(number: int, source: Source) -> str:
-    return f"[{number}] {source.doc} ({source.locator})" if source.locator else (
-        f"[{number}] {source.doc}"
-    )
+    """"[n] doc (locator)", each name on one visible line whatever its characters."""
+    doc, locator = display_name(source.doc), display_name(source.locator)
+    return f"[{number}] {doc} ({locator})" if locator else f"[{number}] {doc}"
 
 
 def footer_text(answer: Answer) -> str:

@@ -13,6 +13,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.comparable import comparable, original_span
+
 MAX_QUERIES = 5
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -64,21 +66,25 @@ def rewrite_queries(
 
 
 def _find(question: str, groups: Sequence[Sequence[str]]) -> list[_Match]:
-    """Non-overlapping glossary names in the question, longest name first, then by position."""
+    """Non-overlapping glossary names in the question, longest name first, then by position.
+    Compared in the comparable form (core.comparable), as the gates and the parser compare
+    them; spans are those of the question as written."""
     candidates = sorted(
         ((name, g) for g, names in enumerate(groups) for name in names if name.strip()),
         key=lambda item: (-len(item[0]), item[1], item[0]),
     )
-    taken = [False] * len(question)
+    folded, offsets = comparable(question)
+    taken = [False] * len(folded)
     found: list[_Match] = []
     matched_groups: set[int] = set()
     for name, group in candidates:
         if group in matched_groups:
             continue
-        for m in _pattern(name).finditer(question):
+        for m in _pattern(comparable(name)[0]).finditer(folded):
             if not any(taken[m.start() : m.end()]):
                 taken[m.start() : m.end()] = [True] * (m.end() - m.start())
-                found.append(_Match(m.start(), m.end(), group))
+                start, end = original_span(offsets, m.start(), m.end())
+                found.append(_Match(start, end, group))
                 matched_groups.add(group)
                 break
     return sorted(found, key=lambda m: m.start)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from core.glossary import Glossary
 from core.messages import join_list, number, percent, period_label, say
+from core.snippet_text import display_name
 from core.structured import Difference
 from core.types import Assumption, FactResult, FactStatus, Period
 
@@ -42,7 +43,12 @@ def fact_line(glossary: Glossary, r: FactResult, language: str) -> str:
             value=number(f.value, language),
             unit=f.unit,
         ).rstrip()
-        src = say("source", language, doc=f.source.doc, locator=f.source.locator or "-")
+        src = say(
+            "source",
+            language,
+            doc=display_name(f.source.doc),
+            locator=display_name(f.source.locator) or "-",
+        )
         return f"{value} ({src})" if language != "zh" else f"{value}（{src}）"
     if r.status is FactStatus.NOT_FOUND:
         return say("not_found", language, subject=subject(glossary, r, language))

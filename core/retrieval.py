@@ -9,6 +9,12 @@ Order of operations, and why:
    leaves nothing, the search is repeated without it rather than answering "nothing found".
 3. Reciprocal Rank Fusion needs no score calibration between BM25 and cosine, and ties are
    broken by chunk id so the same question always gets the same snippets in the same order.
+4. RRF ranks whatever it is given, so an unrelated question ("how do I bake bread?") would
+   still get the "best" snippets. The relevance floor is a question-level check on the vector
+   channel: when no query variant reaches `relevance_floor` cosine with any admissible chunk,
+   nothing was found. It is per embedder (cosine scales differ) and applies only when the
+   vector channel answered: lexical-only retrieval (no embedder, a failing vector store)
+   keeps its BM25 hits.
 """
 
 from __future__ import annotations
@@ -76,6 +82,8 @@ class HybridRetriever:
     `bm25` is built once from `chunks.all_chunks()`; rebuild the retriever after an ingest.
     Without a vector index or embedder the retriever is lexical only. `min_similarity` drops
     vector hits below that cosine (None keeps the top hits whatever their similarity).
+    `relevance_floor`: below this best cosine the question is unrelated to every document and
+    nothing is returned (None: no floor; see the module docstring).
     """
 
     def __init__(
@@ -87,6 +95,7 @@ class HybridRetriever:
         *,
         rrf_k: int = RRF_K,
         min_similarity: float | None = None,
+        relevance_floor: float | None = None,
     ) -> None:
         self.chunks = chunks
         self.bm25 = bm25
@@ -94,6 +103,7 @@ class HybridRetriever:
         self.embedder = embedder
         self.rrf_k = rrf_k
         self.min_similarity = min_similarity
+        self.relevance_floor = relevance_floor
         self._masks: dict[tuple[bool, tuple[tuple[str, str], ...]], np.ndarray] = {}
 
     def retrieve(
@@ -143,7 +153,12 @@ class HybridRetriever:
             rankings.append([cid for cid, _ in hits])
         known: dict[str, Chunk] = {}
         if embeddings is not None:
-            rankings += self._vector_rankings(embeddings, depth, cleared, filters, known)
+            vector, best = self._vector_rankings(embeddings, depth, cleared, filters, known)
+            floor = self.relevance_floor
+            if best is not None and floor is not None and best < floor:
+                log.debug("below the relevance floor: best cosine %.3f", best)
+                return []
+            rankings += vector
         fused = rrf_fuse(rankings, k=self.rrf_k)[:k]
         resolved = self._resolve([cid for cid, _ in fused], known)
         results = []
@@ -160,7 +175,9 @@ class HybridRetriever:
         cleared: bool,
         filters: dict[str, str] | None,
         known: dict[str, Chunk],
-    ) -> list[list[str]]:
+    ) -> tuple[list[list[str]], float | None]:
+        """One ranking per query embedding, and the best cosine of an admissible hit (None when
+        the vector store failed or returned nothing)."""
         assert self.vector_index is not None
         where: dict[str, Any] | None = None if cleared else {"restricted": False}
         fetch = depth * 4 if filters else depth  # metadata is filtered here, so ask for more
@@ -170,20 +187,22 @@ class HybridRetriever:
                 raw.append(self.vector_index.query(embedding, fetch, where=where))
         except StorageError as exc:
             log.warning("vector search failed, lexical retrieval only: %s", exc)
-            return []
+            return [], None
         known.update(self._resolve([cid for hits in raw for cid, _ in hits], known))
         rankings = []
+        best: float | None = None
         for hits in raw:
             ranking = []
             for cid, similarity in hits:
                 chunk = known.get(cid)
                 if chunk is None or not _admissible(chunk, cleared, filters):
                     continue  # unknown to the database, restricted, or outside the filters
+                best = similarity if best is None else max(best, similarity)
                 if self.min_similarity is not None and similarity < self.min_similarity:
                     continue
                 ranking.append(cid)
             rankings.append(ranking[:depth])
-        return rankings
+        return rankings, best
 
     def _resolve(self, ids: Sequence[str], known: Mapping[str, Chunk]) -> dict[str, Chunk]:
         """Chunks by id: from the in-memory index, else one batched read of the chunk store."""

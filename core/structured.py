@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from core.names import NameIndex
 from core.periods import normalize_period
@@ -118,9 +118,20 @@ def two_period_difference(results: list[FactResult]) -> Difference | None:
     )
     if not same or fa.period == fb.period or fa.period.type != fb.period.type:
         return None
-    delta = fb.value - fa.value
+    delta = exact_difference(fb.value, fa.value)
     pct = None if fa.value == 0 else (delta / abs(fa.value) * 100)
     return Difference(earlier=a, later=b, delta=delta, pct=pct)
+
+
+def exact_difference(later: Decimal, earlier: Decimal) -> Decimal:
+    """`later - earlier` with every digit: the default context keeps 28 significant digits,
+    which rounds the difference of two long values (or of a large and a very precise one)."""
+    span = max(later.adjusted(), earlier.adjusted()) - min(
+        int(later.as_tuple().exponent), int(earlier.as_tuple().exponent)
+    )
+    with localcontext() as ctx:
+        ctx.prec = max(ctx.prec, span + 2)
+        return later - earlier
 
 
 def _period_order(period: Period | None) -> tuple[int, str]:

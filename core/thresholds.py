@@ -19,16 +19,19 @@ class CosineThresholds:
         wrong answer served, so this is the strictest.
     cluster: put two requests in the same intent cluster (autopaths, section 4.2).
     floor: below this, a neighbour is not considered related at all.
+    relevance: document retrieval's floor (core.retrieval): a question whose best cosine to
+        every chunk is below it finds nothing. None: not calibrated for this model, no floor.
     """
 
     l0: float
     cluster: float
     floor: float
+    relevance: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("l0", "cluster", "floor"):
+        for name in ("l0", "cluster", "floor", "relevance"):
             value = getattr(self, name)
-            if not -1.0 <= value <= 1.0:
+            if value is not None and not -1.0 <= value <= 1.0:
                 raise ValueError(f"cosine threshold {name}={value} is outside [-1, 1]")
         # l0 is not tied to the cluster thresholds: a replayed plan is refused for a request
         # of another shape, so L0b may be looser than clustering (see bot.embedders).

@@ -104,6 +104,7 @@ class FactResult:
             return {
                 "status": "found",
                 "value": decimal_to_json(f.value),
+                "value_exact": format(f.value, "f"),
                 "unit": f.unit,
                 "metric_code": f.metric,
                 "entity": f.entity,
@@ -127,7 +128,8 @@ class FactResult:
 
 
 def decimal_to_json(value: Decimal) -> int | float:
-    """JSON has no decimals: integral values become ints, the rest floats (shortest repr)."""
+    """JSON has no decimals: integral values become ints, the rest floats (shortest repr).
+    A float may round (`12345678901234567.89`): `value_exact` beside it is the decimal text."""
     if value == value.to_integral_value():
         return int(value)
     return float(value)
@@ -136,7 +138,7 @@ def decimal_to_json(value: Decimal) -> int | float:
 def format_decimal(value: Decimal) -> str:
     """Render a fact value exactly as loaded, with thousands separators and no float noise."""
     sign = "-" if value < 0 else ""
-    text = format(abs(value), "f")
+    text = format(value.copy_abs(), "f")  # abs() would round to the context's 28 digits
     whole, _, frac = text.partition(".")
     whole = f"{int(whole):,}"
     return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"

@@ -4,7 +4,8 @@ Each reader returns `Section(locator, text)` in reading order: PDF pages (`page=
 (`slide=N`), headings in Markdown/Word (`section=<heading>`) and, where a text has no heading,
 its paragraphs (`para=N`). Any failure of the underlying library (corrupt file, wrong format,
 encryption) becomes an `IngestError` naming the file and the reason, so the ingest can report
-it and go on with the next file.
+it and go on with the next file. So does a file over the limits of `storage.read_limits`
+(unpacked size, PDF pages, seconds per file).
 """
 
 from __future__ import annotations
@@ -15,19 +16,31 @@ from pathlib import Path
 
 from core.chunking import Section, split_paragraphs
 from core.errors import IngestError
+from storage.read_limits import (
+    DOCUMENT_LIMITS,
+    Deadline,
+    ReadLimits,
+    check_file_size,
+    check_zip,
+)
 
 _MD_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _MD_FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
 
-def read_document(path: Path) -> list[Section]:
-    """Sections of one file; `IngestError` when it cannot be read."""
+def read_document(path: Path, *, limits: ReadLimits = DOCUMENT_LIMITS) -> list[Section]:
+    """Sections of one file; `IngestError` when it cannot be read or is over the limits."""
     reader = READERS.get(path.suffix.lower())
     if reader is None:
         raise IngestError(f"{path.name}: unsupported file type {path.suffix!r}")
     _check_signature(path)
+    if path.suffix.lower() in (".docx", ".pptx"):
+        check_zip(path, limits)
+    elif path.suffix.lower() in (".md", ".txt"):
+        check_file_size(path, limits)
+    deadline = Deadline(path, limits)
     try:
-        return reader(path)
+        return reader(path, deadline)
     except IngestError:
         raise
     except Exception as exc:  # library errors of every kind: translate at the boundary
@@ -38,12 +51,12 @@ def read_document(path: Path) -> list[Section]:
         ) from exc
 
 
-def read_text(path: Path) -> list[Section]:
+def read_text(path: Path, deadline: Deadline | None = None) -> list[Section]:
     """Plain text: every paragraph (blank-line separated) is `para=N`."""
     return _paragraph_sections(split_paragraphs(_decode(path)))
 
 
-def read_markdown(path: Path) -> list[Section]:
+def read_markdown(path: Path, deadline: Deadline | None = None) -> list[Section]:
     """Markdown: text under a heading is `section=<heading>`; text before any heading `para=N`."""
     heading: str | None = None
     preamble: list[str] = []
@@ -65,7 +78,8 @@ def read_markdown(path: Path) -> list[Section]:
     return _paragraph_sections(split_paragraphs("\n".join(preamble))) + sections
 
 
-def read_pdf(path: Path) -> list[Section]:
+def read_pdf(path: Path, deadline: Deadline | None = None) -> list[Section]:
+    """PDF: one `page=N` per page with text; over `max_pages` pages or the deadline, skipped."""
     from pypdf import PdfReader
 
     reader = PdfReader(str(path))
@@ -76,14 +90,21 @@ def read_pdf(path: Path) -> list[Section]:
             raise IngestError(f"{path.name}: encrypted PDF ({exc.__class__.__name__})") from exc
         if not opened:
             raise IngestError(f"{path.name}: encrypted PDF, a password is needed")
-    return [
-        Section(f"page={n}", text)
-        for n, page in enumerate(reader.pages, start=1)
-        if (text := (page.extract_text() or "").strip())
-    ]
+    limit = deadline.limits.max_pages if deadline else None
+    if limit is not None and len(reader.pages) > limit:
+        raise IngestError(
+            f"{path.name}: {len(reader.pages):,} pages (limit {limit:,} for one file); skipped"
+        )
+    sections = []
+    for n, page in enumerate(reader.pages, start=1):
+        if deadline:
+            deadline.check()
+        if text := (page.extract_text() or "").strip():
+            sections.append(Section(f"page={n}", text))
+    return sections
 
 
-def read_docx(path: Path) -> list[Section]:
+def read_docx(path: Path, deadline: Deadline | None = None) -> list[Section]:
     """Word: paragraphs and tables in order; Heading/Title styles start a `section=`."""
     import docx
     from docx.table import Table
@@ -94,6 +115,8 @@ def read_docx(path: Path) -> list[Section]:
     body: list[str] = []
     sections: list[Section] = []
     for block in document.iter_inner_content():
+        if deadline:
+            deadline.check()
         if isinstance(block, Table):
             text = _table_text([cell.text for cell in row.cells] for row in block.rows)
             (preamble if heading is None else body).extend([text, ""])
@@ -112,12 +135,14 @@ def read_docx(path: Path) -> list[Section]:
     return _paragraph_sections(split_paragraphs("\n".join(preamble))) + sections
 
 
-def read_pptx(path: Path) -> list[Section]:
+def read_pptx(path: Path, deadline: Deadline | None = None) -> list[Section]:
     """PowerPoint: one `slide=N` per slide with its text frames and tables."""
     from pptx import Presentation
 
     sections = []
     for n, slide in enumerate(Presentation(str(path)).slides, start=1):
+        if deadline:
+            deadline.check()
         parts: list[str] = []
         for shape in _walk_shapes(slide.shapes):
             if getattr(shape, "has_text_frame", False) and shape.text_frame.text.strip():
@@ -132,7 +157,7 @@ def read_pptx(path: Path) -> list[Section]:
     return sections
 
 
-READERS: dict[str, Callable[[Path], list[Section]]] = {
+READERS: dict[str, Callable[[Path, Deadline | None], list[Section]]] = {
     ".md": read_markdown,
     ".txt": read_text,
     ".pdf": read_pdf,

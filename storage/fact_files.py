@@ -10,6 +10,11 @@ Values: plain decimal notation (`1320`, `-12.345`, `0.10`, `1e3`) is accepted an
 digit. A comma is accepted only as a thousands separator in correct groups (`1,320.5`), because
 spreadsheets export that; anything else with a comma (`1,5`) is rejected as ambiguous, since it
 may be a decimal comma. Text, NaN and infinities are rejected.
+
+Values are bounded so every one is stored, shown and computed with exactly its digits: at most
+`MAX_DIGITS` (28) significant digits, below 10^28 in magnitude and with at most 28 decimal
+places (`MAX_DECIMALS`). A 130-byte cell such as `1e100000000` would otherwise become a
+100-million-digit number; it is a row error instead.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any, BinaryIO
 
 from core.errors import IngestError
 from core.types import Fact, Period, PeriodType, Source
+from storage.read_limits import WORKBOOK_LIMITS, Deadline, ReadLimits, check_zip
 
 COLUMNS = (
     "metric",
@@ -40,6 +46,9 @@ COLUMNS = (
     "source_locator",
 )
 TOTAL_CHANNEL = "TOTAL"
+MAX_DIGITS = 28  # significant digits
+MAX_INTEGER_DIGITS = 28  # |value| < 10^28
+MAX_DECIMALS = 28  # digits after the decimal point
 _PROGRESS_EVERY = 250
 
 _PERIOD_FORMS: dict[PeriodType, tuple[re.Pattern[str], str]] = {
@@ -93,19 +102,21 @@ def read_fact_file(
     known_entities: Collection[str] | None,
     known_channels: Collection[str] | None,
     progress: Progress | None = None,
+    limits: ReadLimits = WORKBOOK_LIMITS,
 ) -> FactFileReport:
     """Read and validate a `.csv` or `.xlsx` fact file.
 
     `known_*` are the glossary codes; `None` accepts any code (upper-cased). TOTAL is always a
     known channel. Raises IngestError when the file as a whole cannot be read (not found, not
-    UTF-8, binary, no header, wrong columns); row-level problems go into the report.
+    UTF-8, binary, no header, wrong columns, a workbook over `limits`); row-level problems go
+    into the report.
     """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".csv":
         total, rows = _csv_rows(path)
     elif suffix == ".xlsx":
-        total, rows = _xlsx_rows(path)
+        total, rows = _xlsx_rows(path, limits)
     else:
         raise IngestError(f"{path.name}: unsupported fact file type {suffix!r}; use .csv or .xlsx")
     validator = _RowValidator(
@@ -210,12 +221,14 @@ def _csv_next(path: Path, reader: Any) -> list[str] | None:
         raise IngestError(f"{path.name}: line {reader.line_num}: malformed CSV ({exc})") from exc
 
 
-def _xlsx_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
+def _xlsx_rows(path: Path, limits: ReadLimits) -> tuple[int, Iterator[tuple[int, Record]]]:
     import zipfile
 
     from openpyxl import load_workbook
     from openpyxl.utils.exceptions import InvalidFileException
 
+    check_zip(path, limits)  # before openpyxl unpacks anything
+    deadline = Deadline(path, limits)
     try:
         workbook = load_workbook(path, read_only=True, data_only=True)
     except FileNotFoundError as exc:
@@ -249,6 +262,8 @@ def _xlsx_rows(path: Path) -> tuple[int, Iterator[tuple[int, Record]]]:
     def rows() -> Iterator[tuple[int, Record]]:
         try:
             for line, values in enumerate(cells_iter, start=2):
+                if line % _PROGRESS_EVERY == 0:
+                    deadline.check()
                 if any(v is not None and str(v).strip() for v in values):
                     yield line, _record(list(values), positions)
         finally:
@@ -417,12 +432,13 @@ def _value(raw: Any, reasons: list[str]) -> Decimal | None:
         reasons.append(f"value {raw!r} is not a number")
         return None
     if isinstance(raw, int):
-        return Decimal(raw)
+        return _bounded(Decimal(raw), str(raw)[:40], reasons)
     if isinstance(raw, float):
         if not math.isfinite(raw):
             reasons.append(f"value {raw!r} is not a number")
             return None
-        return Decimal(repr(raw))  # shortest repr: 0.1 stays 0.1, not 0.1000000000000000055
+        # shortest repr: 0.1 stays 0.1, not 0.1000000000000000055
+        return _bounded(Decimal(repr(raw)), repr(raw), reasons)
     text = _text(raw)
     if not text:
         reasons.append("value is empty")
@@ -439,10 +455,38 @@ def _value(raw: Any, reasons: list[str]) -> Decimal | None:
         reasons.append(f"value {text!r} is not a number")
         return None
     try:
-        return Decimal(text)
-    except InvalidOperation:  # pragma: no cover - the pattern already guarantees a number
-        reasons.append(f"value {text!r} is not a number")
+        value = Decimal(text)
+    except InvalidOperation:  # an exponent beyond what a decimal can hold
+        reasons.append(f"value {text[:40]!r}: {_TOO_LARGE}")
         return None
+    return _bounded(value, text[:40], reasons)
+
+
+_TOO_LARGE = f"too large (at most {MAX_INTEGER_DIGITS} digits before the decimal point)"
+
+
+def _bounded(value: Decimal, shown: str, reasons: list[str]) -> Decimal | None:
+    """`value` when it fits the bounds of the module docstring, else None and the reason.
+    Checked on the decimal's exponent and digit count, without ever expanding it."""
+    _sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite: NaN and infinities were rejected before
+    if value and value.adjusted() >= MAX_INTEGER_DIGITS:
+        reasons.append(f"value {shown!r}: {_TOO_LARGE}")
+        return None
+    if exponent < -MAX_DECIMALS:
+        reasons.append(
+            f"value {shown!r}: more than {MAX_DECIMALS} decimal places "
+            "(too small or too precise to keep exactly)"
+        )
+        return None
+    significant = len(digits) - next((i for i, d in enumerate(digits) if d), len(digits))
+    if significant > MAX_DIGITS:
+        reasons.append(
+            f"value {shown!r}: {significant} significant digits, at most {MAX_DIGITS} are kept "
+            "exactly"
+        )
+        return None
+    return value
 
 
 def _key_text(fact: Fact) -> str:

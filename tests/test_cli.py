@@ -70,6 +70,7 @@ def test_ask_json_contract(kb: Path) -> None:
         {
             "status": "found",
             "value": 1320,
+            "value_exact": "1320",
             "unit": "USD_M",
             "metric_code": "REVENUE",
             "entity": "ACME_CN",

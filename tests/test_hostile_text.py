@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -167,3 +168,52 @@ def test_truncated_question_says_so_and_is_still_answered() -> None:
     assert ans.notices and "2000" in ans.notices[0]
     assert ans.route is Route.STRUCTURED
     assert ans.facts and ans.facts[0].status is FactStatus.FOUND
+
+
+# Ordinary words capitalised because they start the sentence are not unknown companies: the
+# answer gives both figures and their difference, with no "I don't know the company" beside it.
+ORDINARY_OPENINGS = [
+    # en
+    "Show revenue China FY2024 and FY2025",
+    "Please revenue China FY2024 and FY2025",
+    "Compare revenue of China FY2024 and FY2025",
+    "List revenue China 2024 2025",
+    "Give me China revenue for 2024 and 2025",
+    "Kindly report revenue China 2024 and 2025",
+    "Hi. Compare China revenue 2024 and 2025",
+    "Thanks! Now revenue China 2024 and 2025",
+    "Ok Show me China revenue 2024 and 2025",
+    "SHOW REVENUE CHINA 2024 2025",
+    # it
+    "Dimmi fatturato Cina 2024 e 2025",
+    "Mostra fatturato Cina 2024 e 2025",
+    "Confronta fatturato Cina 2024 e 2025",
+    "Mostrami il fatturato della Cina nel 2024 e 2025",
+    "Scusa, Quanto era il fatturato della Cina nel 2024 e nel 2025?",
+    "Per favore fatturato Cina 2024 e 2025",
+    # zh (and zh with an English opening)
+    "中国区营收2024和2025",
+    "请 Show revenue China 2024 2025",
+    "Please 告诉我 中国区营收 2024 和 2025",
+]
+
+
+@pytest.mark.parametrize("question", ORDINARY_OPENINGS)
+def test_an_ordinary_opening_word_is_not_an_unknown_company(question: str) -> None:
+    ans = ANSWERER.answer(Request(question, chat="telegram:1"))
+    assert [f.status for f in ans.facts] == [FactStatus.FOUND, FactStatus.FOUND], ans.text
+    assert "132" in ans.text  # the two-period difference was computed
+
+
+@pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("What was Foobar revenue in 2024?", ["Foobar"]),
+        ("Please show Foobar revenue 2024", ["Foobar"]),
+        ("Show revenue of Initech for FY2024", ["Initech"]),
+        ("Dimmi il fatturato di Globex nel 2025", ["Globex"]),
+        ("Mostra Globex fatturato 2025", ["Globex"]),
+    ],
+)
+def test_a_real_unknown_company_is_still_reported(question: str, unknown: list[str]) -> None:
+    assert PARSER.parse(question, REF).unknown_entities == unknown

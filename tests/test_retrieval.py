@@ -242,6 +242,23 @@ def test_min_similarity_drops_weak_vector_hits() -> None:
     assert retriever.retrieve(["employees"], cleared=True) == []
 
 
+@pytest.mark.parametrize("failure", [None, "embedder", "index"])
+def test_relevance_floor_applies_only_when_the_vector_channel_answered(
+    failure: str | None,
+) -> None:
+    """Below the floor nothing is found, BM25 hits included; when the vector channel is down
+    there is no similarity to judge by, so BM25 alone still answers."""
+    retriever = build(BrokenIndex() if failure == "index" else None)
+    if failure == "embedder":
+        retriever.embedder = SpyEmbedder(fail=True)
+    assert retriever.retrieve(["China revenue"], cleared=False, k=3)  # no floor
+    retriever.relevance_floor = 0.999
+    results = retriever.retrieve(["China revenue"], cleared=False, k=3)
+    assert bool(results) is (failure is not None)
+    retriever.relevance_floor = -1.0
+    assert retriever.retrieve(["China revenue"], cleared=False, k=3)
+
+
 def test_no_queries_or_empty_corpus_give_nothing() -> None:
     assert build().retrieve(["", "  "], cleared=True) == []
     empty = HybridRetriever(

@@ -64,3 +64,9 @@ def test_no_match_gives_only_the_question_and_empty_gives_nothing() -> None:
 def test_deterministic() -> None:
     runs = {tuple(rewrite_queries("Cina ricavi 2025", [REVENUE, CHINA])) for _ in range(5)}
     assert len(runs) == 1
+
+
+def test_names_are_found_as_the_gates_find_them() -> None:
+    """A look-alike letter or an invisible character does not hide a name from rewriting."""
+    out = rewrite_queries("Why did \u0421hi\u200bna revenue fall?", [CHINA, REVENUE])
+    assert out[1] == "Why did Orbis China sales fall?"
