@@ -42,6 +42,28 @@ class DeliveryLog(Protocol):
     def first_time(self, platform: str, delivery_id: str | int) -> bool: ...
 
 
+class PendingDelivery(Protocol):
+    delivery_id: str
+    payload: str
+    attempts: int
+
+
+class Inbox(Protocol):
+    """Deliveries stored before the platform is told they arrived (storage/inbox.py)."""
+
+    lease: dt.timedelta
+
+    def receive(self, platform: str, delivery_id: str | int, payload: str, *,
+                owner: str) -> bool: ...
+
+    def done(self, platform: str, delivery_id: str | int) -> None: ...
+
+    def renew(self, platform: str, owner: str) -> int: ...
+
+    def take_over(self, platform: str, owner: str
+                  ) -> tuple[list[PendingDelivery], list[str]]: ...
+
+
 @dataclass
 class ChatServices:
     """What every chat adapter's handlers need from ricorda, passed in (never globals).
@@ -56,6 +78,7 @@ class ChatServices:
     turns: TurnLookup
     signer: CallbackSigner
     deliveries: DeliveryLog | None = None
+    inbox: Inbox | None = None  # None: deliveries are handled from memory only
     verdicts: ReactionVerdicts = field(default_factory=ReactionVerdicts)
     admins: frozenset[str] = frozenset()
     show_footer: bool = True
