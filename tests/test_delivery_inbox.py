@@ -18,9 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.acme import load_acme
+from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram
 from tests.loopback import free_port, post_when_up
+from tests.slack_harness import BotProcess as SlackBot
 from tests.telegram_harness import BotProcess as TelegramBot
+from tests.test_slack_adapter import text_of
 
 CHINA_2024 = "What was ACME China revenue in FY2024?"
 LEASE = "1"  # seconds: a dead process's entries are taken over this soon after
@@ -100,3 +103,29 @@ def test_webhook_kill_after_the_200_answers_once(acme_dir: Path,
         assert len(telegram.sent(42)) == 1
     finally:
         bot.stop()
+
+
+def test_slack_http_kill_after_the_ack_answers_once(acme_dir: Path) -> None:
+    slack = FakeSlack().start()
+    bot = SlackBot(acme_dir, slack, RICORDA_INBOX_LEASE_S=LEASE)
+    try:
+        bot.start()
+        slack.hold("chat.postMessage")
+        acked = bot.sender.mention("C0INBOX1", "U0ASKER1", CHINA_2024)
+        assert acked.status_code == 200  # Slack will not deliver this event again
+        slack.wait_for(lambda: slack.holding("chat.postMessage"), timeout=30)
+        assert bot.proc is not None
+        os.kill(bot.proc.pid, signal.SIGKILL)
+        bot.proc.wait(10)
+        bot.proc = None
+        slack.release("chat.postMessage")
+        bot.start()
+        slack.wait_for(lambda: slack.posted("C0INBOX1"), timeout=30)
+        time.sleep(4 * float(LEASE))
+        posted = slack.posted("C0INBOX1")
+        assert len(posted) == 1, [text_of(m)[:60] for m in posted]
+        assert "1,320" in text_of(posted[0])
+    finally:
+        slack.release("chat.postMessage")
+        bot.stop()
+        slack.stop()
