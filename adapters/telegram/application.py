@@ -41,6 +41,7 @@ PUBLIC_COMMANDS = (
     BotCommand("start", "introduction"),
 )
 TELEGRAM_API = "https://api.telegram.org"
+NEW_MESSAGE = filters.UpdateType.MESSAGE
 
 
 @dataclass(frozen=True)
@@ -123,10 +124,11 @@ def add_handlers(application: Application, services: TelegramServices) -> None:
     if services.inbox is None:  # else the inbox claimed each update as it was stored
         application.add_handler(TypeHandler(Update, Deduplicate(services)), group=-1)
     application.add_handlers([
-        CommandHandler("start", commands.on_start),
-        CommandHandler("help", commands.on_help),
-        CommandHandler("ask", questions.on_ask),
-        CommandHandler(list(ADMIN_COMMANDS), commands.on_admin),
+        # new messages only: an edit never runs a command (CommandHandler takes edits too)
+        CommandHandler("start", commands.on_start, filters=NEW_MESSAGE),
+        CommandHandler("help", commands.on_help, filters=NEW_MESSAGE),
+        CommandHandler("ask", questions.on_ask, filters=NEW_MESSAGE),
+        CommandHandler(list(ADMIN_COMMANDS), commands.on_admin, filters=NEW_MESSAGE),
         CallbackQueryHandler(questions.on_option, pattern=f"^{OPTION}:"),
         CallbackQueryHandler(commands.on_purge_choice, pattern=f"^[{PURGE}{CANCEL}]:"),
         CallbackQueryHandler(commands.on_stale_button),
