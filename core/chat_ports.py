@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from core.errors import StorageError
 from core.ports import TurnRecord
 from core.reactions import ReactionVerdicts
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from core.types import Answer, Request
 
 T = TypeVar("T")
+CONFIRMATIONS = "confirmation"  # the delivery log's "platform" for used confirmation buttons
 
 
 class FeedbackPort(Protocol):
@@ -87,6 +89,7 @@ class ChatServices:
     clock: Callable[[], float] = field(default=lambda: dt.datetime.now(dt.UTC).timestamp())
     core_worker: Executor | None = None  # None: a private single thread
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
+    _used: set[str] = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.core_worker is None:
@@ -97,6 +100,21 @@ class ChatServices:
         """Run a core call on the core worker thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.core_worker, partial(fn, *args, **kwargs))
+
+    async def use_once(self, confirmation: str) -> bool:
+        """True the first time a confirmation (a purge prompt's button) is used, across replicas
+        (claimed in the delivery log); a replay of the same tap gets False. When the database
+        cannot tell, the answer is False: a purge can be asked for again, not undone."""
+        if self.deliveries is None:
+            fresh = confirmation not in self._used
+            self._used.add(confirmation)
+            return fresh
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(
+                None, self.deliveries.first_time, CONFIRMATIONS, confirmation)
+        except StorageError:
+            return False
 
     def close(self) -> None:
         """Stop the worker this object started (a shared one belongs to its owner)."""

@@ -250,6 +250,12 @@ def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) ->
     bot.sender.tap(channel, ADMIN, {"ts": "1.0"}, confirm["value"], confirm["action_id"])
     done = fake.wait_for(lambda: fake.ephemeral(ADMIN)[2:])[0]
     assert re.search(r"purged \d+ fast paths", done["text"]) and fastpaths.count() == 0
+    again = answer(bot, fake, channel, question)
+    count = fastpaths.count()
+    assert count > 0, (text_of(again), [e["text"] for e in fake.ephemeral(ADMIN)])
+    bot.sender.tap(channel, ADMIN, {"ts": "1.0"}, confirm["value"], confirm["action_id"])
+    replayed = fake.wait_for(lambda: fake.ephemeral(ADMIN)[3:])[0]  # the same tap, again
+    assert "expired" in replayed["text"] and fastpaths.count() == count
 
 
 def test_slash_help_and_ask_are_ephemeral(bot: BotProcess, fake: FakeSlack) -> None:

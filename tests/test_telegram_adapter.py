@@ -286,3 +286,19 @@ def test_an_edited_message_never_runs_a_command(bot: BotProcess, fake: FakeTeleg
     assert len(fake.sent(114)) == sent_before[114] + 1
     assert len(fake.sent(ADMIN)) == sent_before[ADMIN] and fake.sent(-114) == []
     assert fastpaths.count() == count
+
+
+def test_a_used_purge_confirmation_cannot_be_replayed(bot: BotProcess, fake: FakeTelegram,
+                                                      db: Any) -> None:
+    fastpaths = SqlFastpathStore(db.engine)
+    prompt = ask(fake, ADMIN, "/purge all")
+    confirm = prompt["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))
+    fake.wait_for(lambda: "purged" in fake.message(ADMIN, prompt["message_id"])["text"])
+    ask(fake, 115, "What was ACME Group revenue in FY2024?")
+    count = fastpaths.count()
+    assert count > 0
+    expired_before = len(_expired(fake))
+    fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))  # the same tap, again
+    fake.wait_for(lambda: len(_expired(fake)) > expired_before)
+    assert fastpaths.count() == count

@@ -19,13 +19,14 @@ from adapters.slack.addressing import question_text
 from adapters.slack.blocks import CANCEL, PURGE, purge_prompt, text_message
 from adapters.slack.questions import LANGUAGE, Questions
 from adapters.slack.replies import ephemeral
-from adapters.slack.services import SlackServices, user_key
+from adapters.slack.services import PLATFORM, SlackServices, user_key
 from core.admin_commands import (
     CANCEL_LABEL,
     CANCELLED,
     COMMANDS,
     CONFIRM_LABEL,
     DESCRIPTIONS,
+    confirmation_id,
     is_admin,
     needs_confirmation,
     run_admin_command,
@@ -104,7 +105,8 @@ class Commands:
         fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
             0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
         if not fresh or fields is None or fields[0] != tapper or not is_admin(
-                user_key(tapper), self.s.admins):
+                user_key(tapper), self.s.admins) or not await self.s.use_once(
+                confirmation_id(PLATFORM, fields[0], fields[1])):
             log.warning("purge confirmation refused for %s", user_key(tapper))
             await ephemeral(client, respond, channel, tapper,
                             text_message(reply("expired", LANGUAGE)))
