@@ -129,3 +129,22 @@ def test_slack_http_kill_after_the_ack_answers_once(acme_dir: Path) -> None:
         slack.release("chat.postMessage")
         bot.stop()
         slack.stop()
+
+
+def test_a_slow_answer_is_not_taken_over_while_its_process_lives(
+        acme_dir: Path, telegram: FakeTelegram) -> None:
+    """The lease is renewed while the answer is on its way: a reply slower than several leases
+    is still sent once. (Held under PTB's 5 s read timeout, which ends in an apology.)"""
+    bot = TelegramBot(acme_dir, telegram, RICORDA_INBOX_LEASE_S=LEASE)
+    try:
+        bot.start()
+        telegram.hold("sendMessage")
+        telegram.inject(telegram.text(43, 43, CHINA_2024))
+        telegram.wait_for(lambda: telegram.holding("sendMessage"), timeout=30)
+        time.sleep(3 * float(LEASE))
+        assert telegram.holding("sendMessage") == 1  # no second attempt meanwhile
+        telegram.release("sendMessage")
+        answered_once(telegram, 43)
+        assert "taking over" not in bot.output()
+    finally:
+        bot.stop()
