@@ -132,10 +132,10 @@ def test_slack_http_kill_after_the_ack_answers_once(acme_dir: Path) -> None:
 
 
 def test_a_slow_answer_is_not_taken_over_while_its_process_lives(
-        acme_dir: Path, telegram: FakeTelegram) -> None:
+        tmp_path: Path, telegram: FakeTelegram) -> None:
     """The lease is renewed while the answer is on its way: a reply slower than several leases
     is still sent once. (Held under PTB's 5 s read timeout, which ends in an apology.)"""
-    bot = TelegramBot(acme_dir, telegram, RICORDA_INBOX_LEASE_S=LEASE)
+    bot = TelegramBot(load_acme(tmp_path), telegram, RICORDA_INBOX_LEASE_S=LEASE)
     try:
         bot.start()
         telegram.hold("sendMessage")
