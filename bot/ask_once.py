@@ -54,9 +54,8 @@ def ask_once(
 
 
 def _error(exc: Exception, code: int) -> int:
-    from bot.log_setup import redact_known
-
     from adapters.console import terminal_safe
+    from bot.log_setup import redact_known
 
     print(terminal_safe(f"error: {redact_known(str(exc))}"), file=sys.stderr)
     return code

@@ -133,18 +133,26 @@ def chat_services(
     app: App, platform_token: str, *, core_worker: Executor | None = None
 ) -> dict[str, Any]:
     """The arguments every adapter's services take, built once from the application."""
+    import datetime as dt
+
     from core.callback_token import CallbackSigner, derive_key
     from storage.delivery_log import SqlDeliveryLog
+    from storage.inbox import SqlInbox
 
     s = app.settings
     secret = s.callback_secret.get_secret_value() if s.callback_secret else None
+    deliveries = SqlDeliveryLog(app.engine)
+    if not s.inbox_lease_s > 0:
+        raise ConfigError(f"RICORDA_INBOX_LEASE_S must be positive, not {s.inbox_lease_s!r}")
     return {
         "ask": app.answer,  # the one seam between an adapter and the cascade (freshness first)
         "feedback": app.feedback,
         "admin": CurrentAdmin(app.admin, app.ensure_fresh),
         "turns": app.turns,
         "signer": CallbackSigner(derive_key(secret, platform_token)),
-        "deliveries": SqlDeliveryLog(app.engine),
+        "deliveries": deliveries,
+        "inbox": SqlInbox(app.engine, deliveries=deliveries,
+                          lease=dt.timedelta(seconds=s.inbox_lease_s)),
         "admins": frozenset(s.admins),
         "show_footer": s.show_footer,
         "today": app.today,

@@ -147,7 +147,10 @@ async def serve_slack(
     """Serve Slack until `stop` is set (or a signal arrives)."""
     import aiohttp
 
+    from adapters.inbox import DeliveryInbox
     from adapters.slack import build_bolt_app, start_site, web_application, web_client
+    from adapters.slack.application import redispatcher
+    from adapters.slack.services import PLATFORM
     from bot.serve import redact_in_logs
 
     mode = check_slack_settings(app)
@@ -168,12 +171,16 @@ async def serve_slack(
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
     services = slack_services(app, core_worker=core_worker)
+    inbox = DeliveryInbox(services.inbox, PLATFORM) if services.inbox is not None else None
     try:
         async with aiohttp.ClientSession() as session:
             client = web_client(token, base_url=s.slack_api_url, session=session)
             bolt = build_bolt_app(
-                services, client=client, signing_secret=None if mode == "socket" else signing
+                services, client=client, signing_secret=None if mode == "socket" else signing,
+                inbox=inbox,
             )
+            if inbox is not None:  # events a dead process stored and never answered
+                inbox.start(redispatcher(bolt))
             if mode == "socket":
                 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -188,8 +195,12 @@ async def serve_slack(
                 log.info("Slack: HTTP events on %s:%s", host, port)
                 await stop.wait()
                 await runner.cleanup()
+            if inbox is not None:
+                await inbox.stop()
             await _finish_in_flight()
     finally:
+        if inbox is not None:
+            inbox.close()
         services.close()
 
 

@@ -56,7 +56,7 @@ class Admin:
         if not target:
             return "purge what? give an id, the question text, or 'all'"
         if target.lower() == "all":
-            return f"purged {self.fastpaths.purge_all()} fast paths"
+            return self._purge_all()
         if self.fastpaths.by_id(target) is not None and self.fastpaths.delete(target):
             return f"purged fast path {target}"
         first = detect_language(target)
@@ -64,6 +64,18 @@ class Admin:
             if self.fastpaths.delete_by_hash(canonical_hash(canonical_text(target, language))):
                 return f"purged the fast path for: {target}"
         return f"no fast path matches {target!r}"
+
+    def _purge_all(self) -> str:
+        """Every cached plan: L0 fast paths and L1 autopaths (with the observations they are
+        learned from). What stays is named: anti-autopaths and approved executors."""
+        text = f"purged {self.fastpaths.purge_all()} fast paths (L0)"
+        if self.autopaths is None:
+            return text
+        paths, observations = self.autopaths.purge_plans()
+        kept = len(self.autopaths.anti_autopaths())
+        return (f"{text} and {paths} autopaths (L1, learned from {observations} answers); "
+                f"kept: {kept} anti-autopaths (plans blocked by feedback) and the approved "
+                "executors")
 
     def stats(self, last_n: int = 500) -> list[LevelStats]:
         """Hit rate and p50 latency per serving level over the last N answered turns."""

@@ -13,7 +13,7 @@ log = logging.getLogger("ricorda.admin")
 COMMANDS = ("fastpaths", "purge", "autopaths", "stats", "proposals", "approve", "reject", "retire")
 DESCRIPTIONS = {
     "fastpaths": "admin: list the cached plans, most used first",
-    "purge": "admin: forget a cached plan (id, question text, or all)",
+    "purge": "admin: forget a cached plan (id, question text, or all: L0 and L1)",
     "autopaths": "admin: show the L1 autopaths",
     "stats": "admin: hit rate and latency per serving level",
     "proposals": "admin: plans proposed for promotion to executors",
@@ -22,7 +22,10 @@ DESCRIPTIONS = {
     "retire": "admin: retire a composite executor (name)",
 }
 REFUSAL = "Sorry, only ricorda admins can use /{name}."
-PURGE_ALL_PROMPT = "This forgets every cached plan. Tap Confirm to purge them all."
+PURGE_ALL_PROMPT = (
+    "This forgets every cached plan: the L0 fast paths and the L1 autopaths, with the answers "
+    "they were learned from. Anti-autopaths (plans blocked by feedback) and approved executors "
+    "stay. Tap Confirm to purge them all.")
 CONFIRM_LABEL, CANCEL_LABEL = "Confirm", "Cancel"
 CANCELLED = "Nothing purged."
 MAX_LIST = 200
@@ -56,6 +59,12 @@ def is_admin(user: str, admins: list[str] | tuple[str, ...] | frozenset[str]) ->
 def needs_confirmation(name: str, args: str) -> bool:
     """Purging everything is the one command that asks before it acts."""
     return name == "purge" and args.strip().lower() == "all"
+
+
+def confirmation_id(platform: str, user: str, issued: str) -> str:
+    """Names one purge prompt (its Confirm and Cancel share it): the first tap on either
+    answers it, and every later tap, replayed or not, is refused."""
+    return f"{platform}:{user}:{issued}"
 
 
 def run_admin_command(

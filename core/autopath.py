@@ -112,6 +112,10 @@ class AutopathStore(Protocol):
 
     def anti_autopaths(self) -> list[AntiView]: ...
 
+    def purge_plans(self) -> tuple[int, int]:
+        """Delete every autopath and observation (anti-autopaths stay): (autopaths, obs)."""
+        ...
+
     def transaction(self) -> AbstractContextManager[AutopathTransaction]: ...
 
 
@@ -154,6 +158,7 @@ class Autopaths:
         self._demotion_floor = demotion_floor
         self._demotion_min_verdicts = demotion_min_verdicts
         self._lock = threading.Lock()
+        self._per_cluster = recent_per_cluster
         self._index = ClusterIndex(per_cluster=recent_per_cluster)
         self._intent_clusters: dict[str, set[str]] = {}
         self._load(recent_per_cluster)
@@ -271,6 +276,16 @@ class Autopaths:
         """Promoted autopaths (active and demoted), by cluster, champion first."""
         rows = [a for a in self._store.autopaths() if include_candidates or a.status != "candidate"]
         return sorted(rows, key=lambda a: (a.cluster_id, *champion_key(a)))
+
+    def purge_plans(self) -> tuple[int, int]:
+        """Forget every learned plan: autopaths stop serving at once in every process (each
+        lookup reads them from the store), and the observations they were learned from go, so
+        a late ✓ on an old answer cannot bring one back. Anti-autopaths stay in force."""
+        with self._lock:
+            purged = self._store.purge_plans()
+            self._index = ClusterIndex(per_cluster=self._per_cluster)
+            self._intent_clusters = {}
+        return purged
 
     def anti_autopaths(self) -> list[AntiView]:
         """Blocks in force now (failure counts below the threshold are not listed)."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from core.errors import StorageError
 from core.ports import TurnRecord
 from core.reactions import ReactionVerdicts
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from core.types import Answer, Request
 
 T = TypeVar("T")
+CONFIRMATIONS = "confirmation"  # the delivery log's "platform" for used confirmation buttons
 
 
 class FeedbackPort(Protocol):
@@ -42,6 +44,28 @@ class DeliveryLog(Protocol):
     def first_time(self, platform: str, delivery_id: str | int) -> bool: ...
 
 
+class PendingDelivery(Protocol):
+    delivery_id: str
+    payload: str
+    attempts: int
+
+
+class Inbox(Protocol):
+    """Deliveries stored before the platform is told they arrived (storage/inbox.py)."""
+
+    lease: dt.timedelta
+
+    def receive(self, platform: str, delivery_id: str | int, payload: str, *,
+                owner: str) -> bool: ...
+
+    def done(self, platform: str, delivery_id: str | int) -> None: ...
+
+    def renew(self, platform: str, owner: str) -> int: ...
+
+    def take_over(self, platform: str, owner: str
+                  ) -> tuple[list[PendingDelivery], list[str]]: ...
+
+
 @dataclass
 class ChatServices:
     """What every chat adapter's handlers need from ricorda, passed in (never globals).
@@ -56,6 +80,7 @@ class ChatServices:
     turns: TurnLookup
     signer: CallbackSigner
     deliveries: DeliveryLog | None = None
+    inbox: Inbox | None = None  # None: deliveries are handled from memory only
     verdicts: ReactionVerdicts = field(default_factory=ReactionVerdicts)
     admins: frozenset[str] = frozenset()
     show_footer: bool = True
@@ -67,6 +92,7 @@ class ChatServices:
     # a changed glossary counts at once; the default clears no chat
     is_cleared: Callable[[str], bool] = field(default=lambda chat: False)
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
+    _used: set[str] = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.core_worker is None:
@@ -93,6 +119,21 @@ class ChatServices:
             )
 
         return await self.run(reply)
+
+    async def use_once(self, confirmation: str) -> bool:
+        """True the first time a confirmation (a purge prompt's button) is used, across replicas
+        (claimed in the delivery log); a replay of the same tap gets False. When the database
+        cannot tell, the answer is False: a purge can be asked for again, not undone."""
+        if self.deliveries is None:
+            fresh = confirmation not in self._used
+            self._used.add(confirmation)
+            return fresh
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(
+                None, self.deliveries.first_time, CONFIRMATIONS, confirmation)
+        except StorageError:
+            return False
 
     def close(self) -> None:
         """Stop the worker this object started (a shared one belongs to its owner)."""

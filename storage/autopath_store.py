@@ -134,6 +134,17 @@ class SqlAutopathStore:
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot read autopaths: {exc.__class__.__name__}") from exc
 
+    def purge_plans(self) -> tuple[int, int]:
+        """Delete every autopath and every observation (the plans they were learned from), in
+        one transaction; anti-autopaths stay. Returns (autopaths, observations) deleted."""
+        try:
+            with self._engine.begin() as conn:
+                paths = conn.execute(delete(_PATHS)).rowcount or 0
+                observations = conn.execute(delete(_OBS)).rowcount or 0
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot purge autopaths: {exc.__class__.__name__}") from exc
+        return int(paths), int(observations)
+
     def autopaths(self) -> list[AutopathView]:
         query = select(_PATHS).order_by(_PATHS.c.cluster_id, _PATHS.c.id)
         return [_autopath(row) for row in self._rows(query, mappings=True)]

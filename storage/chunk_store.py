@@ -21,9 +21,9 @@ from core.document_sources import DocumentSource
 from core.errors import StorageError
 from core.ports import Chunk
 from storage.document_tables import ChunkRow, DocumentRow, DocumentSourceRow
+from storage.kb_version import DOCUMENTS, bump_kb_version
 from storage.tables import utcnow
 from storage.upsert import upsert_statement
-from storage.kb_version import DOCUMENTS, bump_kb_version
 
 _CHUNKS = ChunkRow.__table__  # type: ignore[attr-defined]
 _DOCS = DocumentRow.__table__  # type: ignore[attr-defined]

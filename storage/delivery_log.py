@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Column, String, delete
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
@@ -57,15 +57,19 @@ class SqlDeliveryLog:
 
     def first_time(self, platform: str, delivery_id: str | int) -> bool:
         """True exactly once per (platform, delivery id): the caller that gets True handles it."""
-        params = {"platform": platform, "delivery_id": str(delivery_id), "seen_at": self._clock()}
         try:
             with self._engine.begin() as conn:
-                claimed = conn.execute(self._claim, params).first() is not None
-                self._since_prune += 1
-                if self._since_prune >= PRUNE_EVERY:
-                    self._since_prune = 0
-                    conn.execute(delete(_TABLE).where(_TABLE.c.seen_at < params["seen_at"] -
-                                                      self._keep))
+                return self.claim(conn, platform, delivery_id)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot log a delivery: {exc.__class__.__name__}") from exc
+
+    def claim(self, conn: Connection, platform: str, delivery_id: str | int) -> bool:
+        """`first_time` inside the caller's transaction (the inbox stores the delivery in the
+        same commit that claims it)."""
+        params = {"platform": platform, "delivery_id": str(delivery_id), "seen_at": self._clock()}
+        claimed = conn.execute(self._claim, params).first() is not None
+        self._since_prune += 1
+        if self._since_prune >= PRUNE_EVERY:
+            self._since_prune = 0
+            conn.execute(delete(_TABLE).where(_TABLE.c.seen_at < params["seen_at"] - self._keep))
         return claimed

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +46,9 @@ class _State:
     messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     reactions: dict[tuple[str, str], dict[str, list[str]]] = field(default_factory=dict)
     failures: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # status, retry
+    held: set[str] = field(default_factory=set)  # methods whose calls wait for `release`
+    outside: set[str] = field(default_factory=set)  # conversations the bot is no member of
+    holding: dict[str, int] = field(default_factory=dict)  # method -> calls waiting now
 
 
 class FakeSlack:
@@ -82,6 +86,42 @@ class FakeSlack:
     def fail_once(self, method: str, *, status: int = 429, retry_after: int = 1) -> None:
         with self._cond:
             self._state.failures.setdefault(method, []).append((status, retry_after))
+
+    def not_a_member(self, channel: str) -> None:
+        """A conversation the bot is not in (a DM between two people): posting there fails
+        with `channel_not_found`, as Slack answers; response URLs still work."""
+        with self._cond:
+            self._state.outside.add(channel)
+
+    def responses(self) -> list[dict[str, Any]]:
+        """What the bot posted to response URLs, oldest first."""
+        return [c.params for c in self.calls() if c.method.startswith("respond")]
+
+    def hold(self, method: str) -> None:
+        """Calls of `method` wait (unanswered) until `release`; a call whose bot went away
+        meanwhile is then dropped, as a request that never reached Slack would be."""
+        with self._cond:
+            self._state.held.add(method)
+
+    def release(self, method: str) -> None:
+        with self._cond:
+            self._state.held.discard(method)
+            self._cond.notify_all()
+
+    def holding(self, method: str) -> int:
+        with self._cond:
+            return self._state.holding.get(method, 0)
+
+    def _wait_if_held(self, method: str) -> bool:
+        with self._cond:
+            if method not in self._state.held:
+                return False
+            self._state.holding[method] = self._state.holding.get(method, 0) + 1
+            self._cond.notify_all()
+            while method in self._state.held:
+                self._cond.wait(0.5)
+            self._state.holding[method] -= 1
+            return True
 
     def calls(self, method: str | None = None, **match: Any) -> list[Call]:
         with self._cond:
@@ -138,6 +178,8 @@ class FakeSlack:
         return 200, body, {}
 
     def _method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method.startswith("chat.") and params.get("channel") in self._state.outside:
+            return {"ok": False, "error": "channel_not_found"}
         if method == "auth.test":
             return {"ok": True, "url": "https://fake.slack.test/", "team": "Fake",
                     "user": "ricorda", "team_id": TEAM, "user_id": BOT_USER, "bot_id": BOT_ID}
@@ -203,6 +245,8 @@ class FakeSlack:
                 else:
                     self._reply(404, {"ok": False, "error": "not_found"}, {})
                     return
+                if fake._wait_if_held(method) and _closed(self.connection):
+                    return  # the bot died while its call was held: Slack never saw it
                 auth = self.headers.get("Authorization", "")
                 token = auth.removeprefix("Bearer ") or str(params.pop("token", ""))
                 status, body, headers = fake._handle(method, params, token)
@@ -227,6 +271,16 @@ class FakeSlack:
 class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # Slack does not drop connections: 50 concurrent senders connect
     daemon_threads = True
+
+
+def _closed(connection: socket.socket) -> bool:
+    """The peer closed (or reset) the connection: nothing will read our answer."""
+    try:
+        return connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 def _params(content_type: str, raw: bytes) -> dict[str, Any]:

@@ -52,6 +52,8 @@ class _State:
     messages: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
     failures: dict[str, list[int]] = field(default_factory=dict)  # method -> [retry_after...]
     webhook: dict[str, Any] = field(default_factory=dict)
+    held: set[str] = field(default_factory=set)  # methods whose calls wait for `release`
+    holding: dict[str, int] = field(default_factory=dict)  # method -> calls waiting now
 
 
 class FakeTelegram:
@@ -101,6 +103,33 @@ class FakeTelegram:
         """The next call of `method` gets 429 Too Many Requests with this retry_after."""
         with self._cond:
             self._state.failures.setdefault(method, []).append(retry_after)
+
+    def hold(self, method: str) -> None:
+        """Calls of `method` wait (unanswered) until `release`; a call whose bot went away
+        meanwhile is then dropped, as a request that never reached Telegram would be."""
+        with self._cond:
+            self._state.held.add(method)
+
+    def release(self, method: str) -> None:
+        with self._cond:
+            self._state.held.discard(method)
+            self._cond.notify_all()
+
+    def holding(self, method: str) -> int:
+        """How many calls of `method` are waiting for `release` now."""
+        with self._cond:
+            return self._state.holding.get(method, 0)
+
+    def _wait_if_held(self, method: str) -> bool:
+        with self._cond:
+            if method not in self._state.held:
+                return False
+            self._state.holding[method] = self._state.holding.get(method, 0) + 1
+            self._cond.notify_all()
+            while method in self._state.held:
+                self._cond.wait(0.5)
+            self._state.holding[method] -= 1
+            return True
 
     def calls(self, method: str | None = None, **match: Any) -> list[Call]:
         with self._cond:
@@ -319,6 +348,8 @@ class FakeTelegram:
                                              "description": "Unauthorized"})
                 method = path[len(prefix):]
                 params = _params(self.headers.get("Content-Type") or "", raw)
+                if fake._wait_if_held(method) and _closed(self.connection):
+                    return  # the bot died while its call was held: Telegram never saw it
                 call = Call(method, params, received)
                 status, body = fake._handle(method, params)
                 call.done = time.monotonic()
@@ -360,6 +391,16 @@ def _params(content_type: str, raw: bytes) -> dict[str, Any]:
                 pass
         out[key] = value
     return out
+
+
+def _closed(connection: socket.socket) -> bool:
+    """The peer closed (or reset) the connection: nothing will read our answer."""
+    try:
+        return connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 def _plain(message: dict[str, Any]) -> dict[str, Any]:

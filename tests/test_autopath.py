@@ -557,3 +557,27 @@ def test_lookup_over_ten_thousand_observations_takes_milliseconds(tmp_path: Path
     engine.dispose()
     p50_ms = 1000 * sorted(timings)[len(timings) // 2]
     assert p50_ms < 25, f"p50 {p50_ms:.2f} ms"  # measured ~2-3 ms; slack for a busy machine
+
+
+def test_purge_all_stops_l1_serving_everywhere_and_keeps_the_blocks(engine, store,
+                                                                     clock) -> None:
+    """`purge all` says it forgets every cached plan: L1 autopaths were left serving."""
+    from core.admin import Admin
+    from storage.fastpath_store import SqlFastpathStore
+
+    l1 = autopaths(store, clock, demotion_floor=0.0)
+    replica = autopaths(SqlAutopathStore(engine), clock, demotion_floor=0.0)
+    observe(l1, "ok")
+    l1.confirm("ok")
+    for n in range(3):  # a block on another plan in the same cluster
+        observe(l1, f"bad{n}", toward(0.97, axis=1 + n), framework_hash="f-other")
+        l1.reject(f"bad{n}")
+    assert l1.lookup(embedding=E0, intent_hash="i-revenue") is not None
+    admin = Admin(fastpaths=SqlFastpathStore(engine), turns=None, autopaths=l1)  # type: ignore[arg-type]
+    said = admin.purge("all")
+    assert "2 autopaths" in said and "kept: 1 anti-autopaths" in said, said  # 1 a candidate
+    assert l1.lookup(embedding=E0, intent_hash="i-revenue") is None
+    assert replica.lookup(embedding=E0, intent_hash="i-revenue") is None  # another process
+    l1.confirm("ok")  # a late ✓ on an answer from before the purge brings nothing back
+    assert l1.autopaths() == [] and l1.lookup(embedding=E0, intent_hash="i-revenue") is None
+    assert len(l1.anti_autopaths()) == 1

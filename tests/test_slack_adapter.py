@@ -250,6 +250,12 @@ def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) ->
     bot.sender.tap(channel, ADMIN, {"ts": "1.0"}, confirm["value"], confirm["action_id"])
     done = fake.wait_for(lambda: fake.ephemeral(ADMIN)[2:])[0]
     assert re.search(r"purged \d+ fast paths", done["text"]) and fastpaths.count() == 0
+    again = answer(bot, fake, channel, question)
+    count = fastpaths.count()
+    assert count > 0, (text_of(again), [e["text"] for e in fake.ephemeral(ADMIN)])
+    bot.sender.tap(channel, ADMIN, {"ts": "1.0"}, confirm["value"], confirm["action_id"])
+    replayed = fake.wait_for(lambda: fake.ephemeral(ADMIN)[3:])[0]  # the same tap, again
+    assert "expired" in replayed["text"] and fastpaths.count() == count
 
 
 def test_slash_help_and_ask_are_ephemeral(bot: BotProcess, fake: FakeSlack) -> None:
@@ -269,3 +275,35 @@ def test_ratelimited_post_is_retried_after_retry_after(bot: BotProcess, fake: Fa
     reply = answer(bot, fake, "C0000111", CHINA_2024)
     assert "1,320" in text_of(reply) and time.monotonic() - started >= 1.0
     assert len(fake.calls("chat.postMessage", channel="C0000111")) == 3
+
+
+def test_slash_ask_where_the_bot_is_no_member_answers_through_the_response_url(
+        bot: BotProcess, fake: FakeSlack, db: Any) -> None:
+    """A DM between two colleagues: chat.postEphemeral fails there, the response URL works."""
+    fake.not_a_member("D0000112")
+    before = len(fake.responses())
+    bot.sender.command("D0000112", "U0000112", f"ask {CHINA_2024}")
+    reply = fake.wait_for(lambda: fake.responses()[before:])[0]
+    assert "1,320 USD_M" in text_of(reply) and reply["response_type"] == "ephemeral"
+    assert fake.ephemeral("U0000112")  # it was tried first, and failed
+
+
+def test_slash_command_text_is_decoded_like_event_text(bot: BotProcess, fake: FakeSlack,
+                                                       db: Any) -> None:
+    bot.sender.command("C0000113", "U0000113",
+                       "ask What was ACME China revenue &amp; EBITDA in FY2024?")
+    fake.wait_for(lambda: fake.ephemeral("U0000113"))
+    asked = [t.question for t in db.turns.recent_turns(20, chat="slack:C0000113")]
+    assert asked == ["What was ACME China revenue & EBITDA in FY2024?"]
+
+
+def test_a_refused_request_body_is_not_logged(bot: BotProcess, fake: FakeSlack) -> None:
+    secret = "How much did Project Nightingale cost us?"
+    refused = bot.sender.mention("C0000114", "U0000114", secret, signed=False,
+                                 headers={"X-Slack-Request-Timestamp": str(int(time.time())),
+                                          "X-Slack-Signature": "v0=" + "0" * 64})
+    assert refused.status_code == 401
+    time.sleep(0.5)
+    log = bot.output()
+    assert "Invalid request signature" in log  # the refusal is logged...
+    assert "Nightingale" not in log  # ...without what the user wrote

@@ -268,3 +268,37 @@ def test_webhook_checks_the_secret(data_dir: Path, fake: FakeTelegram) -> None:
     finally:
         hook.stop()
 
+
+
+def test_an_edited_message_never_runs_a_command(bot: BotProcess, fake: FakeTelegram,
+                                                db: Any) -> None:
+    ask(fake, 114, "What was ACME Group revenue in FY2024?")
+    ask(fake, 114, "What was ACME HK revenue in FY2024?")
+    fastpaths = SqlFastpathStore(db.engine)
+    count = fastpaths.count()
+    sent_before = {c: len(fake.sent(c)) for c in (114, ADMIN, -114)}
+    for chat, user, text in ((114, 114, f"/ask {CHINA_2024}"), (ADMIN, ADMIN, "/purge all"),
+                             (ADMIN, ADMIN, "/stats"), (-114, 114, f"/ask {CHINA_2024}")):
+        edited = fake.text(chat, user, text)
+        fake.inject({"edited_message": {**edited["message"], "edit_date": int(time.time())}})
+    ask(fake, 114, "What was ACME HK revenue in FY2024?")  # handled after the edits
+    time.sleep(0.5)
+    assert len(fake.sent(114)) == sent_before[114] + 1
+    assert len(fake.sent(ADMIN)) == sent_before[ADMIN] and fake.sent(-114) == []
+    assert fastpaths.count() == count
+
+
+def test_a_used_purge_confirmation_cannot_be_replayed(bot: BotProcess, fake: FakeTelegram,
+                                                      db: Any) -> None:
+    fastpaths = SqlFastpathStore(db.engine)
+    prompt = ask(fake, ADMIN, "/purge all")
+    confirm = prompt["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))
+    fake.wait_for(lambda: "purged" in fake.message(ADMIN, prompt["message_id"])["text"])
+    ask(fake, 115, "What was ACME Group revenue in FY2024?")
+    count = fastpaths.count()
+    assert count > 0
+    expired_before = len(_expired(fake))
+    fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))  # the same tap, again
+    fake.wait_for(lambda: len(_expired(fake)) > expired_before)
+    assert fastpaths.count() == count

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -24,10 +27,12 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.inbox import DeliveryInbox
 from adapters.slack.blocks import OPTION_ACTION, PURGE_CANCEL, PURGE_CONFIRM
 from adapters.slack.commands import COMMAND, Commands
 from adapters.slack.feedback import Reactions
-from adapters.slack.middleware import deduplicate, ignore_noise
+from adapters.slack.log_filter import bolt_logger
+from adapters.slack.middleware import STORED, TAKEN_OVER, deduplicate, ignore_noise
 from adapters.slack.questions import Questions
 from adapters.slack.services import SlackServices
 
@@ -63,28 +68,61 @@ def web_client(token: str, *, base_url: str | None = None, retries: Retries | No
 
 
 def build_bolt_app(services: SlackServices, *, client: AsyncWebClient,
-                   signing_secret: str | None) -> AsyncApp:
-    """The bolt app; `signing_secret` is required for HTTP mode, unused in Socket Mode."""
+                   signing_secret: str | None, inbox: DeliveryInbox | None = None) -> AsyncApp:
+    """The bolt app; `signing_secret` is required for HTTP mode, unused in Socket Mode.
+    With an `inbox`, events that get an answer are stored before they are acked."""
     bolt = AsyncApp(client=client, signing_secret=signing_secret or "",
                     request_verification_enabled=bool(signing_secret),
-                    logger=logging.getLogger("ricorda.slack.bolt"))
-    add_listeners(bolt, services)
+                    logger=bolt_logger())
+    add_listeners(bolt, services, inbox)
     return bolt
 
 
-def add_listeners(bolt: AsyncApp, services: SlackServices) -> None:
+def add_listeners(bolt: AsyncApp, services: SlackServices,
+                  inbox: DeliveryInbox | None = None) -> None:
     questions, reactions = Questions(services), Reactions(services)
     commands = Commands(services, questions)
     bolt.use(ignore_noise())
-    bolt.use(deduplicate(services))
-    bolt.event("app_mention")(questions.on_mention)
-    bolt.event("message")(questions.on_message)
-    bolt.event("reaction_added")(reactions.on_added)
-    bolt.event("reaction_removed")(reactions.on_removed)
+    bolt.use(deduplicate(services, inbox))
+
+    def finished(listener: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+        """Run the listener, then remove its event from the inbox (bolt passes arguments by
+        parameter name, so the wrapper names the ones every event listener here takes)."""
+
+        async def run(event: dict[str, Any], client: AsyncWebClient,
+                      context: AsyncBoltContext) -> None:
+            try:
+                await listener(event, client, context)
+            finally:
+                stored = context.get(STORED)
+                if inbox is not None and stored:
+                    await inbox.done(stored)
+
+        return run
+
+    bolt.event("app_mention")(finished(questions.on_mention))
+    bolt.event("message")(finished(questions.on_message))
+    bolt.event("reaction_added")(finished(lambda event, client, context: reactions.on_added(
+        event)))
+    bolt.event("reaction_removed")(finished(lambda event, client, context: reactions.on_removed(
+        event, client)))
     bolt.action(re.compile(rf"^{OPTION_ACTION}_\d+$"))(questions.on_option)
     bolt.action(re.compile(f"^(?:{PURGE_CONFIRM}|{PURGE_CANCEL})$"))(commands.on_purge_choice)
     bolt.command(COMMAND)(commands.on_command)
     bolt.error(_on_error)
+
+
+def redispatcher(bolt: AsyncApp) -> Callable[[str, str], Awaitable[None]]:
+    """What the inbox keeper calls with an event taken over from a dead process: the stored
+    body goes through bolt again (as a Socket Mode request: its signature was checked when it
+    arrived, and its timestamp is old by now)."""
+
+    async def redispatch(delivery_id: str, payload: str) -> None:
+        request = AsyncBoltRequest(body=payload, headers={"content-type": "application/json"},
+                                   context={TAKEN_OVER: delivery_id}, mode="socket_mode")
+        await bolt.async_dispatch(request)
+
+    return redispatch
 
 
 async def _on_error(error: Exception, body: dict[str, Any]) -> None:

@@ -2,7 +2,8 @@
 
 Every reply is ephemeral. Help is the ack itself (instant, no core call); everything else is
 acked empty first and answered afterwards with chat.postEphemeral, falling back to the
-command's response_url where the bot is not a channel member.
+command's response_url where the bot is not a member (`ask` included). The command's text is
+decoded as event text is (`&amp;` is `&`, `<#C1|name>` is `name`).
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ from typing import Any
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.blocks import CANCEL, PURGE, SlackMessage, purge_prompt, text_message
+from adapters.slack.addressing import question_text
+from adapters.slack.blocks import CANCEL, PURGE, purge_prompt, text_message
 from adapters.slack.questions import LANGUAGE, Questions
-from adapters.slack.replies import post_ephemeral
-from adapters.slack.services import SlackServices, chat_key, user_key
+from adapters.slack.replies import ephemeral
+from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
 from core.admin_commands import (
     CANCEL_LABEL,
     CANCELLED,
     COMMANDS,
     CONFIRM_LABEL,
     DESCRIPTIONS,
+    confirmation_id,
     is_admin,
     needs_confirmation,
 )
@@ -62,7 +65,7 @@ class Commands:
     async def on_command(self, ack: Ack, command: dict[str, Any], client: AsyncWebClient,
                          respond: AsyncRespond) -> None:
         """Help and malformed commands are answered in the ack; the rest after an empty ack."""
-        name, args = parse(command.get("text"))
+        name, args = parse(question_text(command.get("text"), bot_user_id=None))
         admin = is_admin(user_key(command.get("user_id") or ""), self.s.admins)
         if name == "ask" and not args:
             await ack(text=f"Write the question after the command: `{COMMAND} ask "
@@ -75,7 +78,8 @@ class Commands:
         channel, user_id = command.get("channel_id") or "", command.get("user_id") or ""
         user = user_key(user_id)
         if name == "ask":
-            await self.questions.ask_ephemeral(client, channel, user_id, args)
+            shown = await self.questions.ephemeral_answer(channel, user_id, args)
+            await ephemeral(client, respond, channel, user_id, shown)
             return
         allowed = is_admin(user, self.s.admins)
         text = await self.s.admin_reply(name, args, user=user, is_admin=allowed,
@@ -85,7 +89,7 @@ class Commands:
                                    confirm=CONFIRM_LABEL, cancel=CANCEL_LABEL)
         else:
             message = text_message(text, monospace=allowed)
-        await _ephemeral(client, respond, channel, user_id, message)
+        await ephemeral(client, respond, channel, user_id, message)
 
     async def on_purge_choice(self, ack: Ack, body: dict[str, Any], client: AsyncWebClient,
                               respond: AsyncRespond) -> None:
@@ -100,24 +104,15 @@ class Commands:
         fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
             0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
         if not fresh or fields is None or fields[0] != tapper or not is_admin(
-                user_key(tapper), self.s.admins):
+                user_key(tapper), self.s.admins) or not await self.s.use_once(
+                confirmation_id(PLATFORM, fields[0], fields[1])):
             log.warning("purge confirmation refused for %s", user_key(tapper))
-            await _ephemeral(client, respond, channel, tapper,
-                             text_message(reply("expired", LANGUAGE)))
+            await ephemeral(client, respond, channel, tapper,
+                            text_message(reply("expired", LANGUAGE)))
             return
         if kind == CANCEL:
             text = CANCELLED
         else:
             text = await self.s.admin_reply("purge", "all", user=user_key(tapper),
                                             is_admin=True, confirmed=True, chat=chat_key(channel))
-        await _ephemeral(client, respond, channel, tapper, text_message(text))
-
-
-async def _ephemeral(client: AsyncWebClient, respond: AsyncRespond, channel: str, user: str,
-                     message: SlackMessage) -> None:
-    if channel and await post_ephemeral(client, channel, user, message):
-        return
-    try:  # the bot is not in that channel: the response URL reaches the user anyway
-        await respond(text=message.text, blocks=message.blocks, response_type="ephemeral")
-    except Exception as exc:  # a lost note is logged, never raised into bolt
-        log.warning("could not reply to the command: %s", exc.__class__.__name__)
+        await ephemeral(client, respond, channel, tapper, text_message(text))

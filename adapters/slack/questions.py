@@ -11,11 +11,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.addressing import is_direct, question_text, reply_thread
 from adapters.slack.blocks import SlackMessage, answer_messages, text_message
-from adapters.slack.replies import post, post_answer, post_ephemeral
+from adapters.slack.replies import ephemeral, post, post_answer, post_ephemeral
 from adapters.slack.services import SlackServices, chat_key, user_key
 from core.chat_replies import help_text, reply
 from core.option_tap import tap_request
@@ -41,7 +42,8 @@ class Questions:
         if is_direct(event):
             await self._answer_event(event, client, context)
 
-    async def on_option(self, ack: Ack, body: dict[str, Any], client: AsyncWebClient) -> None:
+    async def on_option(self, ack: Ack, body: dict[str, Any], client: AsyncWebClient,
+                        respond: AsyncRespond) -> None:
         """A narrowing button: re-ask the stored question with that slot fixed, in the thread.
         A forged or stale value names no turn: the tapper gets an ephemeral note, nothing else."""
         await ack()
@@ -67,19 +69,17 @@ class Questions:
         if answer is None:
             await post(client, channel, text_message(reply("failed", LANGUAGE)), thread_ts=thread)
         elif container.get("is_ephemeral"):  # a button under a /ricorda ask answer
-            await post_ephemeral(client, channel, user, self._ephemeral_answer(answer))
+            await ephemeral(client, respond, channel, user, self._ephemeral_answer(answer))
         else:
             await post_answer(self.s, client, channel, answer, thread_ts=thread)
 
-    async def ask_ephemeral(self, client: AsyncWebClient, channel: str, user: str,
-                            question: str) -> None:
-        """`/ricorda ask ...`: the answer only the asker sees."""
+    async def ephemeral_answer(self, channel: str, user: str, question: str) -> SlackMessage:
+        """`/ricorda ask ...`: the answer only the asker sees (the caller posts it)."""
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
                           reference_date=self.s.today())
         answer = await self._ask(request)
-        shown = text_message(reply("failed", LANGUAGE)) if answer is None else (
+        return text_message(reply("failed", LANGUAGE)) if answer is None else (
             self._ephemeral_answer(answer))
-        await post_ephemeral(client, channel, user, shown)
 
     async def _answer_event(self, event: dict[str, Any], client: AsyncWebClient,
                             context: AsyncBoltContext) -> None:

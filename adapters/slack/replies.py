@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 
+from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -59,6 +60,20 @@ async def post_ephemeral(client: AsyncWebClient, channel: str, user: str,
         log.warning("chat.postEphemeral in %s failed: %s", channel, _error(exc))
         return False
     return True
+
+
+async def ephemeral(client: AsyncWebClient, respond: AsyncRespond, channel: str, user: str,
+                    message: SlackMessage) -> None:
+    """A reply to a slash command or a button only `user` sees: chat.postEphemeral, else the
+    request's response URL, which reaches the user where the bot is no member (a DM between
+    two people, a private channel it was not invited to)."""
+    if channel and await post_ephemeral(client, channel, user, message):
+        return
+    try:
+        await respond(text=message.text, blocks=message.blocks, response_type="ephemeral",
+                      replace_original=False)
+    except Exception as exc:  # a lost note is logged, never raised into bolt
+        log.warning("could not reply through the response URL: %s", exc.__class__.__name__)
 
 
 def _map(services: SlackServices, channel: str, posted: list[str], turn_id: str) -> None:

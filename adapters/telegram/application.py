@@ -20,8 +20,10 @@ from telegram.ext import (
     filters,
 )
 
+from adapters.inbox import DeliveryInbox
 from adapters.telegram.commands import Commands
 from adapters.telegram.feedback import Reactions, VerdictReply
+from adapters.telegram.inbox import InboxProcessor, InboxQueue, redeliverer
 from adapters.telegram.keyboards import CANCEL, PURGE
 from adapters.telegram.questions import Questions
 from adapters.telegram.robustness import Deduplicate, RetryingRateLimiter, on_error
@@ -39,6 +41,7 @@ PUBLIC_COMMANDS = (
     BotCommand("start", "introduction"),
 )
 TELEGRAM_API = "https://api.telegram.org"
+NEW_MESSAGE = filters.UpdateType.MESSAGE
 
 
 @dataclass(frozen=True)
@@ -76,21 +79,40 @@ def build_application(
         max_retries=limits.retries_after_flood, network_retries=limits.network_retries,
     )
 
+    inbox = DeliveryInbox(services.inbox, PLATFORM) if services.inbox is not None else None
+    queue = InboxQueue(inbox) if inbox is not None else None
+
     async def post_init(application: Application) -> None:
+        if inbox is not None and queue is not None:
+            inbox.start(redeliverer(queue, application.bot))  # takes over a dead run's updates
         await register_commands(application, services.admins)
 
-    application = (
+    async def post_stop(application: Application) -> None:
+        if inbox is not None:
+            await inbox.stop()
+
+    async def post_shutdown(application: Application) -> None:
+        if inbox is not None:
+            inbox.close()
+
+    builder = (
         ApplicationBuilder()
         .token(token)
         .base_url(base_url)
         .base_file_url(file_url)
         .rate_limiter(rate_limiter)
-        .concurrent_updates(limits.concurrent_updates)
         .connection_pool_size(limits.connection_pool)
         .post_init(post_init)
+        .post_stop(post_stop)
+        .post_shutdown(post_shutdown)
         .job_queue(None)
-        .build()
     )
+    if inbox is not None and queue is not None:
+        builder = builder.update_queue(queue).concurrent_updates(
+            InboxProcessor(inbox, limits.concurrent_updates))
+    else:
+        builder = builder.concurrent_updates(limits.concurrent_updates)
+    application = builder.build()
     add_handlers(application, services)
     return application
 
@@ -99,12 +121,14 @@ def add_handlers(application: Application, services: TelegramServices) -> None:
     """Order matters inside group 0: the first handler that applies takes the update."""
     questions, reactions, commands = (
         Questions(services), Reactions(services), Commands(services))
-    application.add_handler(TypeHandler(Update, Deduplicate(services)), group=-1)
+    if services.inbox is None:  # else the inbox claimed each update as it was stored
+        application.add_handler(TypeHandler(Update, Deduplicate(services)), group=-1)
     application.add_handlers([
-        CommandHandler("start", commands.on_start),
-        CommandHandler("help", commands.on_help),
-        CommandHandler("ask", questions.on_ask),
-        CommandHandler(list(ADMIN_COMMANDS), commands.on_admin),
+        # new messages only: an edit never runs a command (CommandHandler takes edits too)
+        CommandHandler("start", commands.on_start, filters=NEW_MESSAGE),
+        CommandHandler("help", commands.on_help, filters=NEW_MESSAGE),
+        CommandHandler("ask", questions.on_ask, filters=NEW_MESSAGE),
+        CommandHandler(list(ADMIN_COMMANDS), commands.on_admin, filters=NEW_MESSAGE),
         CallbackQueryHandler(questions.on_option, pattern=f"^{OPTION}:"),
         CallbackQueryHandler(commands.on_purge_choice, pattern=f"^[{PURGE}{CANCEL}]:"),
         CallbackQueryHandler(commands.on_stale_button),

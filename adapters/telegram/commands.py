@@ -10,11 +10,12 @@ from telegram.ext import ContextTypes
 from adapters.telegram.addressing import is_private
 from adapters.telegram.keyboards import CANCEL, PURGE, purge_keyboard
 from adapters.telegram.render import Part, pack
-from adapters.telegram.services import TelegramServices, chat_key, user_key
+from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from core.admin_commands import (
     CANCEL_LABEL,
     CANCELLED,
     CONFIRM_LABEL,
+    confirmation_id,
     is_admin,
     needs_confirmation,
 )
@@ -72,7 +73,8 @@ class Commands:
         fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
             0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
         if not fresh or fields is None or fields[0] != str(tapper) or not is_admin(
-                user_key(tapper), self.s.admins):
+                user_key(tapper), self.s.admins) or not await self.s.use_once(
+                confirmation_id(PLATFORM, fields[0], fields[1])):
             log.warning("purge confirmation refused for %s", user_key(tapper))
             await query.answer(reply("expired", language_for(query.from_user.language_code)),
                                show_alert=True)
