@@ -45,8 +45,12 @@ from bot.llm_providers import LlamaCppLLM  # noqa: E402
 
 SNIPPETS = [
     ScoredChunk(
-        Chunk("c1", "china_2025.md", "section=China", "Revenue in China fell in 2025 because "
-              "online demand weakened after the price war."),
+        Chunk(
+            "c1",
+            "china_2025.md",
+            "section=China",
+            "Revenue in China fell in 2025 because online demand weakened after the price war.",
+        ),
         0.03,
     ),
     ScoredChunk(
@@ -95,8 +99,9 @@ def test_a_synthesis_shows_only_citations_of_the_numbered_passages(
     assert result.mode in ("synthesised", "degraded")
     assert result.model_answered  # the model really replied; no fallback for a timeout
     body, _, listing = result.text.rpartition("\n\n")
-    cited = {int(n) for group in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", body)
-             for n in group.split(",")}
+    cited = {
+        int(n) for group in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", body) for n in group.split(",")
+    }
     assert cited, "whatever the model said, the user sees citations"
     assert cited <= {1, 2, 3}, "no citation of a passage that was not given"
     # every passage given is listed with its document, cited or not
