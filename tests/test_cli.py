@@ -16,9 +16,14 @@ REF = "2026-06-15"
 
 
 def ricorda(
-    data_dir: Path, *args: str, stdin: str | None = None, check: bool = True
+    data_dir: Path,
+    *args: str,
+    stdin: str | None = None,
+    check: bool = True,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RICORDA_")}
+    """`ricorda ARGS` in a subprocess on `data_dir`, with no RICORDA_* setting but `env`'s."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RICORDA_")} | (env or {})
     env["RICORDA_DATA_DIR"] = str(data_dir)
     proc = subprocess.run(
         [sys.executable, "-m", "bot", *args],
