@@ -46,6 +46,8 @@ def target_metadata() -> MetaData:
     from sqlmodel import SQLModel
 
     import storage.delivery_log
+    import storage.inbox
+    import storage.kb_version
     import storage.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
     return SQLModel.metadata
