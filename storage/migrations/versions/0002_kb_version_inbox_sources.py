@@ -18,12 +18,13 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
+import storage.tables
+
 ADOPTION_NOTICE = (  # the same line bot/app.py prints when it adopts them itself
     "{n} documents ingested before document sources existed were adopted into source "
     "'default' (declare their folder in the glossary as [[documents]] source = \"default\")"
 )
 
-import storage.tables
 
 revision = "0002_kb_version_inbox_sources"
 down_revision = "0001_baseline"
