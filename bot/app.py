@@ -343,7 +343,7 @@ class App:
             for record in self.chunks.documents():
                 self.chunks.delete_document(record.path)
         self.chunks.save_source(source)
-        return ingest_documents(
+        report = ingest_documents(
             folder,
             source=source,
             skip_roots=skip,
@@ -355,6 +355,9 @@ class App:
             tagger=glossary_tagger(NameIndex(self.glossary)),
             reader=read_document,
         )
+        if self.freshness is not None:  # this process answers from what it just ingested
+            self.freshness.check(force=True)
+        return report
 
     def document_source(self, folder: Path) -> tuple[DocumentSource, set[Path]]:
         """The source a folder's documents belong to, and the roots of sources nested in it.

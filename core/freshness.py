@@ -57,15 +57,17 @@ class Freshness:
             self._seen = {part: current.get(part, 0) for part in self._reloaders}
             self._checked_at = self._clock()
 
-    def check(self) -> list[str]:
+    def check(self, *, force: bool = False) -> list[str]:
         """Reload every part changed since the last check; returns the parts reloaded.
 
         Without a baseline every part counts as changed (safe: it is reloaded once). A reload
-        that raises leaves its part unrecorded, so the next check tries again."""
+        that raises leaves its part unrecorded, so the next check tries again. `force`: now,
+        whatever the interval (this process has just changed the knowledge base itself)."""
         with self._lock:
             now = self._clock()
             if (
-                self.interval_s > 0
+                not force
+                and self.interval_s > 0
                 and self._checked_at is not None
                 and now - self._checked_at < self.interval_s
             ):

@@ -61,10 +61,11 @@ def default_entity_problems(glossary: Glossary) -> list[Problem]:
 
 
 def name_clash_problems(glossary: Glossary) -> list[Problem]:
-    """A name (or code) used by two codes, compared as questions are matched: Unicode NFKC,
-    case-insensitive, whitespace collapsed. The first claimant keeps it; the second is
-    reported. The built-in channel TOTAL ("total") counts as declared first."""
-    from core.names import fold  # core.names imports core.glossary: imported when used
+    """A name (or code) used by two codes, compared as questions are matched: folded and
+    squashed (core.comparable: case, look-alikes, spacing and punctuation ignored). The first
+    claimant keeps it; the second is reported. The built-in channel TOTAL ("total") counts as
+    declared first."""
+    from core.comparable import squash as fold  # the key names are matched on
 
     owner: dict[str, str] = {}
     problems: list[Problem] = []
@@ -139,7 +140,8 @@ def _members(glossary: Glossary) -> list[tuple[str, str, Term]]:
 
 
 def _squash(name: str) -> str:
-    """The security gate's form of a name: NFKC, case-folded, every space removed."""
-    from core.names import fold
+    """The security gate's form of a name: folded (look-alikes, format characters), letters and
+    digits only."""
+    from core.comparable import squash
 
-    return fold(name).replace(" ", "")
+    return squash(name)

@@ -57,7 +57,17 @@ def adopt_legacy_documents(engine: Engine) -> int:
     """
     columns = {c["name"] for c in inspect(engine).get_columns("documents")}
     if "source" in columns:
-        return 0
+        # migration 0002 added the column: documents still in `default` while no source of
+        # that name was ever recorded are the adopted ones (until an ingest records it)
+        with engine.connect() as conn:
+            return int(
+                conn.execute(
+                    text(
+                        "SELECT count(*) FROM documents WHERE source = 'default' AND NOT EXISTS "
+                        "(SELECT 1 FROM document_sources WHERE name = 'default')"
+                    )
+                ).scalar_one()
+            )
     try:
         with engine.begin() as conn:
             conn.execute(

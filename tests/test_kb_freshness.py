@@ -169,6 +169,8 @@ def test_a_stored_glossary_that_does_not_load_keeps_the_one_in_use(
 
     broken = HK_RESTRICTED.replace('"12-31"', '"02-30"')
     assert SqlGlossaryStore(bot.engine).save(broken, "other/glossary.toml")  # no validation
+    assert bot.freshness is not None
+    time.sleep(bot.freshness.interval_s)  # PostgreSQL: the next check is due after the interval
     with caplog.at_level("ERROR", logger="ricorda"):
         answer = ask(bot, HK_2024)
     assert "410" in answer.text  # the glossary in use: HK not restricted, no crash

@@ -33,14 +33,14 @@ ROWS = {
         " '-0.001', '', 'facts.csv', 'row 3', :ts)",
     ],
     "turns": [
-        "INSERT INTO turns (id, chat, \"user\", question, language, route, served_by, plan,"
+        'INSERT INTO turns (id, chat, "user", question, language, route, served_by, plan,'
         " answer_text, options, fixed_slots, answer, latency_ms, reference_date, parent_turn,"
         " created_at) VALUES ('t1', 'telegram:1', 'u1', 'fatturato 2025?', 'it', 'structured',"
         " 'planner', '[{\"tool\": \"lookup\"}]', 'Ricavi 1.234,50 €', '[]', '{}',"
         " '{\"facts\": []}', 12.5, NULL, NULL, :ts)",
     ],
     "feedback": [
-        "INSERT INTO feedback (turn_id, \"user\", verdict, via, created_at)"
+        'INSERT INTO feedback (turn_id, "user", verdict, via, created_at)'
         " VALUES ('t1', 'u1', 'positive', 'reaction', :ts)",
     ],
     "message_map": [
@@ -71,13 +71,32 @@ def _old_database(url: str, dialect: str, *, skip: str = "deliveries") -> None:
     engine.dispose()
 
 
-def _snapshot(url: str) -> dict[str, list[tuple[object, ...]]]:
+def _snapshot(
+    url: str, columns: dict[str, list[str]] | None = None
+) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of the tables in ROWS; with `columns`, only those columns (the old schema's:
+    a migration may add columns, never lose a value)."""
     engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
     with engine.connect() as conn:
-        rows = {t: sorted(map(tuple, conn.execute(text(f"SELECT * FROM {t}"))), key=repr)
-                for t in ROWS}
+        if columns is None:
+            columns = {t: [c["name"] for c in inspect(conn).get_columns(t)] for t in ROWS}
+        rows = {
+            t: sorted(
+                map(tuple, conn.execute(text(f"SELECT {', '.join(columns[t])} FROM {t}"))),
+                key=repr,
+            )
+            for t in ROWS
+        }
     engine.dispose()
     return rows
+
+
+def _columns(url: str) -> dict[str, list[str]]:
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.connect() as conn:
+        columns = {t: [c["name"] for c in inspect(conn).get_columns(t)] for t in ROWS}
+    engine.dispose()
+    return columns
 
 
 def _dialect(url: str) -> str:
@@ -111,13 +130,19 @@ def test_previous_release_database_upgrades_with_ricorda_migrate(
     later does nothing."""
     _old_database(db_url, _dialect(db_url))
     before = _snapshot(db_url)
-    env = {**os.environ, "RICORDA_DATA_DIR": str(tmp_path / "data"),
-           "RICORDA_DATABASE_URL": db_url}
-    done = subprocess.run([sys.executable, "-m", "bot", "migrate"], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    old_columns = _columns(db_url)
+    env = {**os.environ, "RICORDA_DATA_DIR": str(tmp_path / "data"), "RICORDA_DATABASE_URL": db_url}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "migrate"],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert f"none -> {HEAD}" in done.stdout
-    assert _snapshot(db_url) == before
+    assert _snapshot(db_url, old_columns) == before
     engine = open_database(db_url)
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
@@ -126,8 +151,14 @@ def test_previous_release_database_upgrades_with_ricorda_migrate(
     assert glossary is not None and "revenue" in glossary.text
     engine.dispose()
     assert _diff(db_url) == []
-    again = subprocess.run([sys.executable, "-m", "bot", "migrate"], env=env, cwd=REPO,
-                           capture_output=True, text=True, timeout=120)
+    again = subprocess.run(
+        [sys.executable, "-m", "bot", "migrate"],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert again.returncode == 0 and "up to date" in again.stdout
 
 

@@ -67,36 +67,23 @@ def upgrade() -> None:
         sa.Column("changed_at", storage.tables.UtcDateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("part"),
     )
-    with op.batch_alter_table("autopath_observations", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("restricted", sa.Boolean(), nullable=False, server_default=sa.false())
+    # Columns are added in place (ALTER TABLE ADD COLUMN with a constant default), never by
+    # batch mode's copy-and-drop: on SQLite dropping the old `turns` would cascade-delete its
+    # feedback and message map.
+    for table in ("autopath_observations", "fastpaths", "proposals", "turns"):
+        op.add_column(
+            table, sa.Column("restricted", sa.Boolean(), nullable=False, server_default=sa.false())
         )
-
-    with op.batch_alter_table("documents", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column(
-                "source",
-                sqlmodel.sql.sqltypes.AutoString(),
-                nullable=False,
-                server_default="default",
-            )
-        )
-        batch_op.create_index(batch_op.f("ix_documents_source"), ["source"], unique=False)
-
-    with op.batch_alter_table("fastpaths", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("restricted", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
-
-    with op.batch_alter_table("proposals", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("restricted", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
-
-    with op.batch_alter_table("turns", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("restricted", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
+    op.add_column(
+        "documents",
+        sa.Column(
+            "source",
+            sqlmodel.sql.sqltypes.AutoString(),
+            nullable=False,
+            server_default="default",
+        ),
+    )
+    op.create_index("ix_documents_source", "documents", ["source"], unique=False)
 
     # ### end Alembic commands ###
 
