@@ -481,7 +481,7 @@ def undeclared_source(folder: Path, known: list[DocumentSource]) -> DocumentSour
     if holders:
         holder = max(holders, key=lambda s: len(s.root.parts))
         return DocumentSource(holder.name, holder.root, path_is_restricted(holder.root), False)
-    taken = {s.name for s in known}
+    taken = {s.name for s in known if not (s.name == DEFAULT_SOURCE and unrooted(s))}
     if DEFAULT_SOURCE not in taken:
         return DocumentSource(DEFAULT_SOURCE, resolved, restricted, False)
     base = re.sub(r"[^A-Za-z0-9_.-]", "-", resolved.name).strip(".-") or "documents"
@@ -489,6 +489,11 @@ def undeclared_source(folder: Path, known: list[DocumentSource]) -> DocumentSour
     while name in taken:
         name, n = f"{base[:56]}-{n}", n + 1
     return DocumentSource(name, resolved, restricted, False)
+
+
+def unrooted(source: DocumentSource) -> bool:
+    """The `default` source recorded by adoption, before any folder claimed it."""
+    return str(source.root) in ("", ".")
 
 
 class _Lazy:

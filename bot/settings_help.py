@@ -10,9 +10,17 @@ HELP: dict[str, str] = {
     "log_level": "DEBUG (with tracebacks), INFO, WARNING or ERROR; default INFO for serve",
     "max_question_chars": "longest question accepted",
     "reference_date": "answer as if today were YYYY-MM-DD (tests, demos)",
+    "kb_check_interval_ms": (
+        "how often a serving process checks for a re-ingest: 0 before every answer, N at most "
+        "every N ms; default 0 on SQLite, 200 on PostgreSQL"
+    ),
     "l0_cosine_threshold": "L0 cache match threshold; default the embedder's calibrated value",
     "l1_cluster_threshold": "L1 autopath cluster threshold; default calibrated",
     "l1_floor_threshold": "L1 floor threshold; default calibrated",
+    "retrieval_relevance_floor": (
+        "best cosine a 'why' question needs to any snippet, else nothing was found; default "
+        "the embedder's"
+    ),
     "autopath_min_confirmations": "confirmations before an autopath serves",
     "anti_autopath_failures": "failures that block an autopath",
     "anti_autopath_days": "how long an anti-autopath stays in force",
@@ -54,6 +62,7 @@ HELP: dict[str, str] = {
     "slack_port": "port of /slack/events (HTTP mode)",
     "callback_secret": "signs option buttons; default derived from the bot token (secret)",
     "show_footer": "show the source footer under answers",
+    "inbox_lease_s": "seconds before a delivery left unanswered by a silent process is taken over",
     "metrics_host": "address of /healthz and /metrics",
     "metrics_port": "port of /healthz and /metrics (0: any free port)",
 }

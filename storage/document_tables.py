@@ -49,18 +49,27 @@ class DocumentSourceRow(SQLModel, table=True):
 
 
 def adopt_legacy_documents(engine: Engine) -> int:
-    """Give a `documents` table made before sources existed its `source` column.
+    """Adopt documents ingested before sources existed into the `default` source, once.
 
-    Its rows become documents of the `default` source with their keys unchanged (so chunk ids
-    and vectors stay valid). Returns how many documents were adopted (0 when nothing to do).
-    Safe when two processes race: the loser sees the column and adopts nothing.
+    Their keys stay unchanged (so chunk ids and vectors stay valid). The adoption is recorded as
+    a `default` source row with no folder yet (the next undeclared folder ingested claims it),
+    so the operator's notice is given once. Returns how many documents were adopted (0 when
+    nothing to do). Safe when two processes race: the loser records nothing and returns 0.
     """
     columns = {c["name"] for c in inspect(engine).get_columns("documents")}
-    if "source" in columns:
-        # migration 0002 added the column: documents still in `default` while no source of
-        # that name was ever recorded are the adopted ones (until an ingest records it)
-        with engine.connect() as conn:
-            return int(
+    try:
+        with engine.begin() as conn:
+            if "source" not in columns:  # a table older than migration 0002's column
+                conn.execute(
+                    text(
+                        "ALTER TABLE documents ADD COLUMN source VARCHAR NOT NULL "
+                        "DEFAULT 'default'"
+                    )
+                )
+                conn.execute(
+                    text("CREATE INDEX IF NOT EXISTS ix_documents_source ON documents (source)")
+                )
+            adopted = int(
                 conn.execute(
                     text(
                         "SELECT count(*) FROM documents WHERE source = 'default' AND NOT EXISTS "
@@ -68,18 +77,21 @@ def adopt_legacy_documents(engine: Engine) -> int:
                     )
                 ).scalar_one()
             )
-    try:
-        with engine.begin() as conn:
-            conn.execute(
-                text("ALTER TABLE documents ADD COLUMN source VARCHAR NOT NULL DEFAULT 'default'")
-            )
-            conn.execute(
-                text("CREATE INDEX IF NOT EXISTS ix_documents_source ON documents (source)")
-            )
-            return int(conn.execute(text("SELECT count(*) FROM documents")).scalar_one())
+            if adopted:
+                conn.execute(
+                    text(
+                        "INSERT INTO document_sources (name, root, restricted, declared, "
+                        "updated_at) VALUES ('default', '', false, false, :at)"
+                    ),
+                    {"at": utcnow()},
+                )
+            return adopted
     except SQLAlchemyError:
-        columns = {c["name"] for c in inspect(engine).get_columns("documents")}
-        if "source" in columns:
+        with engine.connect() as conn:
+            recorded = conn.execute(
+                text("SELECT 1 FROM document_sources WHERE name = 'default'")
+            ).first()
+        if recorded is not None:
             return 0  # another process adopted them first
         raise
 

@@ -172,8 +172,9 @@ def app_with_competitor_note(tmp_path_factory: pytest.TempPathFactory) -> Iterat
     docs = root / "docs"
     shutil.copytree(DEMO / "docs", docs)
     (docs / "nimbus_field_notes.md").write_text(NOTE, encoding="utf-8")
+    shutil.copy(DEMO / "glossary.toml", root)  # its [[documents]] folders are relative to it
     app = build_app(load_settings(data_dir=root / "data", embedder="hashing"))
-    summary = ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv", docs])
+    summary = ingest_paths(app, [root / "glossary.toml", DEMO / "facts.csv", docs])
     assert not summary.problems
     yield app
     app.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -39,9 +40,10 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     docs = root / "docs"
     docs.mkdir()
     (docs / FORGED).write_text(DOC, encoding="utf-8")
+    shutil.copy(DEMO / "glossary.toml", root)  # its [[documents]] folders are relative to it
     app = build_app(load_settings(data_dir=root / "data", embedder="hashing"))
     try:
-        summary = ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv", docs])
+        summary = ingest_paths(app, [root / "glossary.toml", DEMO / "facts.csv", docs])
         assert not summary.problems
     finally:
         app.close()
