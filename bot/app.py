@@ -198,6 +198,7 @@ class App:
             autopaths=_Lazy(lambda: self.autopaths),
             observe=lambda turn: self.cascade.observe_turn(turn),
             on_feedback=self.metrics.observe_feedback,
+            clock=self.cascade.clock,
         )
 
     @cached_property

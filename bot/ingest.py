@@ -153,6 +153,13 @@ def _ingest_documents(
         summary.problems.append(str(exc))
         return
     for i, (part, source) in enumerate(parts):
+        if i and not part.is_dir():  # a declared source nested in `folder` not made yet
+            kept = len(app.chunks.documents(source.name))
+            summary.lines.append(
+                f"source {source.name}: its folder {part} does not exist; nothing read from it"
+                + (f" ({kept} documents ingested earlier kept)" if kept else "")
+            )
+            continue
         _ingest_source(
             app, part, source, summary, progress, prune=prune, reindex=reindex and i == 0
         )

@@ -89,6 +89,20 @@ class AutopathTransaction(Protocol):
 
     def delete_anti(self, cluster_id: str, intent_hash: str, framework_hash: str) -> None: ...
 
+    def other_verdicts(
+        self,
+        user: str,
+        verdict: str,
+        turn_id: str,
+        *,
+        framework_hash: str,
+        cluster_id: str | None = None,
+        intent_hash: str | None = None,
+    ) -> int:
+        """How many other observed turns with this framework (and cluster, or intent hash)
+        carry `user`'s `verdict`."""
+        ...
+
 
 class AutopathStore(Protocol):
     """Where observations, autopaths and anti-autopaths live (storage.autopath_store)."""
@@ -237,19 +251,19 @@ class Autopaths:
 
     # --- verdicts and uses ----------------------------------------------------------------
 
-    def confirm(self, turn_id: str) -> None:
-        """A positive verdict on the turn's observation."""
-        self._verdict(turn_id, "positive", +1)
+    def confirm(self, turn_id: str, *, user: str | None = None) -> None:
+        """A positive verdict on the turn's observation (by `user`: see `_verdict`)."""
+        self._verdict(turn_id, "positive", +1, user)
 
-    def reject(self, turn_id: str) -> None:
+    def reject(self, turn_id: str, *, user: str | None = None) -> None:
         """A negative verdict on the turn's observation."""
-        self._verdict(turn_id, "negative", +1)
+        self._verdict(turn_id, "negative", +1, user)
 
-    def withdraw(self, turn_id: str, verdict: str) -> None:
+    def withdraw(self, turn_id: str, verdict: str, *, user: str | None = None) -> None:
         """Undo one earlier `verdict` (a removed reaction); nothing happens if none is left."""
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, not {verdict!r}")
-        self._verdict(turn_id, verdict, -1)
+        self._verdict(turn_id, verdict, -1, user)
 
     def note_use(self, autopath_id: int, *, ok: bool, latency_ms: float) -> None:
         """Record a replay; failed replays count against the score like negative verdicts."""
@@ -328,7 +342,13 @@ class Autopaths:
             return best[1], best[0], "intent"
         return None
 
-    def _verdict(self, turn_id: str, verdict: str, delta: int) -> None:
+    def _verdict(self, turn_id: str, verdict: str, delta: int, user: str | None = None) -> None:
+        """Move the counts. A user counts once per plan: a verdict of `user` moves the
+        autopath's count (its cluster and framework) and the anti-autopath's (its intent and
+        framework) only when it is the user's one verdict of that kind there, so one person's
+        three 👎 on their own turns do not block a plan for everyone, and one person's ✓s do not
+        promote it. The feedback table already holds the verdict (or no longer holds a withdrawn
+        one) when this runs. `user` None (no feedback table: tests, tools) counts every one."""
         now = self._clock()
         with self._store.transaction() as tx:
             obs = tx.observation(turn_id)
@@ -343,7 +363,16 @@ class Autopaths:
             if positives < 0 or negatives < 0:
                 return  # nothing left to withdraw
             tx.set_verdict_counts(turn_id, positives=positives, negatives=negatives)
-            if not obs.query_specific:
+
+            def first(**scope: str) -> bool:
+                """The user's one verdict of this kind in `scope`, other turns excluded."""
+                if user is None:
+                    return True
+                return not tx.other_verdicts(
+                    user, verdict, turn_id, framework_hash=obs.framework_hash, **scope
+                )
+
+            if not obs.query_specific and first(cluster_id=obs.cluster_id):
                 self._count_on_autopath(tx, obs, verdict, delta, now)
             if verdict == "positive":
                 if delta > 0:
@@ -351,7 +380,7 @@ class Autopaths:
                         tx.delete_anti(anti.cluster_id, anti.intent_hash, anti.framework_hash)
                         if anti.blocks(now):
                             log.info("anti-autopath %s lifted by turn %s", _key(anti), turn_id)
-            else:
+            elif first(intent_hash=obs.intent_hash):
                 self._count_on_anti(tx, obs, delta, now)
 
     def _count_on_autopath(

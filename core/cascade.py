@@ -3,6 +3,8 @@
 Every level replays a *plan* through the same executor the planner uses, with every slot
 re-resolved from the current request; a plan that does not fit the request is a miss, never
 a reuse. Successful turns register their plan (last writer wins) and leave an L1 observation.
+A question whose answer was rejected is answered by the planner alone until it is confirmed
+(core.rejections).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from core.executors import Executor, cacheable
 from core.fastpath_entry import FastpathEntry, FastpathStore
 from core.plan import Plan, intent_hash
 from core.ports import Embedder, TurnRecord
+from core.rejections import is_rejection
 from core.thresholds import CosineThresholds
 from core.types import Answer, Request
 
@@ -80,7 +83,13 @@ class Cascade:
             return self.answerer.finish(request, prepared, started)
         canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
         own_plan = self.answerer.plan(prepared)
-        ans, embedding, hit_cluster = self._fast(prepared, canonical, key, own_plan)
+        entry = self.fastpaths.by_hash(key)
+        rejected = is_rejection(entry)  # a ✗ on this question: the planner alone, no caching
+        ans, embedding, hit_cluster = (
+            (None, None, None)
+            if rejected
+            else self._fast(prepared, canonical, key, own_plan, entry)
+        )
         if ans is None:
             ans = (
                 self.answerer.run(own_plan, prepared)
@@ -88,7 +97,7 @@ class Cascade:
                 else self.answerer.clarify(prepared)
             )
         ans = self.answerer.finish(request, ans, started)
-        if ans.succeeded and ans.served_by != L0A:
+        if ans.succeeded and ans.served_by != L0A and not rejected:
             self._register(ans, canonical, key, embedding, restricted=prepared.cleared)
         if ans.succeeded and embedding is not None and self.autopaths is not None:
             self._observe(
@@ -116,9 +125,14 @@ class Cascade:
     # -- levels ----------------------------------------------------------------------------
 
     def _fast(
-        self, prepared: Prepared, canonical: str, key: str, own_plan: Plan | None
+        self,
+        prepared: Prepared,
+        canonical: str,
+        key: str,
+        own_plan: Plan | None,
+        entry: FastpathEntry | None,
     ) -> tuple[Answer | None, np.ndarray | None, str | None]:
-        entry = self.fastpaths.by_hash(key)
+        """`entry`: this question's own L0 entry (by hash), looked up by the caller."""
         if entry is not None:
             ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
             if ans is not None:

@@ -1,13 +1,15 @@
 """Feedback on an answered turn: the platform-neutral API every adapter and the CLI call.
 
-positive -> an L1 confirmation; negative -> the L0 entry for that turn's question is deleted
-(the next successful turn recreates it: last writer wins) and an L1 failure is recorded. A
-user's changed verdict replaces the earlier one; withdrawing undoes it. The verdict is stored
+positive -> an L1 confirmation; negative -> the L0 entry for that turn's question is replaced by
+a rejection marker (core.rejections: the question is planned afresh at every level until a
+positive verdict lifts it) and an L1 failure is recorded. Each user counts once per plan in L1
+(core.autopath). A user's changed verdict replaces the earlier one; withdrawing undoes it. The verdict is stored
 before anything else happens, so it is never lost to a later failure.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from core.canonical import cache_key
 from core.fastpath_entry import FastpathStore
 from core.ports import TurnRecord
+from core.rejections import lift_rejection, mark_rejected
 
 if TYPE_CHECKING:
     from core.autopath import Autopaths
@@ -49,6 +52,7 @@ class Feedback:
         autopaths: Autopaths | None = None,
         observe: Callable[[TurnRecord], None] | None = None,
         on_feedback: Callable[[str], None] | None = None,
+        clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     ) -> None:
         """`observe` makes sure the turn has its L1 observation before a verdict counts;
         `on_feedback` is told each applied verdict (metrics) and cannot break one."""
@@ -57,6 +61,7 @@ class Feedback:
         self.autopaths = autopaths
         self.observe = observe
         self.on_feedback = on_feedback
+        self.clock = clock
 
     def record(self, turn_id: str, user: str, verdict: str, *, via: str) -> FeedbackOutcome:
         if verdict not in (POSITIVE, NEGATIVE):
@@ -69,17 +74,22 @@ class Feedback:
         if previous == verdict:
             return FeedbackOutcome(True, "verdict unchanged")
         if previous is not None and self.autopaths is not None:
-            self.autopaths.withdraw(turn_id, previous)
+            self.autopaths.withdraw(turn_id, previous, user=user)
         if self.observe is not None:
             self.observe(turn)
         removed = False
+        canonical, key = cache_key(turn.question, turn.language, turn.fixed_slots)
         if verdict == NEGATIVE:
-            _, key = cache_key(turn.question, turn.language, turn.fixed_slots)
-            removed = self.fastpaths.delete_by_hash(key)
+            # worked out afresh at every level until confirmed (core.rejections)
+            removed = mark_rejected(
+                self.fastpaths, canonical, key, self.clock(), restricted=turn.restricted
+            )
             if self.autopaths is not None:
-                self.autopaths.reject(turn_id)
-        elif self.autopaths is not None:
-            self.autopaths.confirm(turn_id)
+                self.autopaths.reject(turn_id, user=user)
+        else:
+            lift_rejection(self.fastpaths, key)
+            if self.autopaths is not None:
+                self.autopaths.confirm(turn_id, user=user)
         log.info("feedback turn=%s verdict=%s via=%s removed_l0=%s", turn_id, verdict, via, removed)
         self._notify(verdict)
         return FeedbackOutcome(True, f"{verdict} feedback recorded", removed)
@@ -90,7 +100,7 @@ class Feedback:
             return FeedbackOutcome(False, f"no answer with id {turn_id}")
         previous = self.turns.withdraw_feedback(turn_id, user)
         if previous is not None and self.autopaths is not None:
-            self.autopaths.withdraw(turn_id, previous)
+            self.autopaths.withdraw(turn_id, previous, user=user)
         return FeedbackOutcome(
             previous is not None, "verdict withdrawn" if previous else "nothing to withdraw"
         )

@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from core.autopath import AntiView, AutopathView, Observation
 from core.errors import StorageError
 from storage.autopath_tables import AntiAutopathRow, AutopathObservationRow, AutopathRow
+from storage.tables import FeedbackRow
 from storage.embedding_blob import pack, unpack
 from storage.upsert import upsert_statement
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 _OBS = AutopathObservationRow.__table__  # type: ignore[attr-defined]
 _PATHS = AutopathRow.__table__  # type: ignore[attr-defined]
 _ANTI = AntiAutopathRow.__table__  # type: ignore[attr-defined]
+_FEEDBACK = FeedbackRow.__table__  # type: ignore[attr-defined]
 _PATH_FIELDS = (
     "cluster_id",
     "framework_hash",
@@ -224,6 +226,33 @@ class _SqlAutopathTransaction:
                 _ANTI.c.framework_hash == framework_hash,
             )
         )
+
+    def other_verdicts(
+        self,
+        user: str,
+        verdict: str,
+        turn_id: str,
+        *,
+        framework_hash: str,
+        cluster_id: str | None = None,
+        intent_hash: str | None = None,
+    ) -> int:
+        where = [
+            _FEEDBACK.c.user == user,
+            _FEEDBACK.c.verdict == verdict,
+            _FEEDBACK.c.turn_id != turn_id,
+            _OBS.c.framework_hash == framework_hash,
+        ]
+        if cluster_id is not None:
+            where.append(_OBS.c.cluster_id == cluster_id)
+        if intent_hash is not None:
+            where.append(_OBS.c.intent_hash == intent_hash)
+        query = (
+            select(func.count())
+            .select_from(_FEEDBACK.join(_OBS, _OBS.c.turn_id == _FEEDBACK.c.turn_id))
+            .where(*where)
+        )
+        return int(self._conn.execute(query).scalar_one())
 
     def _one_autopath(self, where: Any) -> AutopathView | None:
         row = self._conn.execute(select(_PATHS).where(where).with_for_update()).mappings().first()

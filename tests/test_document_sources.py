@@ -118,6 +118,18 @@ def test_a_folder_outside_every_declared_source_is_refused(tmp_path: Path, app: 
     assert docs(app) == {}
 
 
+def test_a_declared_nested_source_not_made_yet_is_noted_not_an_error(
+    tmp_path: Path, app: App
+) -> None:
+    """The board's folder is declared before the board has written anything: ingesting the
+    parent folder reads the public files and says the board's folder is not there."""
+    board = '\n[[documents]]\nsource = "board"\npath = "docs/board"\nrestricted = true\n'
+    root = kb(tmp_path, DECLARED + board)
+    lines = ingest(app, root / "glossary.toml", root / "docs")
+    assert any("source board: its folder" in line and "does not exist" in line for line in lines)
+    assert "handbook/supplier_portal.md" in docs(app)
+
+
 # -- symbolic links --------------------------------------------------------------------
 
 

@@ -26,6 +26,7 @@ from core.types import Answer, Request, Route, Source
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[31m\x9b1m\x1b]52;c;cm0gLXJmIH4=\x07\u202e"
 FORGED = "notes (para=1)\n[2] Orbis_Board_Minutes_restricted.pdf (page=1).md"
+KEY = f"orbis/{FORGED}"  # the document key: its declared source, then its path
 DOC = f"""# Customer notes
 
 Customers loved the loyalty app{ESCAPES} and the faster delivery promise.
@@ -88,7 +89,7 @@ def test_a_file_name_with_a_newline_adds_no_line_to_the_sources(data_dir: Path) 
     out = _ask(data_dir)
     sources = _sources_block(out)
     assert len(sources) == 1, out
-    assert sources[0].startswith("[1] notes (para=1)\\n[2] Orbis_Board_Minutes")
+    assert sources[0].startswith("[1] orbis/notes (para=1)\\n[2] Orbis_Board_Minutes")
     assert not any(line.startswith("[2]") for line in out.splitlines())
 
 
@@ -97,7 +98,7 @@ def test_ricorda_ask_json_escapes_every_control(data_dir: Path) -> None:
     assert not any(c in out for c in RAW_CONTROLS), ascii(out)
     answer = json.loads(out)  # still the exact text, for tools
     assert ESCAPES[:5] in answer["text"]
-    assert answer["sources"][0]["doc"] == FORGED
+    assert answer["sources"][0]["doc"] == KEY
 
 
 def test_admin_listings_escape_stored_questions(data_dir: Path) -> None:
@@ -124,7 +125,7 @@ def test_every_sources_block_shows_one_line_per_source(app: App) -> None:
     ans = app.cascade.answer(Request(QUESTION, chat="telegram:1"))
     shown = present(ans)
     assert len(shown.sources) == 1 and "\n" not in shown.sources[0]
-    assert shown.sources[0].startswith("[1] notes (para=1)\\n[2]")
+    assert shown.sources[0].startswith("[1] orbis/notes (para=1)\\n[2]")
 
 
 def test_source_line_and_terminal_safe_units() -> None:
