@@ -3,8 +3,8 @@
 positive -> an L1 confirmation; negative -> the L0 entry for that turn's question is replaced by
 a rejection marker (core.rejections: the question is planned afresh at every level until a
 positive verdict lifts it) and an L1 failure is recorded. Each user counts once per plan in L1
-(core.autopath). A user's changed verdict replaces the earlier one; withdrawing undoes it. The verdict is stored
-before anything else happens, so it is never lost to a later failure.
+(core.autopath). A user's changed verdict replaces the earlier one; withdrawing undoes it. The
+verdict is stored before anything else happens, so it is never lost to a later failure.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from core.autopath import AntiView, AutopathView, Observation
 from core.errors import StorageError
 from storage.autopath_tables import AntiAutopathRow, AutopathObservationRow, AutopathRow
-from storage.tables import FeedbackRow
 from storage.embedding_blob import pack, unpack
+from storage.tables import FeedbackRow
 from storage.upsert import upsert_statement
 
 if TYPE_CHECKING:
