@@ -15,6 +15,8 @@ from adapters.slack.blocks import (
     SECTION_CHARS,
     answer_messages,
     escape,
+    purge_prompt,
+    text_message,
 )
 from adapters.slack.commands import parse
 from bot.serve_slack import check_slack_settings, listen_address
@@ -36,6 +38,28 @@ def test_answer_text_cannot_inject_mentions_or_links() -> None:
     text = messages[0].blocks[0]["text"]["text"]
     assert text == "&lt;!channel&gt; &amp; &lt;http://evil|click&gt;"
     assert escape("a<b>c&d") == "a&lt;b&gt;c&amp;d"
+
+
+HOSTILE = "<!channel> <!here> <@U0BOSS> <#C0ALL> <mailto:a@b.c|x> <http://evil|click> R&D"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        lambda: answer_messages(_shown(HOSTILE), signer=SIGNER, turn_id="t1")[0],
+        lambda: answer_messages(_shown("", sources=[HOSTILE]), signer=SIGNER, turn_id="t1")[0],
+        lambda: text_message(HOSTILE),
+        lambda: text_message(HOSTILE, monospace=True),
+        lambda: purge_prompt(SIGNER, HOSTILE, user="U1", issued=1, confirm="OK", cancel="No"),
+    ],
+    ids=["answer", "sources only", "text", "listing", "purge prompt"],
+)
+def test_no_control_sequence_reaches_the_fallback_text(message) -> None:
+    """The `text` field is what notifications and the channel list show: a document saying
+    <!channel> must not ping the channel from there either."""
+    shown = message()
+    assert "<" not in shown.text and ">" not in shown.text
+    assert "R&amp;D" in shown.text and "&amp;amp;" not in shown.text  # one & stays one &
 
 
 def test_long_answer_respects_slack_limits_and_buttons_go_last() -> None:

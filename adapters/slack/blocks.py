@@ -25,7 +25,7 @@ Block = dict[str, Any]
 
 @dataclass(frozen=True)
 class SlackMessage:
-    text: str  # fallback for notifications and clients without Block Kit
+    text: str  # fallback for notifications and clients without Block Kit: escaped mrkdwn
     blocks: list[Block]
 
 
@@ -54,7 +54,8 @@ def answer_messages(shown: Presentation, *, signer: CallbackSigner,
         blocks.append(buttons)
     if not blocks:
         return []
-    fallback = shown.body[:FALLBACK_CHARS] or (shown.sources[0] if shown.sources else "…")
+    # the fallback is mrkdwn too (notifications, clients without blocks): escaped like them
+    fallback = escape(shown.body[:FALLBACK_CHARS] or (shown.sources[0] if shown.sources else "…"))
     return [SlackMessage(fallback, blocks[i:i + MAX_BLOCKS])
             for i in range(0, len(blocks), MAX_BLOCKS)]
 
@@ -77,13 +78,13 @@ def text_message(text: str, *, monospace: bool = False) -> SlackMessage:
     pieces = split_text(body, SECTION_CHARS - 6) if monospace else split_text(
         body, SECTION_CHARS)
     blocks = [_section(f"```{p}```" if monospace else p) for p in pieces]
-    return SlackMessage(text[:FALLBACK_CHARS], blocks[:MAX_BLOCKS])
+    return SlackMessage(escape(text[:FALLBACK_CHARS]), blocks[:MAX_BLOCKS])
 
 
 def purge_prompt(signer: CallbackSigner, prompt: str, *, user: str, issued: int,
                  confirm: str, cancel: str) -> SlackMessage:
     """Confirm / Cancel, signed for this admin and this moment (a stale prompt expires)."""
-    return SlackMessage(prompt, [_section(escape(prompt)), {
+    return SlackMessage(escape(prompt), [_section(escape(prompt)), {
         "type": "actions", "block_id": "ricorda_purge", "elements": [
             {"type": "button", "action_id": PURGE_CONFIRM, "style": "danger",
              "text": {"type": "plain_text", "text": confirm},
