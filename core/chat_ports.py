@@ -83,7 +83,7 @@ class ChatServices:
     inbox: Inbox | None = None  # None: deliveries are handled from memory only
     verdicts: ReactionVerdicts = field(default_factory=ReactionVerdicts)
     admins: frozenset[str] = frozenset()
-    show_footer: bool = True
+    show_footer: bool = False
     today: Callable[[], dt.date] = dt.date.today
     purge_prompt_ttl: float = 600.0
     clock: Callable[[], float] = field(default=lambda: dt.datetime.now(dt.UTC).timestamp())

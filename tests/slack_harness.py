@@ -144,6 +144,7 @@ class BotProcess:
             "RICORDA_LOG_LEVEL": "INFO",
             "RICORDA_METRICS_PORT": "0",  # a free port: several bots may run at once
             "RICORDA_REFERENCE_DATE": "2026-06-15",
+            "RICORDA_SHOW_FOOTER": "true",  # the tests read the serving level from the footer
             "HF_HUB_OFFLINE": "1",
             **env,
         }

@@ -35,6 +35,21 @@ def test_narrative_listing_becomes_the_sources_block_with_its_numbers() -> None:
     assert shown.footer == "L0a · 3.1 ms"
 
 
+def test_chat_users_see_no_serving_level_unless_the_operator_turns_it_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    from bot.settings import load_settings
+
+    for name in ("RICORDA_SHOW_FOOTER", "RICORDA_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no ./.env
+    default = load_settings(data_dir=tmp_path)
+    assert present(_answer("1,320"), show_footer=default.show_footer).footer is None
+    monkeypatch.setenv("RICORDA_SHOW_FOOTER", "true")
+    shown = present(_answer("1,320"), show_footer=load_settings(data_dir=tmp_path).show_footer)
+    assert shown.footer == "L0a · 3.1 ms"
+
+
 def test_sources_cited_inline_are_not_repeated_and_uncited_ones_are_listed() -> None:
     text = "Revenue: 1,320 USD_M (source: deck.pptx, slide=2)"
     shown = present(_answer(text, sources=[Source("deck.pptx", "slide=2"), Source("x.pdf")]))
