@@ -228,6 +228,7 @@ def bench_ingest(n_docs: int, embedder: Any, tmp: Path) -> list[tuple]:
     from core.document_ingest import ingest_documents
     from storage.chunk_store import SqlChunkStore
     from storage.db import open_database
+    from storage.document_readers import read_document
     from storage.vector_store import ChromaVectorIndex
 
     rng = random.Random(11)
@@ -244,7 +245,9 @@ def bench_ingest(n_docs: int, embedder: Any, tmp: Path) -> list[tuple]:
         embedder_name=embedder.name, dimension=embedder.dimension, data_dir=tmp / "ingest"
     )
     embedder.embed(["warm-up"])
-    report = ingest_documents(folder, chunk_store=store, vector_index=index, embedder=embedder)
+    report = ingest_documents(
+        folder, chunk_store=store, vector_index=index, embedder=embedder, reader=read_document
+    )
     texts = [c.text for c in store.all_chunks()]
     start = time.perf_counter()
     for s in range(0, len(texts), 64):

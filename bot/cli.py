@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from bot.cli_output import fail as _fail
+from bot.cli_output import fail_on as _fail_on
+from bot.cli_output import open_app_or_exit as _open
+from bot.cli_output import print_result as _print_result
+from bot.cli_output import safe as _safe
+
 if TYPE_CHECKING:
-    from bot.app import App
+    pass
 
 app = typer.Typer(
     name="ricorda",
@@ -53,58 +58,6 @@ def main_options(
     ] = False,
 ) -> None:
     ctx.obj = {"data_dir": data_dir, "debug": debug}
-
-
-def _open(ctx: typer.Context, *, one_shot: bool = False, default_level: str = "WARNING",
-          **overrides: object):  # type: ignore[no-untyped-def]
-    """Settings -> application; any configuration or storage problem ends with a clear line."""
-    from bot.startup import open_app
-    from core.errors import RicordaError
-
-    try:
-        return open_app(ctx.obj.get("data_dir"), one_shot=one_shot, debug=ctx.obj.get("debug"),
-                        default_level=default_level, **overrides)
-    except RicordaError as exc:
-        _fail_on(exc)
-
-
-def _print_result(ctx: typer.Context, action: Callable[[App], str]) -> None:
-    """Open the app, print `action(app)` and close it; a problem ends with one clear line."""
-    from core.errors import RicordaError
-
-    app_ = _open(ctx)
-    try:
-        typer.echo(_safe(action(app_)))
-    except RicordaError as exc:
-        _fail(str(exc))
-    finally:
-        app_.close()
-
-
-def _safe(text: str) -> str:
-    """Terminal-safe text: questions, file names and document text are anyone's input."""
-    from adapters.console import terminal_safe
-
-    return terminal_safe(text)
-
-
-def _fail(message: str, code: int = 1) -> None:
-    from bot.log_setup import redact_known
-
-    typer.echo(_safe(f"error: {redact_known(message)}"), err=True)
-    raise typer.Exit(code)
-
-
-def _fail_on(exc: Exception) -> None:
-    """Exit 2 for a configuration mistake, 1 for anything that went wrong at run time; the
-    traceback (redacted) only at DEBUG."""
-    import logging
-
-    from core.errors import ConfigError
-
-    logging.getLogger("ricorda").debug("the error in full", exc_info=exc)
-
-    _fail(str(exc), code=2 if isinstance(exc, ConfigError) else 1)
 
 
 @app.command()

@@ -11,12 +11,13 @@ import logging
 import re
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from bot.chat_wiring import chat_services, redact_in_logs
 from core.errors import ConfigError, RicordaError
 
 if TYPE_CHECKING:
@@ -129,59 +130,6 @@ def check_telegram_settings(app: App) -> None:
     )
 
 
-def chat_services(
-    app: App, platform_token: str, *, core_worker: Executor | None = None
-) -> dict[str, Any]:
-    """The arguments every adapter's services take, built once from the application."""
-    import datetime as dt
-
-    from core.callback_token import CallbackSigner, derive_key
-    from storage.delivery_log import SqlDeliveryLog
-    from storage.inbox import SqlInbox
-
-    s = app.settings
-    secret = s.callback_secret.get_secret_value() if s.callback_secret else None
-    deliveries = SqlDeliveryLog(app.engine)
-    if not s.inbox_lease_s > 0:
-        raise ConfigError(f"RICORDA_INBOX_LEASE_S must be positive, not {s.inbox_lease_s!r}")
-    return {
-        "ask": app.answer,  # the one seam between an adapter and the cascade (freshness first)
-        "feedback": app.feedback,
-        "admin": CurrentAdmin(app.admin, app.ensure_fresh),
-        "turns": app.turns,
-        "signer": CallbackSigner(derive_key(secret, platform_token)),
-        "deliveries": deliveries,
-        "inbox": SqlInbox(app.engine, deliveries=deliveries,
-                          lease=dt.timedelta(seconds=s.inbox_lease_s)),
-        "admins": frozenset(s.admins),
-        "show_footer": s.show_footer,
-        "today": app.today,
-        "core_worker": core_worker,
-        "is_cleared": lambda chat: app.glossary.is_cleared(chat),
-    }
-
-
-class CurrentAdmin:
-    """Admin commands on the current knowledge base: what a listing may show depends on the
-    glossary (clearance), so a glossary another process changed is loaded first, exactly as
-    before an answer. Runs on the core worker, like every core call."""
-
-    def __init__(self, admin: object, ensure_fresh: Callable[[], None]) -> None:
-        self._admin = admin
-        self._ensure_fresh = ensure_fresh
-
-    def __getattr__(self, name: str) -> Any:
-        target = getattr(self._admin, name)
-        if not callable(target):
-            return target
-
-        def current(*args: Any, **kwargs: Any) -> Any:
-            self._ensure_fresh()
-            return target(*args, **kwargs)
-
-        return current
-
-
 def telegram_services(app: App, *, core_worker: Executor | None = None) -> TelegramServices:
     from adapters.telegram import TelegramServices
 
@@ -263,11 +211,3 @@ def telegram_errors(api_url: str | None) -> Iterator[None]:
             f"the Telegram Bot API at {where} answered something unexpected "
             f"({type(exc).__name__}): check RICORDA_TELEGRAM_API_URL points at a Bot API server"
         ) from None
-
-
-def redact_in_logs(*secrets: str) -> None:
-    """Make sure these values are redacted too (bot.log_setup redacts every setting's secret
-    already, in messages and tracebacks alike)."""
-    from bot.log_setup import add_secrets
-
-    add_secrets(*secrets)

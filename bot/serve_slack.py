@@ -35,7 +35,7 @@ REFUSED = frozenset({
 
 def slack_services(app: App, *, core_worker: Executor | None = None) -> SlackServices:
     from adapters.slack import SlackServices
-    from bot.serve import chat_services
+    from bot.chat_wiring import chat_services
 
     token = app.settings.slack_bot_token
     if token is None:
@@ -151,7 +151,7 @@ async def serve_slack(
     from adapters.slack import build_bolt_app, start_site, web_application, web_client
     from adapters.slack.application import redispatcher
     from adapters.slack.services import PLATFORM
-    from bot.serve import redact_in_logs
+    from bot.chat_wiring import redact_in_logs
 
     mode = check_slack_settings(app)
     s = app.settings

@@ -10,7 +10,6 @@ repeated.
 from __future__ import annotations
 
 import os
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,40 +22,12 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from bot.settings_choices import SECRET_FIELDS, EmbedderChoice, LlmChoice, LogLevel
 from core.errors import ConfigError
 
-SECRET_FIELDS = frozenset(
-    {
-        "telegram_token",
-        "telegram_webhook_secret",
-        "slack_bot_token",
-        "slack_app_token",
-        "slack_signing_secret",
-        "llm_api_key",
-        "callback_secret",
-    }
-)
-
-
-class LogLevel(StrEnum):
-    DEBUG = "DEBUG"
-    INFO = "INFO"
-    WARNING = "WARNING"
-    ERROR = "ERROR"
-    CRITICAL = "CRITICAL"
-
-
-class EmbedderChoice(StrEnum):
-    AUTO = "auto"
-    USE = "use"
-    BGE_M3 = "bge-m3"
-    HASHING = "hashing"
-
-
-class LlmChoice(StrEnum):
-    NONE = "none"
-    LLAMA_CPP = "llama-cpp"
-    OPENAI = "openai"
+__all__ = [
+    "SECRET_FIELDS", "EmbedderChoice", "LlmChoice", "LogLevel", "Settings", "load_settings",
+]
 
 
 # spellings accepted before this became an enum
@@ -244,6 +215,6 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         from bot.settings_checks import describe_errors
 
-        raise ConfigError(describe_errors(exc, clean)) from None
+        raise ConfigError(describe_errors(exc, clean, model=Settings)) from None
     settings.data_dir = Path(os.path.expanduser(str(settings.data_dir)))
     return settings

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from bot.settings_choices import SECRET_FIELDS, LlmChoice
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -60,9 +61,11 @@ def _fix_for_type(field: str, settings_cls: type[Settings]) -> str:
     return "correct it in the environment or .env"
 
 
-def describe_errors(exc: ValidationError, overrides: dict[str, Any]) -> str:
-    """One line for pydantic's errors: the variable, the value (unless secret) and the fix."""
-    from bot.settings import SECRET_FIELDS, Settings
+def describe_errors(
+    exc: ValidationError, overrides: dict[str, Any], *, model: type[Settings]
+) -> str:
+    """One line for pydantic's errors: the variable, the value (unless secret) and the fix.
+    `model`: the settings class (passed in: bot.settings imports this module)."""
 
     parts = []
     for error in exc.errors():
@@ -71,7 +74,7 @@ def describe_errors(exc: ValidationError, overrides: dict[str, Any]) -> str:
         value = error.get("input")
         if field not in SECRET_FIELDS and isinstance(value, str | int | float):
             shown = f"={str(value)[:60]!r}"
-        fix = _fix_for_type(field, Settings) if field in Settings.model_fields else "remove it"
+        fix = _fix_for_type(field, model) if field in model.model_fields else "remove it"
         parts.append(f"{env_name(field)}{shown} is not valid: {fix}")
     return "; ".join(parts)
 
@@ -138,8 +141,6 @@ def _check_storage(s: Settings) -> None:
 
 
 def _check_models(s: Settings) -> None:
-    from bot.settings import LlmChoice
-
     if s.llm == LlmChoice.LLAMA_CPP and not s.llm_model_path:
         raise _bad("llm_model_path", "is not set but RICORDA_LLM=llama-cpp needs it",
                    "set it to the path of a .gguf model file")

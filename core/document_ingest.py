@@ -100,12 +100,12 @@ def ingest_documents(
     chunk_store: DocumentCatalog,
     vector_index: VectorIndex | None,
     embedder: Embedder | None,
+    reader: Reader,
     source: DocumentSource | None = None,
     skip_roots: Collection[Path] = (),
     prune: bool = False,
     progress: Progress | None = None,
     tagger: Tagger | None = None,
-    reader: Reader | None = None,
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
 ) -> DocumentIngestReport:
     """Bring the chunk store and vector index in line with the documents under `folder`.
@@ -130,10 +130,6 @@ def ingest_documents(
         )
     if resolved != source.root and source.root not in resolved.parents:
         raise IngestError(f"{folder}: not inside the folder of source {source.name!r}")
-    if reader is None:
-        from storage.document_readers import read_document
-
-        reader = read_document
     started = time.perf_counter()
     report = DocumentIngestReport()
     files: list[Path] = []

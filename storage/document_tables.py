@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
-from storage.tables import UtcDateTime, utcnow
+from storage.columns import UtcDateTime, utcnow
 
 
 class DocumentRow(SQLModel, table=True):

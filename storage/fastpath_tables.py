@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, Text
 from sqlmodel import Field, SQLModel
 
-from storage.tables import UtcDateTime, utcnow
+from storage.columns import UtcDateTime, utcnow
 
 
 def _ts(*, index: bool = False) -> Any:

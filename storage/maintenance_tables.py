@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from storage.tables import UtcDateTime, utcnow
+from storage.columns import UtcDateTime, utcnow
 
 
 def _when(*, nullable: bool = False, index: bool = False) -> Any:

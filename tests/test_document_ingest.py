@@ -13,6 +13,7 @@ from bot.embedders import HashingEmbedder
 from core.document_ingest import DocumentIngestReport, ingest_documents, is_restricted
 from core.errors import IngestError, ModelError
 from storage.chunk_store import SqlChunkStore
+from storage.document_readers import read_document
 from tests.document_fixtures import write_docx, write_pdf, write_pptx
 from tests.retrieval_fakes import InMemoryVectorIndex
 
@@ -74,7 +75,7 @@ def run(
         chunk_store=store,
         vector_index=index,
         embedder=embedder or CountingEmbedder(),
-        **kwargs,
+        **{"reader": read_document, **kwargs},
     )  # type: ignore[arg-type]
 
 
@@ -185,7 +186,9 @@ def test_without_vectors_only_the_database_is_fed(tmp_path: Path, store: SqlChun
     root = tmp_path / "kb"
     root.mkdir()
     (root / "a.md").write_text("alpha text")
-    report = ingest_documents(root, chunk_store=store, vector_index=None, embedder=None)
+    report = ingest_documents(
+        root, chunk_store=store, vector_index=None, embedder=None, reader=read_document
+    )
     assert report.added == ["a.md"] and len(store.all_chunks()) == 1
 
 

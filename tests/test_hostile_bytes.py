@@ -20,6 +20,7 @@ from core.canonical import cache_key, canonical_hash
 from core.document_ingest import ingest_documents
 from core.types import FactStatus, Request, Route
 from storage.chunk_store import SqlChunkStore
+from storage.document_readers import read_document
 from tests.acme import REF, load_acme
 from tests.retrieval_fakes import InMemoryVectorIndex
 
@@ -86,7 +87,8 @@ def test_a_file_name_that_is_not_utf8_does_not_stop_the_ingest(
     (root / "c_last.md").write_text("# Hong Kong\n\nHong Kong was flat.\n", encoding="utf-8")
     store = SqlChunkStore(engine)
     report = ingest_documents(
-        root, chunk_store=store, vector_index=InMemoryVectorIndex(), embedder=HashingEmbedder()
+        root, chunk_store=store, vector_index=InMemoryVectorIndex(), embedder=HashingEmbedder(),
+        reader=read_document,
     )
     assert report.added == ["a_first.md", "b_caf\\xe9_report.md", "c_last.md"]
     assert not report.failed
@@ -94,6 +96,7 @@ def test_a_file_name_that_is_not_utf8_does_not_stop_the_ingest(
     assert "b_caf\\xe9_report.md" in docs and "c_last.md" in docs
     # the next run recognises every file as unchanged (the escaped name is its stable key)
     again = ingest_documents(
-        root, chunk_store=store, vector_index=InMemoryVectorIndex(), embedder=HashingEmbedder()
+        root, chunk_store=store, vector_index=InMemoryVectorIndex(), embedder=HashingEmbedder(),
+        reader=read_document,
     )
     assert sorted(again.unchanged) == sorted(report.added) and not again.missing

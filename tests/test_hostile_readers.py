@@ -124,6 +124,7 @@ def test_the_ingest_reports_the_bomb_and_goes_on(tmp_path: Path, engine: Engine)
         chunk_store=SqlChunkStore(engine),
         vector_index=InMemoryVectorIndex(),
         embedder=HashingEmbedder(),
+        reader=read_document,
     )
     assert time.perf_counter() - started < 10
     assert report.added == ["a_first.md", "z_last.md"]

@@ -147,7 +147,7 @@ def test_admin_commands_see_the_current_glossary(
 ) -> None:
     """Listings decide what to show by clearance: an admin command brings the glossary up to
     date first, as a question does."""
-    from bot.serve import chat_services
+    from bot.chat_wiring import chat_services
 
     admin = chat_services(bot, "123:token")["admin"]
     assert bot.glossary.is_cleared(CLEARED)

@@ -22,6 +22,7 @@ from core.query_rewrite import rewrite_queries
 from core.retrieval import HybridRetriever
 from storage.chunk_store import SqlChunkStore
 from storage.db import open_database
+from storage.document_readers import read_document
 from storage.vector_store import ChromaVectorIndex
 
 CORPUS = Path(__file__).parent / "fixtures" / "retrieval"
@@ -46,7 +47,8 @@ def stack(
         embedder_name=embedder.name, dimension=embedder.dimension, data_dir=data
     )
     report = ingest_documents(
-        CORPUS / "docs", chunk_store=store, vector_index=index, embedder=embedder
+        CORPUS / "docs", chunk_store=store, vector_index=index, embedder=embedder,
+        reader=read_document,
     )
     assert not report.failed and len(report.added) >= 15
     bm25 = Bm25Index(store.all_chunks(), Tokenizer(n for g in groups for n in g))

@@ -73,7 +73,7 @@ def ensure_schema(engine: Engine) -> None:
 
 def upgrade(url: str) -> tuple[str | None, str]:
     """`ricorda migrate`: (revision before, revision after)."""
-    from storage.db import make_engine
+    from storage.engine import make_engine
 
     engine = make_engine(url)
     try:
@@ -118,7 +118,7 @@ def alembic_config(conn: Connection | None = None) -> Config:
 
 
 def describe(exc: SQLAlchemyError, engine: Engine) -> str:
-    from storage.db import describe_error
+    from storage.engine import describe_error
 
     return describe_error(exc, engine.url.render_as_string(hide_password=True))
 
