@@ -18,7 +18,10 @@ COPY bot bot
 COPY core core
 COPY storage storage
 ARG EXTRAS=llm
-RUN pip wheel --no-cache-dir --wheel-dir /wheels ".[${EXTRAS}]"
+# llama.cpp built for any x86-64 with AVX2, not -march=native: the image runs on other machines
+# than the one that built it, and ggml's AMX path crashed on a processor that has AMX
+ARG LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF"
+RUN CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip wheel --no-cache-dir --wheel-dir /wheels ".[${EXTRAS}]"
 
 FROM ${PYTHON}
 ARG EXTRAS=llm
