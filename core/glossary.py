@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from core.document_sources import DocumentSource, parse_document_sources
 from core.errors import ConfigError
 from core.glossary_rules import glossary_problems
+from core.units import LANGUAGES, UnitForm, parse_units, show_value
 
 _MMDD = re.compile(r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -31,13 +33,20 @@ class Term:
     unit: str = ""
     parent: str | None = None
     restricted: bool = False
+    # display name per language ("Ricavi" for it): names are matched in every language, so the
+    # first name cannot also be the right one to show an Italian or Chinese reader
+    labels: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
         return self.names[0] if self.names else self.code
 
     def label_for(self, language: str) -> str:
-        """Display name for a reader: the first Chinese name for zh, else the first name."""
+        """Display name for a reader: the glossary's label for the language when it gives one,
+        else the first Chinese name for zh, else the first name."""
+        for lang, text in self.labels:
+            if lang == language:
+                return text
         if language == "zh":
             for name in self.names:
                 if _CJK.search(name):
@@ -55,6 +64,13 @@ class Glossary:
     channels: dict[str, Term] = field(default_factory=dict)
     competitors: tuple[str, ...] = ()
     documents: tuple[DocumentSource, ...] = ()  # declared document sources ([[documents]])
+    units: dict[str, dict[str, UnitForm]] = field(default_factory=dict)  # core.units
+
+    def show_value(self, value: Decimal, unit: str, language: str) -> str:
+        """"€560.4M" / "560,4 M€": the value in its unit as a reader of `language` writes it."""
+        from core.messages import number
+
+        return show_value(value, unit, language, self.units, lambda v: number(v, language))
 
     def is_cleared(self, chat: str) -> bool:
         """Whether this chat may see RESTRICTED entities and documents."""
@@ -160,6 +176,7 @@ class _Validator:
             channels=channels,
             competitors=tuple(c for c in competitors if c.strip()),
             documents=self.document_sources(data),
+            units=parse_units(data.get("units"), self.fail),
         )
         problems = glossary_problems(glossary)  # the rules on the whole (core.glossary_rules)
         if problems:
@@ -219,5 +236,22 @@ class _Validator:
             restricted = body.get("restricted", False)
             if not isinstance(restricted, bool):
                 raise self.fail(f"{key}.restricted", "must be true or false")
-            out[code] = Term(code, tuple(n.strip() for n in names), unit, parent, restricted)
+            labels = body.get("labels", {})
+            if not isinstance(labels, dict) or not all(
+                lang in LANGUAGES and isinstance(text, str) and text.strip()
+                for lang, text in labels.items()
+            ):
+                raise self.fail(
+                    f"{key}.labels",
+                    f'must name a display name per language ({", ".join(LANGUAGES)}), like '
+                    'labels = { it = "Ricavi", zh = "营收" }',
+                )
+            out[code] = Term(
+                code,
+                tuple(n.strip() for n in names),
+                unit,
+                parent,
+                restricted,
+                tuple((lang, text.strip()) for lang, text in labels.items()),
+            )
         return out

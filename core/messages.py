@@ -43,10 +43,10 @@ _TEXT: dict[str, dict[str, str]] = {
         "it": "Quale dato intendi? Scegline uno: {metrics}.",
         "zh": "您指的是哪个指标？请选择：{metrics}。",
     },
-    "found": {
-        "en": "{subject}: {value} {unit}",
-        "it": "{subject}: {value} {unit}",
-        "zh": "{subject}：{value} {unit}",
+    "found": {  # value: the number with its unit, as the glossary's [units] say (core.units)
+        "en": "{subject}: {value}",
+        "it": "{subject}: {value}",
+        "zh": "{subject}：{value}",
     },
     "source": {
         "en": "source: {doc}, {locator}",
@@ -74,9 +74,9 @@ _TEXT: dict[str, dict[str, str]] = {
         "zh": "我无法识别{param}“{raw}”。",
     },
     "difference": {
-        "en": "Change {later} vs {earlier}: {delta} {unit} ({pct})",
-        "it": "Variazione {later} rispetto a {earlier}: {delta} {unit} ({pct})",
-        "zh": "{later}相比{earlier}的变化：{delta} {unit}（{pct}）",
+        "en": "Change {later} vs {earlier}: {delta} ({pct})",
+        "it": "Variazione {later} rispetto a {earlier}: {delta} ({pct})",
+        "zh": "{later}相比{earlier}的变化：{delta}（{pct}）",
     },
     "assumed": {"en": "Assumed: {items}.", "it": "Ho assunto: {items}.", "zh": "假设：{items}。"},
     "assumed_entity": {

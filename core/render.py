@@ -7,7 +7,7 @@ contains no number. Shared by every platform: adapters only add markup.
 from __future__ import annotations
 
 from core.glossary import Glossary
-from core.messages import join_list, number, percent, period_label, say
+from core.messages import join_list, percent, period_label, say
 from core.snippet_text import display_name
 from core.structured import Difference
 from core.types import Assumption, FactResult, FactStatus, Period
@@ -40,8 +40,7 @@ def fact_line(glossary: Glossary, r: FactResult, language: str) -> str:
             "found",
             language,
             subject=subject(glossary, r, language),
-            value=number(f.value, language),
-            unit=f.unit,
+            value=glossary.show_value(f.value, f.unit, language),
         ).rstrip()
         src = say(
             "source",
@@ -67,15 +66,14 @@ def unrecognized_line(glossary: Glossary, r: FactResult, language: str, *, clear
 def difference_line(glossary: Glossary, d: Difference, language: str) -> str:
     assert d.earlier.period is not None and d.later.period is not None
     unit = d.later.fact.unit if d.later.fact else ""
-    sign = "+" if d.delta > 0 else ""
+    sign = "+" if d.delta > 0 else ""  # a negative delta carries its own "-"
     pct = "n/a" if d.pct is None else percent(d.pct, language)
     return say(
         "difference",
         language,
         later=period_label(d.later.period, language),
         earlier=period_label(d.earlier.period, language),
-        delta=sign + number(d.delta, language),
-        unit=unit,
+        delta=sign + glossary.show_value(d.delta, unit, language),
         pct=pct,
     )
 

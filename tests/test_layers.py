@@ -81,7 +81,8 @@ def test_layer_imports_only_what_its_rule_allows(layer: str) -> None:
 
 def test_no_import_cycles() -> None:
     edges = {
-        name: {m for m in imported if m in MODULES and m != name} for name, imported in GRAPH.items()
+        name: {m for m in imported if m in MODULES and m != name}
+        for name, imported in GRAPH.items()
     }
     cycles: list[list[str]] = []
     index: dict[str, int] = {}

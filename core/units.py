@@ -1,0 +1,98 @@
+"""How a value in a unit reads in each language: "€560.4M", "560,4 M€", "5,604亿欧元".
+
+The fact table stores a value and a unit code (EUR_M, PCT, FTE); the glossary's `[units]`
+table says how a reader sees them:
+
+    [units.EUR_M]
+    en = "€{value}M"
+    it = "{value} M€"
+    zh = { format = "{value}亿欧元", shift = -2 }   # 560.4 million = 5.604 亿
+
+`shift` moves the decimal point (a power of ten), exactly: no digit of the fact is lost or
+rounded. A language the unit does not name uses `en`; a unit the glossary does not describe
+reads as before, "1,320 USD_M". `ask --json` keeps the code and the exact value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from core.errors import ConfigError
+
+LANGUAGES = ("en", "it", "zh")
+MAX_SHIFT = 12
+
+
+@dataclass(frozen=True)
+class UnitForm:
+    """One language's form: `format` holds `{value}` once; `shift` powers of ten."""
+
+    format: str
+    shift: int = 0
+
+    def show(self, value: Decimal, number: Callable[[Decimal], str]) -> str:
+        shifted = value.scaleb(self.shift)
+        if self.shift and shifted != shifted.to_integral_value():
+            shifted = shifted.normalize()  # 1320 -> 13.2, not 13.20: the same number
+        elif self.shift:
+            shifted = shifted.quantize(Decimal(1))
+        return self.format.replace("{value}", number(shifted))
+
+
+def show_value(
+    value: Decimal,
+    unit: str,
+    language: str,
+    units: Mapping[str, Mapping[str, UnitForm]],
+    number: Callable[[Decimal], str],
+) -> str:
+    """The value with its unit as the reader writes it (the unit code when undescribed)."""
+    forms = units.get(unit)
+    form = (forms.get(language) or forms.get("en")) if forms else None
+    if form is None:
+        return f"{number(value)} {unit}".rstrip()
+    if value < 0:  # "-€3.2M", not "€-3.2M"
+        return "-" + form.show(value.copy_abs(), number)
+    return form.show(value, number)
+
+
+def parse_units(
+    raw: Any, fail: Callable[[str, str], ConfigError]
+) -> dict[str, dict[str, UnitForm]]:
+    """The glossary's `[units]` table; `fail(key, problem)` names file and line."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise fail("units", 'must be tables like [units.EUR_M] with en = "€{value}M"')
+    out: dict[str, dict[str, UnitForm]] = {}
+    for code, body in raw.items():
+        key = f"units.{code}"
+        if not isinstance(body, dict) or not body:
+            raise fail(key, 'must give a form per language, like en = "€{value}M"')
+        forms: dict[str, UnitForm] = {}
+        for language, spec in body.items():
+            where = f"{key}.{language}"
+            if language not in LANGUAGES:
+                raise fail(where, f"unknown language (expected {', '.join(LANGUAGES)})")
+            forms[language] = _form(spec, where, fail)
+        out[code] = forms
+    return out
+
+
+def _form(spec: Any, where: str, fail: Callable[[str, str], ConfigError]) -> UnitForm:
+    if isinstance(spec, str):
+        spec = {"format": spec}
+    if not isinstance(spec, dict):
+        raise fail(where, 'must be a string like "€{value}M" or { format = "...", shift = -2 }')
+    unknown = sorted(set(spec) - {"format", "shift"})
+    if unknown:
+        raise fail(where, f"unknown key {unknown[0]!r} (expected format, shift)")
+    text, shift = spec.get("format"), spec.get("shift", 0)
+    if not isinstance(text, str) or text.count("{value}") != 1:
+        raise fail(where, "the form must contain {value} exactly once")
+    if isinstance(shift, bool) or not isinstance(shift, int) or abs(shift) > MAX_SHIFT:
+        raise fail(where, f"shift must be a whole number from -{MAX_SHIFT} to {MAX_SHIFT}")
+    return UnitForm(text, shift)
