@@ -24,6 +24,11 @@ _TEXT: dict[str, dict[str, str]] = {
         "it": "Scrivi la domanda dopo il comando: /ask Qual è stato il fatturato nel 2024?",
         "zh": "请在命令后写问题：/ask 2024年营收是多少？",
     },
+    "already_answered": {
+        "en": "Already answered above.",
+        "it": "Ho già risposto qui sopra.",
+        "zh": "已在上方回答。",
+    },
     "expired": {
         "en": "This button has expired. Please ask the question again.",
         "it": "Questo pulsante è scaduto. Fai di nuovo la domanda.",

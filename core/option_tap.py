@@ -38,6 +38,19 @@ def tap_request(
     )
 
 
+CHOSEN = "✓ "  # the tapped option's label, once its answer is out
+
+
+def tap_key(turn_id: str, index: int) -> str:
+    """The delivery a tap is claimed as: each option of an answer is answered once, whoever
+    taps it and however often (a second tap is told the answer is above)."""
+    return f"option:{turn_id}:{index}"
+
+
+def chosen_label(label: str) -> str:
+    return label if label.startswith(CHOSEN) else CHOSEN + label
+
+
 def _date(value: str | None) -> dt.date | None:
     try:
         return dt.date.fromisoformat(value) if value else None

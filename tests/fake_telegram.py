@@ -267,6 +267,15 @@ class FakeTelegram:
             if "reply_markup" in params:
                 message["reply_markup"] = params["reply_markup"]
             return _plain(message)
+        if method == "editMessageReplyMarkup":
+            key = (int(params["chat_id"]), int(params["message_id"]))
+            message = self._state.messages.get(key)
+            if message is None:
+                return None
+            message.pop("reply_markup", None)
+            if params.get("reply_markup"):
+                message["reply_markup"] = params["reply_markup"]
+            return _plain(message)
         if method == "answerCallbackQuery":
             return True
         if method == "setWebhook":

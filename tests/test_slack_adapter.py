@@ -147,6 +147,24 @@ def test_button_reanswers_with_that_slot_in_the_thread(bot: BotProcess, fake: Fa
     assert turn.parent_turn == turn_of(db, "C0000103", reply["ts"])
 
 
+def test_an_option_is_answered_once_and_shows_it_was_chosen(bot: BotProcess,
+                                                            fake: FakeSlack) -> None:
+    reply = answer(bot, fake, "C0000110", "What was revenue?")
+    china = next(b for b in buttons(reply) if b["text"]["text"] == "ACME China")
+    assert bot.sender.tap("C0000110", "U0000110", dict(reply), china["value"],
+                          china["action_id"]).status_code == 200
+    fake.wait_for(lambda: fake.posted("C0000110")[1:])
+    # the same option again, by anyone: told the answer is there, nothing posted
+    assert bot.sender.tap("C0000110", "U0000111", dict(reply), china["value"],
+                          china["action_id"]).status_code == 200
+    fake.wait_for(lambda: fake.ephemeral("U0000111"))
+    assert "Already answered" in fake.ephemeral("U0000111")[0]["text"]
+    assert len(fake.posted("C0000110")) == 2  # the answer and one narrowed answer
+    original = next(m for m in fake.posted("C0000110") if m["ts"] == reply["ts"])
+    labels = [b["text"]["text"] for b in buttons(original)]
+    assert "✓ ACME China" in labels and len(labels) == len(buttons(reply))
+
+
 def test_forged_button_value_changes_nothing(bot: BotProcess, fake: FakeSlack, db: Any) -> None:
     reply = answer(bot, fake, "C0000104", "What was revenue?")
     kind, turn, index, mac = buttons(reply)[0]["value"].split(":")

@@ -151,6 +151,22 @@ def test_narrowing_tap_reanswers_with_that_slot(bot: BotProcess, fake: FakeTeleg
     assert turn.parent_turn == turn_of(db.turns, 104, reply["message_id"])
 
 
+def test_an_option_is_answered_once_and_shows_it_was_chosen(bot: BotProcess,
+                                                            fake: FakeTelegram) -> None:
+    reply = ask(fake, 110, "What was revenue?")
+    buttons = [b for row in reply["reply_markup"]["inline_keyboard"] for b in row]
+    china = next(b for b in buttons if b["text"] == "ACME China")
+    fake.inject(fake.tap(110, 110, reply["message_id"], china["callback_data"]))
+    fake.wait_for(lambda: fake.sent(110)[1:])
+    fake.inject(fake.tap(110, 111, reply["message_id"], china["callback_data"]))  # again
+    fake.wait_for(lambda: [c for c in fake.calls("answerCallbackQuery")
+                           if "Already answered" in c.params.get("text", "")])
+    assert len(fake.sent(110)) == 2  # the question's answer and one narrowed answer
+    shown = fake.message(110, reply["message_id"])["reply_markup"]["inline_keyboard"]
+    labels = [b["text"] for row in shown for b in row]
+    assert "✓ ACME China" in labels and len(labels) == len(buttons)  # the others stay
+
+
 def test_forged_callback_says_expired_and_changes_nothing(bot: BotProcess, fake: FakeTelegram,
                                                           db: Any) -> None:
     reply = ask(fake, 105, "What was revenue?")

@@ -17,6 +17,7 @@ MAX_OPTIONS = 24
 BUTTON_CHARS = 75
 FALLBACK_CHARS = 3000  # the notification text; the blocks carry the full answer
 OPTION_ACTION = "ricorda_option"  # action ids: ricorda_option_0, ricorda_option_1, ...
+OPTIONS_BLOCK = "ricorda_options"
 PURGE_CONFIRM, PURGE_CANCEL = "ricorda_purge_confirm", "ricorda_purge_cancel"
 PURGE, CANCEL = "p", "x"
 
@@ -64,7 +65,7 @@ def option_buttons(signer: CallbackSigner, turn_id: str, labels: list[str]) -> B
     """One button per option; the value names only (turn, index), signed."""
     if not labels:
         return None
-    return {"type": "actions", "block_id": "ricorda_options", "elements": [
+    return {"type": "actions", "block_id": OPTIONS_BLOCK, "elements": [
         {"type": "button", "action_id": f"{OPTION_ACTION}_{i}",
          "text": {"type": "plain_text", "text": label[:BUTTON_CHARS], "emoji": True},
          "value": signer.encode_option(turn_id, i)}

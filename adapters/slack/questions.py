@@ -12,14 +12,22 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.addressing import is_direct, question_text, reply_thread
-from adapters.slack.blocks import SlackMessage, answer_messages, text_message
+from adapters.slack.blocks import (
+    BUTTON_CHARS,
+    OPTION_ACTION,
+    OPTIONS_BLOCK,
+    SlackMessage,
+    answer_messages,
+    text_message,
+)
 from adapters.slack.replies import ephemeral, post, post_answer, post_ephemeral
 from adapters.slack.services import SlackServices, chat_key, user_key
 from core.chat_replies import help_text, reply
-from core.option_tap import tap_request
+from core.option_tap import chosen_label, tap_key, tap_request
 from core.presentation import present
 from core.types import Answer, Request
 
@@ -65,6 +73,14 @@ class Questions:
                 await post_ephemeral(client, channel, user,
                                      text_message(reply("expired", LANGUAGE)), thread_ts=thread)
             return
+        assert decoded is not None
+        if not await self.s.use_once(tap_key(*decoded)):  # each option answered once
+            await post_ephemeral(client, channel, user,
+                                 text_message(reply("already_answered", LANGUAGE)),
+                                 thread_ts=thread)
+            return
+        if not container.get("is_ephemeral"):
+            await _mark_chosen(client, channel, message, decoded[1])
         answer = await self._ask(request)
         if answer is None:
             await post(client, channel, text_message(reply("failed", LANGUAGE)), thread_ts=thread)
@@ -112,3 +128,29 @@ class Questions:
         shown = present(answer, show_footer=self.s.show_footer)
         messages = answer_messages(shown, signer=self.s.signer, turn_id=answer.turn_id)
         return messages[0] if messages else text_message(answer.text)
+
+
+async def _mark_chosen(
+    client: AsyncWebClient, channel: str, message: dict[str, Any], index: int
+) -> None:
+    """The message's buttons show which option was answered (the others stay available)."""
+    blocks = message.get("blocks")
+    ts = message.get("ts")
+    if not blocks or not ts:
+        return
+    marked = []
+    for block in blocks:
+        if block.get("type") == "actions" and block.get("block_id") == OPTIONS_BLOCK:
+            elements = [dict(e) for e in block.get("elements", [])]
+            for element in elements:
+                if element.get("action_id") == f"{OPTION_ACTION}_{index}":
+                    text = dict(element.get("text") or {})
+                    text["text"] = chosen_label(str(text.get("text", "")))[:BUTTON_CHARS]
+                    element["text"] = text
+            block = {**block, "elements": elements}
+        marked.append(block)
+    try:
+        await client.chat_update(channel=channel, ts=ts, blocks=marked,
+                                 text=message.get("text") or "")
+    except SlackApiError as exc:  # cosmetic: the answer matters, not the mark
+        log.info("cannot mark the chosen option: %s", exc.response.get("error"))

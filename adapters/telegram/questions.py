@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters, Update
+from telegram import (
+    Bot,
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Message,
+    ReplyParameters,
+    Update,
+)
 from telegram.constants import ChatAction, ParseMode
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.telegram.addressing import is_private, question_for_bot
@@ -15,7 +25,7 @@ from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, use
 from adapters.telegram.typing_action import typing_while
 from core.chat_replies import language_for, reply
 from core.errors import StorageError
-from core.option_tap import tap_request
+from core.option_tap import chosen_label, tap_key, tap_request
 from core.presentation import present
 from core.types import Answer, Request
 
@@ -66,10 +76,38 @@ class Questions:
             language = language_for(query.from_user.language_code)
             await query.answer(reply("expired", language), show_alert=True)
             return
+        assert decoded is not None
+        if not await self.s.use_once(tap_key(*decoded)):  # each option answered once
+            await query.answer(reply("already_answered", language_for(
+                query.from_user.language_code)))
+            return
         await query.answer()
+        await self._mark_chosen(query, decoded[1])
         answer = await self._ask(context.bot, query.message.chat.id, request)
         await self.send_answer(context.bot, query.message.chat.id, answer,
                                reply_to=query.message.message_id)
+
+    @staticmethod
+    async def _mark_chosen(query: CallbackQuery, index: int) -> None:
+        """The keyboard shows which option was answered (the others stay available)."""
+        message = query.message
+        markup = getattr(message, "reply_markup", None)
+        if markup is None:
+            return
+        rows, n = [], 0
+        for row in markup.inline_keyboard:
+            buttons = []
+            for button in row:
+                if n == index:
+                    button = InlineKeyboardButton(chosen_label(button.text),
+                                                  callback_data=button.callback_data)
+                buttons.append(button)
+                n += 1
+            rows.append(buttons)
+        try:
+            await query.edit_message_reply_markup(InlineKeyboardMarkup(rows))
+        except TelegramError as exc:  # cosmetic: the answer matters, not the mark
+            log.info("cannot mark the chosen option: %s", exc.__class__.__name__)
 
     async def _answer(self, bot: Bot, message: Message, question: str) -> None:
         assert message.from_user is not None
