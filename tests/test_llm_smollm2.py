@@ -74,14 +74,18 @@ def test_the_model_loads_with_its_own_chatml_template(llm: LlamaCppLLM) -> None:
     template = llm._llm.metadata.get("tokenizer.chat_template", "")
     assert "<|im_start|>" in template  # ChatML, from the GGUF itself
     assert llm.chat_format == "chat_template.default"  # not a guessed or llama-2 format
+    limit = 256  # far above a one-sentence answer: reaching it means the turn never ended
     reply = llm.complete(
-        [ChatMessage("system", "Answer briefly."), ChatMessage("user", "What colour is the sky?")],
-        max_tokens=64,
+        [
+            ChatMessage("system", "Answer in one short sentence."),
+            ChatMessage("user", "What colour is the sky?"),
+        ],
+        max_tokens=limit,
     )
     # one assistant turn that ends at the template's end-of-turn token: no template markers,
     # no invented next turn, and it stopped by itself before the token limit
     assert reply.strip() and "<|im_" not in reply and "\nuser" not in reply
-    assert len(llm._llm.tokenize(reply.encode("utf-8"), add_bos=False)) < 64
+    assert len(llm._llm.tokenize(reply.encode("utf-8"), add_bos=False)) < limit
 
 
 @pytest.mark.parametrize(
