@@ -128,7 +128,9 @@ def test_metrics_count_feedback_by_verdict(app: App, server: HealthServer) -> No
     body = get(server, "/metrics")[1]
     assert sample(body, "ricorda_feedback_total", verdict="positive") == 1
     assert sample(body, "ricorda_feedback_total", verdict="negative") == 1
-    assert sample(body, "ricorda_fastpath_entries") == 0  # the negative verdict removed it
+    # the negative verdict replaced the plan by a rejection marker (core.rejections): one row
+    assert sample(body, "ricorda_fastpath_entries") == 1
+    assert [e.origin for e in app.fastpaths.list()] == ["rejected"]
 
 
 def test_a_failing_observer_never_costs_an_answer_or_a_verdict(

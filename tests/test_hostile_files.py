@@ -143,7 +143,7 @@ def test_twenty_megabyte_fact_file_is_read_with_a_clear_outcome(tmp_path: Path) 
         ).summary()
     except IngestError as exc:
         outcome = str(exc)
-    assert time.perf_counter() - start < 20
+    assert time.perf_counter() - start < 60  # a bound against a hang, not a benchmark
     assert outcome.startswith("big.csv: 392000 rows, 392000 valid") or "big.csv" in outcome
 
 

@@ -149,18 +149,18 @@ def test_button_reanswers_with_that_slot_in_the_thread(bot: BotProcess, fake: Fa
 
 def test_an_option_is_answered_once_and_shows_it_was_chosen(bot: BotProcess,
                                                             fake: FakeSlack) -> None:
-    reply = answer(bot, fake, "C0000110", "What was revenue?")
+    reply = answer(bot, fake, "C0000150", "What was revenue?")
     china = next(b for b in buttons(reply) if b["text"]["text"] == "ACME China")
-    assert bot.sender.tap("C0000110", "U0000110", dict(reply), china["value"],
+    assert bot.sender.tap("C0000150", "U0000150", dict(reply), china["value"],
                           china["action_id"]).status_code == 200
-    fake.wait_for(lambda: fake.posted("C0000110")[1:])
+    fake.wait_for(lambda: fake.posted("C0000150")[1:])
     # the same option again, by anyone: told the answer is there, nothing posted
-    assert bot.sender.tap("C0000110", "U0000111", dict(reply), china["value"],
+    assert bot.sender.tap("C0000150", "U0000151", dict(reply), china["value"],
                           china["action_id"]).status_code == 200
-    fake.wait_for(lambda: fake.ephemeral("U0000111"))
-    assert "Already answered" in fake.ephemeral("U0000111")[0]["text"]
-    assert len(fake.posted("C0000110")) == 2  # the answer and one narrowed answer
-    original = next(m for m in fake.posted("C0000110") if m["ts"] == reply["ts"])
+    fake.wait_for(lambda: fake.ephemeral("U0000151"))
+    assert "Already answered" in fake.ephemeral("U0000151")[0]["text"]
+    assert len(fake.posted("C0000150")) == 2  # the answer and one narrowed answer
+    original = next(m for m in fake.posted("C0000150") if m["ts"] == reply["ts"])
     labels = [b["text"]["text"] for b in buttons(original)]
     assert "✓ ACME China" in labels and len(labels) == len(buttons(reply))
 

@@ -153,16 +153,16 @@ def test_narrowing_tap_reanswers_with_that_slot(bot: BotProcess, fake: FakeTeleg
 
 def test_an_option_is_answered_once_and_shows_it_was_chosen(bot: BotProcess,
                                                             fake: FakeTelegram) -> None:
-    reply = ask(fake, 110, "What was revenue?")
+    reply = ask(fake, 150, "What was revenue?")
     buttons = [b for row in reply["reply_markup"]["inline_keyboard"] for b in row]
     china = next(b for b in buttons if b["text"] == "ACME China")
-    fake.inject(fake.tap(110, 110, reply["message_id"], china["callback_data"]))
-    fake.wait_for(lambda: fake.sent(110)[1:])
-    fake.inject(fake.tap(110, 111, reply["message_id"], china["callback_data"]))  # again
+    fake.inject(fake.tap(150, 150, reply["message_id"], china["callback_data"]))
+    fake.wait_for(lambda: fake.sent(150)[1:])
+    fake.inject(fake.tap(150, 151, reply["message_id"], china["callback_data"]))  # again
     fake.wait_for(lambda: [c for c in fake.calls("answerCallbackQuery")
                            if "Already answered" in c.params.get("text", "")])
-    assert len(fake.sent(110)) == 2  # the question's answer and one narrowed answer
-    shown = fake.message(110, reply["message_id"])["reply_markup"]["inline_keyboard"]
+    assert len(fake.sent(150)) == 2  # the question's answer and one narrowed answer
+    shown = fake.message(150, reply["message_id"])["reply_markup"]["inline_keyboard"]
     labels = [b["text"] for row in shown for b in row]
     assert "✓ ACME China" in labels and len(labels) == len(buttons)  # the others stay
 
