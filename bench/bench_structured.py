@@ -55,6 +55,9 @@ def glossary_text() -> str:
     for e in range(N_ENTITIES):
         parts.append(f'[entities.E{e:02d}]\nnames = ["Entity {e:02d}", "Unità {e:02d}"]\n')
     parts.append('[competitors]\nnames = ["Vortex Corp"]\n')
+    # rendering as users see it: the unit's form per language (core.units)
+    parts.append('[units.EUR_M]\nen = "€{value}M"\nit = "{value} M€"\n'
+                 'zh = { format = "{value}亿欧元", shift = -2 }\n')
     return "\n".join(parts)
 
 
