@@ -137,6 +137,31 @@ class SqlFastpathStore:
         except SQLAlchemyError as exc:
             raise _error("cannot record a fastpath use", exc) from exc
 
+    def touch_many(self, uses: Iterable[tuple[str, dt.datetime]]) -> int:
+        """Count a batch of uses (entry id, when) in one transaction: the cascade's writer
+        thread sends them together. Uses of one entry add up; the latest time is kept.
+        Returns how many entries still existed."""
+        counts: dict[str, tuple[int, dt.datetime]] = {}
+        for entry_id, at in uses:
+            n, last = counts.get(entry_id, (0, at))
+            counts[entry_id] = (n + 1, max(last, at))
+        if not counts:
+            return 0
+        stmt = (
+            update(_TABLE)
+            .where(_C.id == bindparam("entry_id"))
+            .values(n_uses=_C.n_uses + bindparam("n"), last_used_at=bindparam("at"))
+        )
+        params = [{"entry_id": i, "n": n, "at": at} for i, (n, at) in counts.items()]
+        try:
+            with self._engine.begin() as conn:
+                found = 0
+                for row in params:  # rowcount per row: executemany does not report it
+                    found += conn.execute(stmt, row).rowcount or 0
+                return found
+        except SQLAlchemyError as exc:
+            raise _error("cannot record fastpath uses", exc) from exc
+
     def delete(self, entry_id: str) -> bool:
         return bool(self._delete(_C.id == entry_id))
 
