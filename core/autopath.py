@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import replace
@@ -139,6 +140,7 @@ class Autopaths:
         recent_per_cluster: int = 32,
         demotion_floor: float = 0.2,
         demotion_min_verdicts: int = 3,
+        active_refresh_seconds: float = 5.0,
     ) -> None:
         for name, value in (
             ("min_confirmations", min_confirmations),
@@ -161,6 +163,9 @@ class Autopaths:
         self._per_cluster = recent_per_cluster
         self._index = ClusterIndex(per_cluster=recent_per_cluster)
         self._intent_clusters: dict[str, set[str]] = {}
+        self._active_refresh = active_refresh_seconds
+        self._active: frozenset[str] = frozenset()
+        self._active_at: float | None = None  # None: read them on the next question
         self._load(recent_per_cluster)
 
     # --- observing and looking up ---------------------------------------------------------
@@ -235,6 +240,21 @@ class Autopaths:
         assert champion.id is not None
         return AutopathHit(champion.plan, champion.id, cluster_id, champion.score, cosine, route)
 
+    def has_active_framework(self, framework_hash: str) -> bool:
+        """Whether an active autopath of this framework exists (any cluster): the cascade asks
+        before paying for an embedding on a request the rule planner already resolves. Read
+        from the store at most every `active_refresh_seconds` (another replica's promotion
+        reaches this one that late: until then the planner answers, with the same plan);
+        this process's own verdicts are seen on the next question."""
+        now = time.monotonic()
+        at = self._active_at
+        if at is None or now - at >= self._active_refresh:
+            self._active = frozenset(
+                a.framework_hash for a in self._store.autopaths() if a.status == "active"
+            )
+            self._active_at = now
+        return framework_hash in self._active
+
     # --- verdicts and uses ----------------------------------------------------------------
 
     def confirm(self, turn_id: str) -> None:
@@ -285,6 +305,7 @@ class Autopaths:
             purged = self._store.purge_plans()
             self._index = ClusterIndex(per_cluster=self._per_cluster)
             self._intent_clusters = {}
+            self._active_at = None
         return purged
 
     def anti_autopaths(self) -> list[AntiView]:
@@ -329,6 +350,12 @@ class Autopaths:
         return None
 
     def _verdict(self, turn_id: str, verdict: str, delta: int) -> None:
+        try:
+            self._count_verdict(turn_id, verdict, delta)
+        finally:
+            self._active_at = None  # it may have promoted or demoted: read them again
+
+    def _count_verdict(self, turn_id: str, verdict: str, delta: int) -> None:
         now = self._clock()
         with self._store.transaction() as tx:
             obs = tx.observation(turn_id)
