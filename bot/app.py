@@ -188,6 +188,7 @@ class App:
             on_answer=None if self.one_shot else self.metrics.observe_answer,
             # a long-running process learns off the answer path; a one-shot one exits next
             background=not self.one_shot,
+            observe_on_feedback=True,  # self.feedback calls observe_turn before a verdict
         )
 
     def flush_learning(self) -> None:

@@ -14,7 +14,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from core.answering import Answerer, Prepared
@@ -53,6 +53,7 @@ class Cascade:
         exact_only: bool = False,
         on_answer: Callable[[Answer], None] | None = None,
         background: bool = False,
+        observe_on_feedback: bool = False,
     ) -> None:
         """`exact_only` (a one-shot `ricorda ask`): L0a and the planner only. Loading the
         embedder costs a second, more than the question; entries it registers get their
@@ -62,7 +63,12 @@ class Cascade:
 
         `background` (a long-running process): plan registrations, L1 observations and use
         counts are written by one writer thread in batches (core.learning), off the answer
-        path; the turn is still written before the answer is returned. Call `close()`."""
+        path; the turn is still written before the answer is returned. Call `close()`.
+
+        `observe_on_feedback`: a request the rules resolve into a structured plan is observed
+        for L1 when a verdict on it comes (`observe_turn`, which feedback calls), not when it
+        is answered: its observation would cost an embedding, and until a verdict it only
+        seeds a cluster. The feedback wiring must call `observe_turn` (bot.app does)."""
         self.answerer = answerer
         self.fastpaths = fastpaths
         self.autopaths = autopaths
@@ -72,15 +78,30 @@ class Cascade:
         self.clock = clock
         self.exact_only = exact_only
         self.on_answer = on_answer
-        self._plans = PlanMemo()
-        self._pending: dict[str, FastpathEntry] = {}  # registrations not written yet, by hash
+        self.observe_on_feedback = observe_on_feedback
+        self._requests = RequestMemo()
+        # a repeat's observation embeds the text its first ask embedded: once is enough
+        self._known_vectors = VectorMemo()
+        self._pending: dict[str, _Register] = {}  # registrations not written yet, by hash
         self._pending_lock = threading.Lock()
+        self._answering = 0  # answers being made now (the writer waits for none)
+        self._answering_cond = threading.Condition()
         self.learning: Learning[_Record] = (
-            BackgroundLearning(self._learn) if background else InlineLearning(self._learn)
+            BackgroundLearning(self._learn, wait_idle=self._wait_idle)
+            if background
+            else InlineLearning(self._learn)
         )
 
     def answer(self, request: Request) -> Answer:
-        ans = self._answer(request)
+        with self._answering_cond:
+            self._answering += 1
+        try:
+            ans = self._answer(request)
+        finally:
+            with self._answering_cond:
+                self._answering -= 1
+                if not self._answering:
+                    self._answering_cond.notify_all()
         if self.on_answer is not None:
             try:
                 self.on_answer(ans)
@@ -97,14 +118,22 @@ class Cascade:
         """Write what is queued and stop the writer thread."""
         self.learning.close()
 
+    def _wait_idle(self, timeout: float) -> None:
+        with self._answering_cond:
+            self._answering_cond.wait_for(lambda: not self._answering, timeout)
+
     def _answer(self, request: Request) -> Answer:
         started = time.perf_counter()
-        prepared = self.answerer.prepare(request)
-        if isinstance(prepared, Answer):  # refused, empty, bad option: never cached
-            return self.answerer.finish(request, prepared, started)
-        canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
-        memo = self._plans.key(self.answerer, prepared)
-        self._plans.reuse(memo, prepared)
+        memo = self._requests.key(self.answerer, request)
+        known = self._requests.reuse(memo, request)
+        if known is not None:
+            prepared, canonical, key = known
+        else:
+            made = self.answerer.prepare(request)
+            if isinstance(made, Answer):  # refused, empty, bad option: never cached
+                return self.answerer.finish(request, made, started)
+            prepared = made
+            canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
         ans, embedding, hit_cluster = self._fast(prepared, canonical, key)
         own_plan = self.answerer.plan(prepared) if ans is None else None
         if ans is None:
@@ -113,11 +142,14 @@ class Cascade:
                 if own_plan is not None
                 else self.answerer.clarify(prepared)
             )
-        self._plans.keep(memo, prepared)
+        self._requests.keep(memo, prepared, canonical, key)
         ans = self.answerer.finish(request, ans, started)  # the turn is durable from here
         if not ans.succeeded:
             return ans
         observe = self.autopaths is not None and (embedding is not None or not self.exact_only)
+        if observe and self.observe_on_feedback and embedding is None:
+            # the rules resolved it: its observation is made if a verdict comes (observe_turn)
+            observe = not resolved_by_rules(prepared, prepared.plan_made)
         if ans.served_by != L0A:
             self._register(ans, canonical, key, embedding, restricted=prepared.cleared)
         if observe:
@@ -169,7 +201,7 @@ class Cascade:
             ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
             if ans is not None:
                 self._submit(_Touch(entry.id, self.clock()))
-                if entry.embedding is None and not self.exact_only:
+                if entry.embedding is None and not self.exact_only and l0b_servable(entry.route):
                     self._submit(_Backfill(entry, canonical))
                 return ans, entry.embedding, None
         if self.exact_only:
@@ -215,11 +247,13 @@ class Cascade:
 
     def _by_hash(self, key: str) -> FastpathEntry | None:
         """The stored entry, or this process's own registration still queued for writing."""
-        entry = self.fastpaths.by_hash(key)
-        if entry is None and self._pending:
-            with self._pending_lock:
-                entry = self._pending.get(key)
-        return entry
+        # the queue first: a registration leaves it only once committed, so when it is not
+        # there the database has it (read the other way round, the two could both miss it)
+        with self._pending_lock:
+            queued = self._pending.get(key)
+        if queued is not None:
+            return queued.entry  # None when not registrable: nothing is stored either
+        return self.fastpaths.by_hash(key)
 
     def _l1_serves(self, own_plan: Plan | None) -> bool:
         if self.autopaths is None or own_plan is None:
@@ -238,32 +272,22 @@ class Cascade:
         *,
         restricted: bool = False,
     ) -> None:
-        """`restricted`: asked from a cleared chat (its text is shown to cleared viewers only)."""
-        plan = Plan.from_dict(ans.plan)
-        if not registrable(plan, self.answerer.catalog):
-            return
-        now = self.clock()
-        entry = FastpathEntry(
-            id=uuid.uuid4().hex,
-            canonical_text=canonical,
-            canonical_hash=key,
+        """`restricted`: asked from a cleared chat (its text is shown to cleared viewers only).
+        The entry is built by the writer thread (or by a repeat that finds it still queued)."""
+        record = _Register(
             plan=ans.plan,
-            route=plan.route,
-            intent=plan.intent,
-            intent_hash=intent_hash(plan.intent),
-            framework_hash=plan.framework_hash(),
-            origin=ORIGIN.get(ans.served_by, "planner"),
-            query_specific=plan.query_specific,
-            embedder="",
+            canonical=canonical,
+            key=key,
             embedding=embedding,
-            created_at=now,
-            last_used_at=now,
-            n_uses=0,
+            origin=ORIGIN.get(ans.served_by, "planner"),
             restricted=restricted,
+            at=self.clock(),
+            catalog=self.answerer.catalog,
+            exact_only=self.exact_only,
         )
         with self._pending_lock:
-            self._pending[key] = entry
-        self._submit(_Register(entry, embed=not self.exact_only))
+            self._pending[key] = record
+        self._submit(record)
 
     def _observe(
         self,
@@ -298,14 +322,18 @@ class Cascade:
     def _learn(self, batch: list[_Record]) -> None:
         """One batch of learning writes: the embeddings it still needs in one call, then the
         writes in the order they were queued (a use is counted after its registration)."""
-        texts = sorted({t for r in batch if (t := _needs_embedding(r, self.exact_only))})
-        embedder = self._embedder() if texts else None
-        vectors: dict[str, np.ndarray] = {}
-        if embedder is not None:
+        wanted = {t for r in batch if (t := _needs_embedding(r, self.exact_only))}
+        vectors = self._known_vectors.get_many(wanted)
+        texts = sorted(wanted - vectors.keys())
+        embedder = self._embedder() if wanted else None
+        if embedder is not None and texts:
             try:
-                vectors = dict(zip(texts, embedder.embed(texts), strict=True))
+                fresh = dict(zip(texts, embedder.embed(texts), strict=True))
             except Exception:
                 log.exception("the embedder failed; learning without embeddings")
+            else:
+                self._known_vectors.put_many(fresh)
+                vectors.update(fresh)
         name = embedder.name if embedder is not None else ""
         touches: list[tuple[str, dt.datetime]] = []
         for record in batch:
@@ -331,17 +359,18 @@ class Cascade:
         if isinstance(record, _Touch):
             touches.append((record.entry_id, record.at))
         elif isinstance(record, _Register):
-            entry = record.entry
             try:
-                if entry.embedding is None and record.embed:
-                    entry.embedding = vectors.get(entry.canonical_text)
-                if entry.embedding is not None:
-                    entry.embedder = entry.embedder or self._embedder_name(embedder)
-                self.fastpaths.upsert(entry)
+                entry = record.entry
+                if entry is not None:
+                    if entry.embedding is None and record.embed:
+                        entry.embedding = vectors.get(entry.canonical_text)
+                    if entry.embedding is not None:
+                        entry.embedder = entry.embedder or self._embedder_name(embedder)
+                    self.fastpaths.upsert(entry)
             finally:
                 with self._pending_lock:
-                    if self._pending.get(entry.canonical_hash) is entry:
-                        del self._pending[entry.canonical_hash]
+                    if self._pending.get(record.key) is record:
+                        del self._pending[record.key]
         elif isinstance(record, _Backfill):
             vector = vectors.get(record.canonical)
             if vector is not None and record.entry.embedding is None:
@@ -375,10 +404,64 @@ class _Touch:
     at: dt.datetime
 
 
-@dataclass(frozen=True)
 class _Register:
-    entry: FastpathEntry
-    embed: bool  # False in a one-shot process: no embedder is loaded for it
+    """A plan to register; its entry is built once, when first needed."""
+
+    def __init__(
+        self,
+        *,
+        plan: dict[str, Any],
+        canonical: str,
+        key: str,
+        embedding: np.ndarray | None,
+        origin: str,
+        restricted: bool,
+        at: dt.datetime,
+        catalog: Mapping[str, Executor],
+        exact_only: bool,
+    ) -> None:
+        self.plan, self.canonical, self.key, self.embedding = plan, canonical, key, embedding
+        self.origin, self.restricted, self.at = origin, restricted, at
+        self._catalog = catalog
+        self._exact_only = exact_only
+        self._entry: FastpathEntry | None = None
+        self._built = False
+        self._lock = threading.Lock()
+        self.embed = False  # whether the writer embeds it (known once built)
+
+    @property
+    def entry(self) -> FastpathEntry | None:
+        """The entry to store, or None when the plan is not registrable."""
+        with self._lock:
+            if not self._built:
+                self._entry = self._build()
+                self._built = True
+            return self._entry
+
+    def _build(self) -> FastpathEntry | None:
+        plan = Plan.from_dict(self.plan)
+        if not registrable(plan, self._catalog):
+            return None
+        # a structured plan is never replayed by cosine (see `Cascade._fast`): no embedding
+        self.embed = not self._exact_only and l0b_servable(plan.route)
+        return FastpathEntry(
+            id=uuid.uuid4().hex,
+            canonical_text=self.canonical,
+            canonical_hash=self.key,
+            plan=self.plan,
+            route=plan.route,
+            intent=plan.intent,
+            intent_hash=intent_hash(plan.intent),
+            framework_hash=plan.framework_hash(),
+            origin=self.origin,
+            query_specific=plan.query_specific,
+            embedder="",
+            embedding=self.embedding,
+            created_at=self.at,
+            last_used_at=self.at,
+            n_uses=0,
+            restricted=self.restricted,
+        )
 
 
 @dataclass(frozen=True)
@@ -404,13 +487,21 @@ _Record = _Touch | _Register | _Backfill | _Observe
 
 
 def _needs_embedding(record: _Record, exact_only: bool) -> str | None:
-    if isinstance(record, _Register) and record.embed and record.entry.embedding is None:
-        return record.entry.canonical_text
+    if isinstance(record, _Register):
+        entry = record.entry
+        return entry.canonical_text if entry and record.embed and entry.embedding is None else None
     if isinstance(record, _Backfill) and not exact_only:
         return record.canonical
     if isinstance(record, _Observe) and record.embedding is None:
         return record.canonical
     return None
+
+
+def l0b_servable(route: str) -> bool:
+    """Whether an entry of this route can ever be served by L0b. A structured plan fits only
+    a request whose own plan has its framework -- one the rules resolve, which skips L0b -- or
+    a vague one, which only slot-free plans fit; a structured plan always has slots."""
+    return route != "structured"
 
 
 def resolved_by_rules(prepared: Prepared, plan: Plan | None) -> bool:
@@ -427,51 +518,80 @@ def resolved_by_rules(prepared: Prepared, plan: Plan | None) -> bool:
     )
 
 
-class PlanMemo:
-    """The planner's plan for an exact request, kept so an exact repeat (L0a) need not plan it
-    again to check that the stored plan fits.
-
-    The plan is a function of the cleaned text, language, clearance, reference date and tapped
-    slots, of the glossary (the answerer: a glossary reload builds a new one) and of the
-    approved macros (the catalog's generation); all of them are the key, so a hit is exactly
-    the plan the planner would make now. Facts and documents are read when the plan runs."""
+class VectorMemo:
+    """The latest embeddings by canonical text (the writer thread's only)."""
 
     def __init__(self, size: int = 4096) -> None:
         self._size = size
-        self._plans: OrderedDict[tuple[Any, ...], Plan | None] = OrderedDict()
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def get_many(self, texts: set[str]) -> dict[str, np.ndarray]:
+        found = {t: self._vectors[t] for t in texts if t in self._vectors}
+        for t in found:
+            self._vectors.move_to_end(t)
+        return found
+
+    def put_many(self, vectors: dict[str, np.ndarray]) -> None:
+        self._vectors.update(vectors)
+        while len(self._vectors) > self._size:
+            self._vectors.popitem(last=False)
+
+
+class RequestMemo:
+    """An exact request as the answerer prepared and planned it, kept so an exact repeat
+    (L0a) need not parse it and plan it again to check that the stored plan fits.
+
+    Preparing (cleaning, the security gate, parsing, tapped slots) and planning are functions
+    of the request's text and tapped slots, its reference date, the chat's clearance, the
+    glossary (the answerer: a glossary reload builds a new one, which empties the memo) and
+    the approved macros (the catalog's generation). All of them are the key, so a hit is
+    exactly what the answerer would make now; nothing read when the plan runs (facts,
+    documents, the clock, earlier turns) is kept. Refusals and usage answers are not kept."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._kept: OrderedDict[tuple[Any, ...], tuple[Prepared, str, str]] = OrderedDict()
         self._owner: object | None = None
         self._lock = threading.Lock()
 
-    def key(self, answerer: Answerer, prepared: Prepared) -> tuple[Any, ...]:
+    def key(self, answerer: Answerer, request: Request) -> tuple[Any, ...]:
         with self._lock:
             if answerer is not self._owner:
-                self._plans.clear()
+                self._kept.clear()
                 self._owner = answerer
-        request = prepared.request
         return (
             getattr(answerer.catalog, "generation", 0),
-            prepared.text,
-            prepared.language,
-            prepared.cleared,
-            prepared.reference,
-            prepared.tool,
+            request.text,
             tuple(sorted(request.fixed_slots.items())),
+            request.reference_date or answerer.today(),
+            answerer.glossary.is_cleared(request.chat),
         )
 
-    def reuse(self, key: tuple[Any, ...], prepared: Prepared) -> None:
+    def reuse(self, key: tuple[Any, ...], request: Request) -> tuple[Prepared, str, str] | None:
+        """(prepared for this request, canonical text, cache key), or None."""
         with self._lock:
-            if key in self._plans:
-                self._plans.move_to_end(key)
-                prepared.planned = self._plans[key]
+            kept = self._kept.get(key)
+            if kept is None:
+                return None
+            self._kept.move_to_end(key)
+        prepared, canonical, cache_hash = kept
+        # the intent is shared: nothing changes an intent once it is prepared
+        return (
+            replace(prepared, request=request, notices=list(prepared.notices)),
+            canonical,
+            (cache_hash),
+        )
 
-    def keep(self, key: tuple[Any, ...], prepared: Prepared) -> None:
+    def keep(
+        self, key: tuple[Any, ...], prepared: Prepared, canonical: str, cache_hash: str
+    ) -> None:
         if not prepared.is_planned:
             return
         with self._lock:
-            self._plans[key] = prepared.plan_made
-            self._plans.move_to_end(key)
-            while len(self._plans) > self._size:
-                self._plans.popitem(last=False)
+            self._kept[key] = (prepared, canonical, cache_hash)
+            self._kept.move_to_end(key)
+            while len(self._kept) > self._size:
+                self._kept.popitem(last=False)
 
 
 def registrable(plan: Plan, catalog: Mapping[str, Executor] | None = None) -> bool:

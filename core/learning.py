@@ -54,8 +54,22 @@ class InlineLearning(Generic[T]):
 class BackgroundLearning(Generic[T]):
     """One daemon thread; whatever was queued while it wrote the previous batch is the next."""
 
-    def __init__(self, handle: Handler[T], *, max_batch: int = 256, name: str = "learning") -> None:
+    def __init__(
+        self,
+        handle: Handler[T],
+        *,
+        max_batch: int = 256,
+        name: str = "learning",
+        wait_idle: Callable[[float], None] | None = None,
+        max_wait: float = 0.25,
+    ) -> None:
+        """`wait_idle(timeout)` returns when no answer is being made (or after `timeout`): the
+        writer takes its turn between answers, so on SQLite an answer's turn write does not
+        wait behind a learning transaction, and the two do not share the GIL, unless answers
+        keep coming for `max_wait` seconds; then it writes anyway."""
         self._handle = handle
+        self._wait_idle = wait_idle
+        self._max_wait = max_wait
         self._max_batch = max(1, max_batch)
         self._cond = threading.Condition()
         self._queue: list[T] = []
@@ -104,6 +118,10 @@ class BackgroundLearning(Generic[T]):
                 self._cond.wait_for(lambda: self._queue or self._closed)
                 if not self._queue and self._closed:
                     return
+                closing = self._closed
+            if self._wait_idle is not None and not closing:
+                self._wait_idle(self._max_wait)
+            with self._cond:
                 batch = self._queue[: self._max_batch]
                 del self._queue[: len(batch)]
             _safely(self._handle, batch)
