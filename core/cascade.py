@@ -61,9 +61,10 @@ class Cascade:
 
         `on_answer` observes every answer (metrics); it cannot break or change one.
 
-        `background` (a long-running process): plan registrations, L1 observations and use
-        counts are written by one writer thread in batches (core.learning), off the answer
-        path; the turn is still written before the answer is returned. Call `close()`.
+        `background` (a long-running process): L1 observations, use counts and embeddings
+        are written by one writer thread in batches (core.learning), off the answer path; the
+        turn and a new plan's registration are still written before the answer is returned
+        (the next question, here or on a replica, must find them). Call `close()`.
 
         `observe_on_feedback`: a request the rules resolve into a structured plan is observed
         for L1 when a verdict on it comes (`observe_turn`, which feedback calls), not when it
@@ -82,8 +83,6 @@ class Cascade:
         self._requests = RequestMemo()
         # a repeat's observation embeds the text its first ask embedded: once is enough
         self._known_vectors = VectorMemo()
-        self._pending: dict[str, _Register] = {}  # registrations not written yet, by hash
-        self._pending_lock = threading.Lock()
         self._answering = 0  # answers being made now (the writer waits for none)
         self._answering_cond = threading.Condition()
         self.learning: Learning[_Record] = (
@@ -196,7 +195,7 @@ class Cascade:
         with every slot re-read from the request, so L0b or L1 could only run the planner's
         plan after paying for an embedding and a cosine search. The one exception is an
         active autopath of that very framework: L1 then serves (and counts its use)."""
-        entry = self._by_hash(key)
+        entry = self.fastpaths.by_hash(key)
         if entry is not None:
             ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
             if ans is not None:
@@ -245,16 +244,6 @@ class Cascade:
                     return ans, embedding, hit.cluster_id
         return None, embedding, None
 
-    def _by_hash(self, key: str) -> FastpathEntry | None:
-        """The stored entry, or this process's own registration still queued for writing."""
-        # the queue first: a registration leaves it only once committed, so when it is not
-        # there the database has it (read the other way round, the two could both miss it)
-        with self._pending_lock:
-            queued = self._pending.get(key)
-        if queued is not None:
-            return queued.entry  # None when not registrable: nothing is stored either
-        return self.fastpaths.by_hash(key)
-
     def _l1_serves(self, own_plan: Plan | None) -> bool:
         if self.autopaths is None or own_plan is None:
             return False
@@ -273,21 +262,37 @@ class Cascade:
         restricted: bool = False,
     ) -> None:
         """`restricted`: asked from a cleared chat (its text is shown to cleared viewers only).
-        The entry is built by the writer thread (or by a repeat that finds it still queued)."""
-        record = _Register(
-            plan=ans.plan,
-            canonical=canonical,
-            key=key,
-            embedding=embedding,
-            origin=ORIGIN.get(ans.served_by, "planner"),
-            restricted=restricted,
-            at=self.clock(),
-            catalog=self.answerer.catalog,
-            exact_only=self.exact_only,
+
+        Written before the answer is returned, so the next question -- here or on a replica --
+        finds it. A structured plan is never replayed by cosine (see `_fast`): it is stored
+        without an embedding."""
+        plan = Plan.from_dict(ans.plan)
+        if not registrable(plan, self.answerer.catalog):
+            return
+        if not l0b_servable(plan.route):
+            embedding = None
+        now = self.clock()
+        embedder = self._embedder() if embedding is not None else None
+        self.fastpaths.upsert(
+            FastpathEntry(
+                id=uuid.uuid4().hex,
+                canonical_text=canonical,
+                canonical_hash=key,
+                plan=ans.plan,
+                route=plan.route,
+                intent=plan.intent,
+                intent_hash=intent_hash(plan.intent),
+                framework_hash=plan.framework_hash(),
+                origin=ORIGIN.get(ans.served_by, "planner"),
+                query_specific=plan.query_specific,
+                embedder=embedder.name if embedder else "",
+                embedding=embedding,
+                created_at=now,
+                last_used_at=now,
+                n_uses=0,
+                restricted=restricted,
+            )
         )
-        with self._pending_lock:
-            self._pending[key] = record
-        self._submit(record)
 
     def _observe(
         self,
@@ -358,19 +363,6 @@ class Cascade:
     ) -> None:
         if isinstance(record, _Touch):
             touches.append((record.entry_id, record.at))
-        elif isinstance(record, _Register):
-            try:
-                entry = record.entry
-                if entry is not None:
-                    if entry.embedding is None and record.embed:
-                        entry.embedding = vectors.get(entry.canonical_text)
-                    if entry.embedding is not None:
-                        entry.embedder = entry.embedder or self._embedder_name(embedder)
-                    self.fastpaths.upsert(entry)
-            finally:
-                with self._pending_lock:
-                    if self._pending.get(record.key) is record:
-                        del self._pending[record.key]
         elif isinstance(record, _Backfill):
             vector = vectors.get(record.canonical)
             if vector is not None and record.entry.embedding is None:
@@ -391,77 +383,11 @@ class Cascade:
                     restricted=record.restricted,
                 )
 
-    def _embedder_name(self, fallback: str) -> str:
-        if fallback:
-            return fallback
-        embedder = self._embedder()
-        return embedder.name if embedder is not None else ""
-
 
 @dataclass(frozen=True)
 class _Touch:
     entry_id: str
     at: dt.datetime
-
-
-class _Register:
-    """A plan to register; its entry is built once, when first needed."""
-
-    def __init__(
-        self,
-        *,
-        plan: dict[str, Any],
-        canonical: str,
-        key: str,
-        embedding: np.ndarray | None,
-        origin: str,
-        restricted: bool,
-        at: dt.datetime,
-        catalog: Mapping[str, Executor],
-        exact_only: bool,
-    ) -> None:
-        self.plan, self.canonical, self.key, self.embedding = plan, canonical, key, embedding
-        self.origin, self.restricted, self.at = origin, restricted, at
-        self._catalog = catalog
-        self._exact_only = exact_only
-        self._entry: FastpathEntry | None = None
-        self._built = False
-        self._lock = threading.Lock()
-        self.embed = False  # whether the writer embeds it (known once built)
-
-    @property
-    def entry(self) -> FastpathEntry | None:
-        """The entry to store, or None when the plan is not registrable."""
-        with self._lock:
-            if not self._built:
-                self._entry = self._build()
-                self._built = True
-            return self._entry
-
-    def _build(self) -> FastpathEntry | None:
-        plan = Plan.from_dict(self.plan)
-        if not registrable(plan, self._catalog):
-            return None
-        # a structured plan is never replayed by cosine (see `Cascade._fast`): no embedding
-        self.embed = not self._exact_only and l0b_servable(plan.route)
-        return FastpathEntry(
-            id=uuid.uuid4().hex,
-            canonical_text=self.canonical,
-            canonical_hash=self.key,
-            plan=self.plan,
-            route=plan.route,
-            intent=plan.intent,
-            intent_hash=intent_hash(plan.intent),
-            framework_hash=plan.framework_hash(),
-            origin=self.origin,
-            query_specific=plan.query_specific,
-            embedder="",
-            embedding=self.embedding,
-            created_at=self.at,
-            last_used_at=self.at,
-            n_uses=0,
-            restricted=self.restricted,
-        )
 
 
 @dataclass(frozen=True)
@@ -483,13 +409,10 @@ class _Observe:
     restricted: bool
 
 
-_Record = _Touch | _Register | _Backfill | _Observe
+_Record = _Touch | _Backfill | _Observe
 
 
 def _needs_embedding(record: _Record, exact_only: bool) -> str | None:
-    if isinstance(record, _Register):
-        entry = record.entry
-        return entry.canonical_text if entry and record.embed and entry.embedding is None else None
     if isinstance(record, _Backfill) and not exact_only:
         return record.canonical
     if isinstance(record, _Observe) and record.embedding is None:

@@ -1,9 +1,10 @@
-"""Where the cascade's learning writes go: the plan registration, the L1 observation and the use
-count of a replayed entry are not part of the answer, so a serving process does them off the
-answer path, in batches.
+"""Where the cascade's learning writes go: the L1 observation, the use count of a replayed entry
+and the embedding an entry still lacks are not part of the answer, so a serving process does
+them off the answer path, in batches.
 
-The turn itself is never deferred: it is written before the answer is returned (an adapter
-sends after `answer()` returns, and a verdict on the answer must find its turn).
+The turn and a new plan's registration are never deferred: they are written before the answer
+is returned (an adapter sends after `answer()` returns; a verdict on the answer must find its
+turn, and the next question, on this process or a replica, its plan).
 
 `InlineLearning` runs each batch at once, on the caller's thread (tests, a one-shot `ricorda
 ask`, which exits right after). `BackgroundLearning` queues them for one writer thread that
