@@ -190,7 +190,7 @@ class Autopaths:
         self._index.check_dimension(vector)
         if cluster_id is None:
             with self._lock:
-                nearest = self._index.nearest(self._index.scores(vector))
+                nearest = self._index.nearest_to(vector)
             joins = nearest is not None and nearest[1] >= self._thresholds.cluster - _EPS
             cluster_id = nearest[0] if joins and nearest is not None else turn_id
         observation = Observation(
@@ -218,8 +218,7 @@ class Autopaths:
         """The champion plan of the request's cluster, or None (abstain)."""
         vector = unit(embedding)
         with self._lock:
-            scores = self._index.scores(vector)
-            found = self._cluster_for(scores, intent_hash)
+            found = self._cluster_for(vector, intent_hash)
         if found is None:
             return None
         cluster_id, cosine, route = found
@@ -334,17 +333,14 @@ class Autopaths:
         self._index.add(cluster_id, vector)
         self._intent_clusters.setdefault(intent_hash, set()).add(cluster_id)
 
-    def _cluster_for(self, scores: np.ndarray, intent_hash: str) -> tuple[str, float, str] | None:
-        nearest = self._index.nearest(scores)
+    def _cluster_for(self, vector: np.ndarray, intent_hash: str) -> tuple[str, float, str] | None:
+        nearest = self._index.nearest_to(vector)
         if nearest is None:
             return None
         if nearest[1] >= self._thresholds.cluster - _EPS:
             return nearest[0], nearest[1], "cosine"
-        best: tuple[float, str] | None = None
-        for cluster_id in sorted(self._intent_clusters.get(intent_hash, ())):
-            cosine = self._index.best_in(scores, cluster_id)
-            if cosine is not None and (best is None or cosine > best[0]):
-                best = (cosine, cluster_id)
+        clusters = sorted(self._intent_clusters.get(intent_hash, ()))
+        best = self._index.best_in_clusters(vector, clusters) if clusters else None
         if best is not None and best[0] >= self._thresholds.floor - _EPS:
             return best[1], best[0], "intent"
         return None
