@@ -442,22 +442,26 @@ def resolved_by_rules(prepared: Prepared, plan: Plan | None) -> bool:
 
 
 class VectorMemo:
-    """The latest embeddings by canonical text (the writer thread's only)."""
+    """The latest embeddings by canonical text, for the learning writes (inline learning runs
+    on the answering threads, hence the lock)."""
 
     def __init__(self, size: int = 4096) -> None:
         self._size = size
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get_many(self, texts: set[str]) -> dict[str, np.ndarray]:
-        found = {t: self._vectors[t] for t in texts if t in self._vectors}
-        for t in found:
-            self._vectors.move_to_end(t)
+        with self._lock:
+            found = {t: self._vectors[t] for t in texts if t in self._vectors}
+            for t in found:
+                self._vectors.move_to_end(t)
         return found
 
     def put_many(self, vectors: dict[str, np.ndarray]) -> None:
-        self._vectors.update(vectors)
-        while len(self._vectors) > self._size:
-            self._vectors.popitem(last=False)
+        with self._lock:
+            self._vectors.update(vectors)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
 
 
 class RequestMemo:
