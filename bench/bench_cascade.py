@@ -1,4 +1,14 @@
-"""What the fast path saves: the same question asked the first time and again, side by side.
+"""What the fast path saves and what the cascade costs, measured side by side in one run.
+
+0. Serve mode against the bare answerer, on 10,000 facts (bench_structured's knowledge base),
+   interleaved question by question: the answer alone (no turn recorded), the answer with its
+   turn written, the cascade as `ricorda ask` builds it (a first ask: L0a miss, planner, plan
+   and turn written), and the application as `ricorda serve` builds it (the knowledge-base
+   version check, then the cost-aware cascade, plan registration and L1 observation queued for
+   the writer thread): a first ask and its repeat (L0a). One other process keeps a core busy
+   throughout (`--busy`), as the other engineer's test run does on the reference machine.
+   Then the same serve-mode figures with 1k, 10k, 100k and 1M earlier turns and L1
+   observations in the database (`--history`), built by bulk inserts.
 
 Three timings per question, interleaved: the planner alone (parse, plan, run, turn written);
 a first ask through the cascade (a miss: the exact and nearest lookups, the L1 check, then the
@@ -13,20 +23,30 @@ first time; and a repeat served by L0a.
    and reuses the synthesis only when question and snippets are identical.
 
     python bench/bench_cascade.py [--n 300] [--llm-runs 3] [--no-llm] [--json]
+                                  [--history 1000,10000,100000,1000000] [--busy 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import datetime as dt
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bot.threads import limit_threads  # noqa: E402
+
+limit_threads()  # as `ricorda serve` does, before numpy loads
 
 from benchkit import nearest_rank  # noqa: E402
 
@@ -50,6 +70,242 @@ def timed(fn, n: int) -> list[float]:  # type: ignore[no-untyped-def]
 Timings = dict[str, list[float]]  # "planner", "miss", "l0a" -> ms
 
 
+# -- 0. serve mode against the bare answerer, 10,000 facts -----------------------------------
+
+REF = dt.date(2026, 6, 15)
+SERVE_ROWS = ("answer_only", "answer_turn", "ask_first", "serve_first", "serve_repeat")
+
+
+def kb_question(i: int) -> str:
+    """The i-th of 10,000 distinct structured questions (one per fact)."""
+    from bench_structured import N_ENTITIES, N_METRICS
+
+    e, m, y = i % N_ENTITIES, (i // N_ENTITIES) % N_METRICS, i // (N_ENTITIES * N_METRICS)
+    return f"What was Entity {e:02d} metric{m:02d} in FY{2006 + y % 20}?"
+
+
+def kb_app(data_dir: Path, *, one_shot: bool = False):  # type: ignore[no-untyped-def]
+    """An application on bench_structured's 10,000 facts, built as serve (or ask) builds it."""
+    from bench_structured import facts, glossary_text
+
+    settings = load_settings(data_dir=data_dir, embedder="use", reference_date=REF.isoformat())
+    app = build_app(settings, one_shot=one_shot)
+    if not app.glossaries.load():
+        app.glossaries.save(glossary_text(), "bench")
+        app.facts.upsert_facts(facts())
+        app.close()
+        app = build_app(settings, one_shot=one_shot)
+    if not one_shot:
+        from bot.warmup import warm
+
+        warm(app)  # what `ricorda serve` does before it takes questions
+    return app
+
+
+@contextlib.contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """`processes` other processes spinning on the CPU while the block runs."""
+    spin = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for p in spin:
+            p.kill()
+            p.wait()
+
+
+def serve_mode(n: int, busy_processes: int, start: int = 0) -> Timings:
+    """The five serve-mode timings, question by question, interleaved."""
+    from core.answering import Answerer
+
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_ask:
+        app = kb_app(Path(tmp))
+        ask = kb_app(Path(tmp_ask), one_shot=True)
+        bare = Answerer(glossary=app.glossary, facts=app.facts, today=lambda: REF)
+        with_turn = Answerer(
+            glossary=app.glossary, facts=app.facts, turns=app.turns, today=lambda: REF
+        )
+        out = serve_loop(app, ask, bare, with_turn, n, busy_processes, start)
+        ask.close()
+        app.close()
+    return out
+
+
+def serve_loop(
+    app,
+    ask,
+    bare,
+    with_turn,
+    n: int,
+    busy_processes: int,  # type: ignore[no-untyped-def]
+    start: int,
+) -> Timings:
+    """`ask` / `with_turn` None: those rows are not measured."""
+    out: Timings = {k: [] for k in SERVE_ROWS}
+
+    def one(key: str, fn, q: str, want: str | None = None) -> None:  # type: ignore[no-untyped-def]
+        t = time.perf_counter()
+        ans = fn(Request(q))
+        out[key].append((time.perf_counter() - t) * 1000)
+        assert ans.facts and ans.facts[0].status.value == "found", ans.text
+        assert want is None or ans.served_by == want, (key, ans.served_by)
+
+    def writer() -> None:
+        """The writer thread's work for the answer just given, timed apart: between chat
+        messages it has the gap; here the next question waits for it, untimed."""
+        t = time.perf_counter()
+        app.flush_learning()
+        out["writer"].append((time.perf_counter() - t) * 1000)
+
+    out["writer"] = []
+    warm = 50
+    with busy(busy_processes):
+        for i in range(start, start + warm + n):
+            q = kb_question(i)
+            one("answer_only", bare.answer, q)
+            if with_turn is not None:
+                one("answer_turn", with_turn.answer, q)
+            if ask is not None:
+                one("ask_first", ask.cascade.answer, q, "planner")
+            one("serve_first", app.answer, q, "planner")
+            writer()
+            one("serve_repeat", app.answer, q, "L0a")
+            writer()
+            if i == start + warm - 1:
+                for v in out.values():
+                    v.clear()
+        app.flush_learning()
+    return out
+
+
+# -- 0b. serve mode as history grows ---------------------------------------------------------
+
+
+def fill_history(app, size: int, clusters: int, dim: int = 512) -> float:  # type: ignore[no-untyped-def]
+    """`size` earlier turns and L1 observations (in `clusters` intent clusters), bulk
+    inserted; returns the seconds it took."""
+    import numpy as np
+
+    from storage.autopath_tables import AutopathObservationRow
+    from storage.tables import TurnRow
+
+    turns, obs = TurnRow.__table__, AutopathObservationRow.__table__  # type: ignore[attr-defined]
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((clusters, dim)).astype(np.float32)
+    plan = [{"tool": "lookup_fact", "args": {"metric": "${metric}"}}]
+    t0 = time.perf_counter()
+    base = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+    chunk = 20_000
+    for lo in range(0, size, chunk):
+        hi = min(size, lo + chunk)
+        noise = rng.standard_normal((hi - lo, dim)).astype(np.float32) * 0.15
+        vectors = centres[np.arange(lo, hi) % clusters] + noise
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        ids = [uuid.uuid4().hex[:16] for _ in range(lo, hi)]
+        when = [base + dt.timedelta(seconds=j) for j in range(lo, hi)]
+        turn_rows = [
+            {
+                "id": ids[k],
+                "chat": f"telegram:{j % 500}",
+                "user": f"u{j % 500}",
+                "question": kb_question(j % 10_000),
+                "language": "en",
+                "route": "structured",
+                "served_by": "planner",
+                "plan": plan,
+                "answer_text": "Revenue: 1,000.0 EUR M",
+                "options": [],
+                "fixed_slots": {},
+                "answer": {"facts": []},
+                "latency_ms": 1.0,
+                "reference_date": None,
+                "parent_turn": None,
+                "restricted": False,
+                "created_at": when[k],
+            }
+            for k, j in enumerate(range(lo, hi))
+        ]
+        obs_rows = [
+            {
+                "turn_id": ids[k],
+                "intent": "structured:M00",
+                "intent_hash": f"ih{j % clusters}",
+                "cluster_id": f"c{j % clusters}",
+                "framework_hash": f"fh{j % clusters}",
+                "plan": {"steps": plan},
+                "embedding": vectors[k].tobytes(),
+                "query_specific": False,
+                "latency_ms": 1.0,
+                "positives": 0,
+                "negatives": 0,
+                "restricted": False,
+                "created_at": when[k],
+            }
+            for k, j in enumerate(range(lo, hi))
+        ]
+        with app.engine.begin() as conn:
+            conn.execute(turns.insert(), turn_rows)
+            conn.execute(obs.insert(), obs_rows)
+    return time.perf_counter() - t0
+
+
+def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, float]]:
+    """Serve-mode p50/p99 with `size` earlier turns and observations: one database per size,
+    built first; then one process's application on each, asked the same questions in turn,
+    so machine noise hits every size alike."""
+    from core.answering import Answerer
+
+    with contextlib.ExitStack() as stack:
+        apps, meta = [], []
+        for size in sizes:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            clusters = max(10, min(1000, size // 20))
+            kb_app(tmp).close()
+            builder = build_app(load_settings(data_dir=tmp, embedder="use"))
+            seconds = fill_history(builder, size, clusters)
+            builder.close()
+            t = time.perf_counter()
+            app = kb_app(tmp)  # a process started on that history (loads the L1 index)
+            meta.append(
+                {
+                    "size": size,
+                    "clusters": clusters,
+                    "fill_s": seconds,
+                    "start_s": time.perf_counter() - t,
+                }
+            )
+            apps.append(app)
+            stack.callback(app.close)
+        bare = Answerer(glossary=apps[0].glossary, facts=apps[0].facts, today=lambda: REF)
+        timings: list[Timings] = [
+            {k: [] for k in ("answer_only", "serve_first", "serve_repeat")} for _ in apps
+        ]
+        warm = 30
+        with busy(busy_processes):
+            for i in range(warm + n):
+                q = kb_question(i)
+                for app, out in zip(apps, timings, strict=True):
+                    for key, fn, want in (
+                        ("answer_only", bare.answer, None),
+                        ("serve_first", app.answer, "planner"),
+                        ("serve_repeat", app.answer, "L0a"),
+                    ):
+                        t = time.perf_counter()
+                        ans = fn(Request(q))
+                        if i >= warm:
+                            out[key].append((time.perf_counter() - t) * 1000)
+                        assert want is None or ans.served_by == want, (key, ans.served_by)
+                        app.flush_learning()  # the writer's turn, between messages
+    return [
+        {
+            **m,
+            **{f"{k}_p50_ms": statistics.median(out[k]) for k in out},
+            **{f"{k}_p99_ms": nearest_rank(out[k], 0.99) for k in out},
+        }
+        for m, out in zip(meta, timings, strict=True)
+    ]
+
+
 def first_and_repeat(app, question: str, n: int) -> Timings:  # type: ignore[no-untyped-def]
     """The three timings, interleaved so machine noise hits each alike."""
     from core.canonical import cache_key
@@ -65,6 +321,7 @@ def first_and_repeat(app, question: str, n: int) -> Timings:  # type: ignore[no-
             ans = app.cascade.answer(Request(question))
             out[level].append((time.perf_counter() - start) * 1000)
             assert ans.served_by == want, (level, ans.served_by)
+            app.flush_learning()  # the writer thread's turn, untimed (the gap between messages)
     return out
 
 
@@ -84,8 +341,9 @@ def autopath(n: int) -> list[float]:
     from core.canonical import cache_key
 
     with tempfile.TemporaryDirectory() as tmp:
-        app = build_app(load_settings(data_dir=Path(tmp), embedder="use",
-                                      l0_cosine_threshold=0.9999))  # L0b: exact matches only
+        app = build_app(
+            load_settings(data_dir=Path(tmp), embedder="use", l0_cosine_threshold=0.9999)
+        )  # L0b: exact matches only
         ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv"])
         confirmed = app.cascade.answer(Request("What was Orbis China revenue in FY2024?"))
         app.feedback.record(confirmed.turn_id, "bench", "positive", via="bench")
@@ -100,6 +358,7 @@ def autopath(n: int) -> list[float]:
             if i >= 20:  # warm-up
                 out.append((time.perf_counter() - start) * 1000)
             assert ans.served_by == "L1" and "560.4" in ans.text, (ans.served_by, ans.text)
+            app.flush_learning()
         app.close()
     return out
 
@@ -132,35 +391,156 @@ def narrative(runs: int) -> Timings | None:
     return out
 
 
+TARGETS = {  # ratio name -> (limit, what it compares)
+    "serve_repeat_vs_answer_only": (
+        1.5,
+        "serve-mode structured turn (repeat, turn written) / answer only",
+    ),
+    "serve_first_vs_answer_only": (
+        1.5,
+        "serve-mode structured turn (first ask, turn written) / answer only",
+    ),
+    "l0a_vs_planner": (0.8, "L0a repeat / planner (structured, turn written)"),
+    "serve_p99_vs_p50": (5.0, "serve-mode p99 / p50 (first ask and repeat, under load)"),
+}
+
+
+def serve_summary(t: Timings) -> dict[str, float]:
+    p50 = {k: statistics.median(v) for k, v in t.items() if v}
+    p99 = {k: nearest_rank(v, 0.99) for k, v in t.items() if v}
+    both = t["serve_first"] + t["serve_repeat"]
+    return {
+        **{f"{k}_p50_ms": v for k, v in p50.items()},
+        **{f"{k}_p99_ms": v for k, v in p99.items()},
+        "serve_repeat_vs_answer_only": p50["serve_repeat"] / p50["answer_only"],
+        "serve_first_vs_answer_only": p50["serve_first"] / p50["answer_only"],
+        "l0a_vs_planner": p50["serve_repeat"] / p50["answer_turn"],
+        "serve_p99_vs_p50": nearest_rank(both, 0.99) / statistics.median(both),
+    }
+
+
+def print_serve(summary: dict[str, float], busy_processes: int) -> None:
+    labels = {
+        "answer_only": "answer only (no turn recorded)",
+        "answer_turn": "answer + turn written (the planner alone)",
+        "ask_first": "cascade as `ricorda ask` builds it, first ask",
+        "serve_first": "serve mode, first ask (turn written)",
+        "serve_repeat": "serve mode, repeat by L0a (turn written)",
+        "writer": "  its writer thread, per answer (off the path)",
+    }
+    print(f"serve mode on 10,000 facts, {busy_processes} other process(es) busy")
+    print(f"{'':48} {'p50 ms':>8} {'p99 ms':>8}")
+    for key, label in labels.items():
+        if f"{key}_p50_ms" in summary:
+            print(f"{label:48} {summary[f'{key}_p50_ms']:8.3f} {summary[f'{key}_p99_ms']:8.3f}")
+    print(f"{'ratio':64} {'measured':>8}  target")
+    for key, (limit, what) in TARGETS.items():
+        value = summary[key]
+        verdict = "met" if value <= limit else "MISSED"
+        print(f"{what:64} {value:8.2f}x  <= {limit:g}x {verdict}")
+
+
+def print_history(rows: list[dict[str, float]]) -> None:
+    print("serve mode as history grows (earlier turns = L1 observations; p50 ms)")
+    print(
+        f"{'turns/observations':>18} {'clusters':>8} {'answer only':>11} {'first ask':>10} "
+        f"{'repeat':>8} {'first p99':>10} {'start s':>9}"
+    )
+    for r in rows:
+        print(
+            f"{r['size']:>18,} {r['clusters']:>8,} {r['answer_only_p50_ms']:>11.3f} "
+            f"{r['serve_first_p50_ms']:>10.3f} {r['serve_repeat_p50_ms']:>8.3f} "
+            f"{r['serve_first_p99_ms']:>10.3f} {r['start_s']:>9.1f}"
+        )
+    if rows:
+        for key in ("serve_first_p50_ms", "serve_repeat_p50_ms"):
+            values = [r[key] for r in rows]
+            spread = max(values) / min(values)
+            print(
+                f"{key[:-7]} largest / smallest p50: {spread:.2f}x  target <= 2x "
+                f"{'met' if spread <= 2 else 'MISSED'}"
+            )
+
+
+def narrative_no_llm(n: int) -> Timings:
+    """The narrative question without an LLM (extractive answer): a repeat replays the plan
+    and reuses the retrieval its first ask made (the documents have not changed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        app = build_app(load_settings(data_dir=Path(tmp), embedder="use"))
+        ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv", DEMO / "docs"])
+        question = "What drove the decline of the online channel?"
+        first_and_repeat(app, question, 5)  # warm-up: BM25, the vector store
+        out = first_and_repeat(app, question, n)
+        app.close()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--serve-n", type=int, default=1000, help="questions per serve-mode row")
+    parser.add_argument(
+        "--history",
+        default="1000,10000,100000,1000000",
+        help="earlier turns/observations per history row ('' to skip)",
+    )
+    parser.add_argument("--history-n", type=int, default=300)
+    parser.add_argument("--busy", type=int, default=1, help="other processes kept busy")
     parser.add_argument("--llm-runs", type=int, default=3)
     parser.add_argument("--no-llm", action="store_true")
     parser.add_argument("--json", action="store_true", help="figures as JSON (bench/run_all)")
     args = parser.parse_args()
-    rows = [("structured, no LLM", {**structured(args.n), "l1": autopath(args.n)})]
+    serve = serve_summary(serve_mode(args.serve_n, args.busy))
+    sizes = [int(x) for x in args.history.split(",") if x.strip()]
+    grown = history(sizes, args.history_n, args.busy)
+    rows = [
+        ("structured, no LLM", {**structured(args.n), "l1": autopath(args.n)}),
+        ("narrative, no LLM", narrative_no_llm(max(20, args.n // 5))),
+    ]
     if not args.no_llm:
         result = narrative(args.llm_runs)
         if result is not None:
             rows.append(("narrative, Gemma 3 270M (llama-cpp)", result))
     if args.json:
-        print(json.dumps([
-            {"question": name,
-             **{f"{level}_p50_ms": statistics.median(t[level]) for level in t},
-             **{f"{level}_p99_ms": nearest_rank(t[level], 0.99) for level in t}}
-            for name, t in rows
-        ], indent=2))
+        print(
+            json.dumps(
+                {
+                    "levels": [
+                        {
+                            "question": name,
+                            **{f"{level}_p50_ms": statistics.median(t[level]) for level in t},
+                            **{f"{level}_p99_ms": nearest_rank(t[level], 0.99) for level in t},
+                        }
+                        for name, t in rows
+                    ],
+                    "serve": serve,
+                    "busy": args.busy,
+                    "history": grown,
+                },
+                indent=2,
+            )
+        )
         return
-    print(f"{'question':38} {'planner alone':>14} {'first ask':>12} {'repeat (L0a)':>13} "
-          f"{'first / repeat':>15}")
+    print_serve(serve, args.busy)
+    print()
+    print_history(grown)
+    print()
+    print(
+        f"{'question':38} {'planner alone':>14} {'first ask':>12} {'repeat (L0a)':>13} "
+        f"{'first / repeat':>15} {'repeat / planner':>17}"
+    )
     for name, t in rows:
         planner, miss, l0a = (statistics.median(t[k]) for k in ("planner", "miss", "l0a"))
-        print(f"{name:38} {planner:12.2f}ms {miss:10.2f}ms {l0a:11.2f}ms {miss / l0a:14.1f}x")
+        print(
+            f"{name:38} {planner:12.2f}ms {miss:10.2f}ms {l0a:11.2f}ms {miss / l0a:14.1f}x "
+            f"{l0a / planner:16.2f}x"
+        )
         if "l1" in t:
             l1 = statistics.median(t["l1"])
-            print(f"{'  a confirmed paraphrase, served by L1':38} {'':14} {'':12} {l1:11.2f}ms "
-                  f"{miss / l1:14.1f}x")
+            print(
+                f"{'  a confirmed paraphrase, served by L1':38} {'':14} {'':12} {l1:11.2f}ms "
+                f"{miss / l1:14.1f}x"
+            )
 
 
 if __name__ == "__main__":

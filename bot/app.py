@@ -186,7 +186,16 @@ class App:
             exact_only=self.one_shot,
             # a one-shot process serves no /metrics: it does not pay for prometheus-client
             on_answer=None if self.one_shot else self.metrics.observe_answer,
+            # a long-running process learns off the answer path; a one-shot one exits next
+            background=not self.one_shot,
+            observe_on_feedback=True,  # self.feedback calls observe_turn before a verdict
         )
+
+    def flush_learning(self) -> None:
+        """Write what the cascade still has queued (plans, observations, use counts)."""
+        cascade = self.__dict__.get("cascade")
+        if cascade is not None:
+            cascade.flush()
 
     @cached_property
     def feedback(self) -> Feedback:
@@ -210,6 +219,7 @@ class App:
             turns=self.turns,
             autopaths=_Lazy(lambda: self.autopaths),
             promotions=_Lazy(lambda: self.maintenance.promotions),
+            sync=self.flush_learning,
         )
 
     @cached_property
@@ -382,10 +392,7 @@ class App:
         declared source nested inside it, so `ricorda ingest docs/` ingests all of docs/."""
         source, nested = self.document_source(folder)
         by_root = {s.root: s for s in self.glossary.documents}
-        inside = [
-            r for r in nested
-            if r == folder.resolve() or folder.resolve() in r.parents
-        ]
+        inside = [r for r in nested if r == folder.resolve() or folder.resolve() in r.parents]
         return [(folder, source)] + [(r, by_root[r]) for r in sorted(inside)]
 
     def today(self) -> dt.date:
@@ -394,6 +401,9 @@ class App:
         return dt.date.today()
 
     def close(self) -> None:
+        cascade = self.__dict__.get("cascade")
+        if cascade is not None:
+            cascade.close()  # what it still has queued is written first
         if self.kb_versions is not None:
             self.kb_versions.close()
         self.engine.dispose()
@@ -476,8 +486,7 @@ def undeclared_source(folder: Path, known: list[DocumentSource]) -> DocumentSour
     resolved = folder.resolve()
     restricted = path_is_restricted(resolved)
     holders = [
-        s for s in known
-        if not s.declared and (s.root == resolved or s.root in resolved.parents)
+        s for s in known if not s.declared and (s.root == resolved or s.root in resolved.parents)
     ]
     if holders:
         holder = max(holders, key=lambda s: len(s.root.parts))

@@ -65,6 +65,9 @@ def parse_quick_ask(argv: list[str]) -> QuickAsk | None:
 
 
 def main() -> None:
+    from bot.threads import limit_threads
+
+    limit_threads()  # before numpy loads anywhere in this process (bot.threads says why)
     quick = parse_quick_ask(sys.argv[1:])
     if quick is None:
         from bot.cli import app

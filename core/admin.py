@@ -4,6 +4,7 @@ admin commands all call this and print its text."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -40,7 +41,11 @@ class Admin:
         turns: RecentTurns,
         autopaths: Autopaths | None = None,
         promotions: Promotions | None = None,
+        sync: Callable[[], None] | None = None,
     ) -> None:
+        """`sync` is called before every read or purge: it writes what the serving cascade
+        still has queued (core.learning), so a listing is never behind the answers given."""
+        self._sync = sync or (lambda: None)
         self.fastpaths = fastpaths
         self.turns = turns
         self.autopaths = autopaths
@@ -48,11 +53,13 @@ class Admin:
 
     def list_fastpaths(self, n: int = 20) -> list[FastpathEntry]:
         """Most used first."""
+        self._sync()
         return self.fastpaths.list(limit=max(1, min(n, 500)))
 
     def purge(self, target: str) -> str:
         """`all`, an entry id, or the question text (any wording that normalises the same)."""
         target = target.strip()
+        self._sync()  # a queued registration must not bring a purged plan back
         if not target:
             return "purge what? give an id, the question text, or 'all'"
         if target.lower() == "all":
@@ -73,12 +80,15 @@ class Admin:
             return text
         paths, observations = self.autopaths.purge_plans()
         kept = len(self.autopaths.anti_autopaths())
-        return (f"{text} and {paths} autopaths (L1, learned from {observations} answers); "
-                f"kept: {kept} anti-autopaths (plans blocked by feedback) and the approved "
-                "executors")
+        return (
+            f"{text} and {paths} autopaths (L1, learned from {observations} answers); "
+            f"kept: {kept} anti-autopaths (plans blocked by feedback) and the approved "
+            "executors"
+        )
 
     def stats(self, last_n: int = 500) -> list[LevelStats]:
         """Hit rate and p50 latency per serving level over the last N answered turns."""
+        self._sync()
         turns = [t for t in self.turns.recent_turns(last_n) if t.served_by in LEVELS]
         total = len(turns) or 1
         out = []
@@ -116,6 +126,7 @@ class Admin:
         """Clusters, scores and intent hashes: no question text, the same for every viewer."""
         if self.autopaths is None:
             return "autopaths are off (no embedder)"
+        self._sync()
         lines = ["autopaths (champion first per cluster):"]
         for a in self.autopaths.autopaths():
             lines.append(

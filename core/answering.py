@@ -62,6 +62,15 @@ class Prepared:
     # the planner's plan, made once: the cascade plans, then a replay's fit check asks again
     planned: Plan | object | None = field(default=_NOT_PLANNED, repr=False, compare=False)
 
+    @property
+    def is_planned(self) -> bool:
+        return self.planned is not _NOT_PLANNED
+
+    @property
+    def plan_made(self) -> Plan | None:
+        """The plan made for it (None: clarify); only meaningful when `is_planned`."""
+        return None if self.planned is _NOT_PLANNED else cast(Plan | None, self.planned)
+
 
 class Answerer:
     def __init__(

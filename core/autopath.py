@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import replace
@@ -153,6 +154,7 @@ class Autopaths:
         recent_per_cluster: int = 32,
         demotion_floor: float = 0.2,
         demotion_min_verdicts: int = 3,
+        active_refresh_seconds: float = 5.0,
     ) -> None:
         for name, value in (
             ("min_confirmations", min_confirmations),
@@ -175,6 +177,9 @@ class Autopaths:
         self._per_cluster = recent_per_cluster
         self._index = ClusterIndex(per_cluster=recent_per_cluster)
         self._intent_clusters: dict[str, set[str]] = {}
+        self._active_refresh = active_refresh_seconds
+        self._active: frozenset[str] = frozenset()
+        self._active_at: float | None = None  # None: read them on the next question
         self._load(recent_per_cluster)
 
     # --- observing and looking up ---------------------------------------------------------
@@ -199,7 +204,7 @@ class Autopaths:
         self._index.check_dimension(vector)
         if cluster_id is None:
             with self._lock:
-                nearest = self._index.nearest(self._index.scores(vector))
+                nearest = self._index.nearest_to(vector)
             joins = nearest is not None and nearest[1] >= self._thresholds.cluster - _EPS
             cluster_id = nearest[0] if joins and nearest is not None else turn_id
         observation = Observation(
@@ -227,8 +232,7 @@ class Autopaths:
         """The champion plan of the request's cluster, or None (abstain)."""
         vector = unit(embedding)
         with self._lock:
-            scores = self._index.scores(vector)
-            found = self._cluster_for(scores, intent_hash)
+            found = self._cluster_for(vector, intent_hash)
         if found is None:
             return None
         cluster_id, cosine, route = found
@@ -248,6 +252,21 @@ class Autopaths:
         champion = min(eligible, key=champion_key)
         assert champion.id is not None
         return AutopathHit(champion.plan, champion.id, cluster_id, champion.score, cosine, route)
+
+    def has_active_framework(self, framework_hash: str) -> bool:
+        """Whether an active autopath of this framework exists (any cluster): the cascade asks
+        before paying for an embedding on a request the rule planner already resolves. Read
+        from the store at most every `active_refresh_seconds` (another replica's promotion
+        reaches this one that late: until then the planner answers, with the same plan);
+        this process's own verdicts are seen on the next question."""
+        now = time.monotonic()
+        at = self._active_at
+        if at is None or now - at >= self._active_refresh:
+            self._active = frozenset(
+                a.framework_hash for a in self._store.autopaths() if a.status == "active"
+            )
+            self._active_at = now
+        return framework_hash in self._active
 
     # --- verdicts and uses ----------------------------------------------------------------
 
@@ -299,6 +318,7 @@ class Autopaths:
             purged = self._store.purge_plans()
             self._index = ClusterIndex(per_cluster=self._per_cluster)
             self._intent_clusters = {}
+            self._active_at = None
         return purged
 
     def anti_autopaths(self) -> list[AntiView]:
@@ -327,22 +347,27 @@ class Autopaths:
         self._index.add(cluster_id, vector)
         self._intent_clusters.setdefault(intent_hash, set()).add(cluster_id)
 
-    def _cluster_for(self, scores: np.ndarray, intent_hash: str) -> tuple[str, float, str] | None:
-        nearest = self._index.nearest(scores)
+    def _cluster_for(self, vector: np.ndarray, intent_hash: str) -> tuple[str, float, str] | None:
+        nearest = self._index.nearest_to(vector)
         if nearest is None:
             return None
         if nearest[1] >= self._thresholds.cluster - _EPS:
             return nearest[0], nearest[1], "cosine"
-        best: tuple[float, str] | None = None
-        for cluster_id in sorted(self._intent_clusters.get(intent_hash, ())):
-            cosine = self._index.best_in(scores, cluster_id)
-            if cosine is not None and (best is None or cosine > best[0]):
-                best = (cosine, cluster_id)
+        clusters = sorted(self._intent_clusters.get(intent_hash, ()))
+        best = self._index.best_in_clusters(vector, clusters) if clusters else None
         if best is not None and best[0] >= self._thresholds.floor - _EPS:
             return best[1], best[0], "intent"
         return None
 
     def _verdict(self, turn_id: str, verdict: str, delta: int, user: str | None = None) -> None:
+        try:
+            self._count_verdict(turn_id, verdict, delta, user)
+        finally:
+            self._active_at = None  # it may have promoted or demoted: read them again
+
+    def _count_verdict(
+        self, turn_id: str, verdict: str, delta: int, user: str | None = None
+    ) -> None:
         """Move the counts. A user counts once per plan: a verdict of `user` moves the
         autopath's count (its cluster and framework) and the anti-autopath's (its intent and
         framework) only when it is the user's one verdict of that kind there, so one person's

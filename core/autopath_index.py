@@ -1,12 +1,15 @@
-"""The recent observations of every intent cluster, as one normalised matrix in memory.
+"""The recent observations of every intent cluster, in memory, searched through an index.
 
-Finding a request's cluster is a cosine against earlier observations, on the answer path of
-every request that misses L0. A single matrix product over the last `per_cluster` observations
-of each cluster keeps that to a few milliseconds at 10,000 observations; the database stays the
-source of truth and the matrix is rebuilt from it at start.
+Finding a request's cluster is a cosine against earlier observations: on the answer path of
+every request that reaches L1, and for every observation the writer files. A scan of every row
+grew with history (a product over all clusters x `per_cluster` rows); the nearest row is found
+through `core.cosine_index.CosineIndex` instead (an exact scan while small, a sketch scan and
+an exact re-rank beyond), and the intent-hash route compares only the rows of that intent's
+clusters (`best_in_clusters`). The database stays the source of truth; the rows are rebuilt
+from it at start.
 
 When a cluster already holds `per_cluster` rows, a new observation overwrites the cluster's
-oldest row in place, so the matrix never grows past clusters x per_cluster rows.
+oldest row in place, so the index never grows past clusters x per_cluster rows.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections import deque
 
 import numpy as np
 
+from core.cosine_index import CosineIndex
 from core.errors import EmbedderMismatchError
 
 
@@ -42,6 +46,7 @@ class ClusterIndex:
         self._names: list[str] = []
         self._number: dict[str, int] = {}
         self._rows: dict[int, deque[int]] = {}
+        self._search: CosineIndex | None = None  # the same rows, by slot
 
     def __len__(self) -> int:
         return self._n
@@ -64,6 +69,8 @@ class ClusterIndex:
         self._matrix[slot] = vector
         self._row_cluster[slot] = number
         rows.append(slot)
+        assert self._search is not None
+        self._search.add(_slot_id(slot), vector)  # an overwritten slot replaces its vector
 
     def check_dimension(self, vector: np.ndarray) -> None:
         """Raise EmbedderMismatchError when `vector` cannot be compared with the stored rows."""
@@ -88,6 +95,37 @@ class ClusterIndex:
         best = int(np.argmax(scores))
         return self._names[int(self._row_cluster[best])], float(scores[best])
 
+    def nearest_to(self, query: np.ndarray) -> tuple[str, float] | None:
+        """The cluster of the row nearest `query` (normalised) and its cosine, through the
+        index; None when empty. Of equal cosines the earlier row wins (among the few best)."""
+        if self._n == 0 or self._search is None:
+            return None
+        hits = self._search.search(self._checked(query), k=4)  # sorted: best, then lowest id
+        if not hits:
+            return None
+        slot = int(hits[0][0])
+        return self._names[int(self._row_cluster[slot])], hits[0][1]
+
+    def best_in_clusters(
+        self, query: np.ndarray, cluster_ids: list[str]
+    ) -> tuple[float, str] | None:
+        """The best cosine of `query` among the recent rows of `cluster_ids` and its cluster
+        (the first of `cluster_ids` on a tie); None when none of them is known."""
+        known = [(c, self._number[c]) for c in cluster_ids if c in self._number]
+        if not known or self._n == 0:
+            return None
+        groups = [np.fromiter(self._rows[n], dtype=np.int64) for _, n in known]
+        rows = np.concatenate(groups)
+        scores = np.einsum("ij,j->i", self._matrix[rows], self._checked(query))
+        best: tuple[float, str] | None = None
+        start = 0
+        for (cluster_id, _), group in zip(known, groups, strict=True):
+            score = float(scores[start : start + len(group)].max())
+            start += len(group)
+            if best is None or score > best[0]:
+                best = (score, cluster_id)
+        return best
+
     def best_in(self, scores: np.ndarray, cluster_id: str) -> float | None:
         """The best score among `cluster_id`'s recent rows, or None for an unknown cluster."""
         number = self._number.get(cluster_id)
@@ -101,6 +139,7 @@ class ClusterIndex:
             self._dim = int(vector.shape[0])
             self._matrix = np.empty((self._capacity, self._dim), dtype=np.float32)
             self._row_cluster = np.empty(self._capacity, dtype=np.int64)
+            self._search = CosineIndex(self._dim)
         else:
             self.check_dimension(vector)
         return vector
@@ -115,3 +154,8 @@ class ClusterIndex:
             self._matrix, self._row_cluster = matrix, clusters
         self._n += 1
         return self._n - 1
+
+
+def _slot_id(slot: int) -> str:
+    """Zero-padded, so the index's tie-break by id is the earlier slot."""
+    return f"{slot:010d}"

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from core.answering import Answerer, Prepared
 from core.canonical import cache_key
 from core.executors import Executor, cacheable
 from core.fastpath_entry import FastpathEntry, FastpathStore
+from core.learning import BackgroundLearning, InlineLearning, Learning
 from core.plan import Plan, intent_hash
 from core.ports import Embedder, TurnRecord
 from core.rejections import is_rejection
@@ -51,12 +55,24 @@ class Cascade:
         clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
         exact_only: bool = False,
         on_answer: Callable[[Answer], None] | None = None,
+        background: bool = False,
+        observe_on_feedback: bool = False,
     ) -> None:
         """`exact_only` (a one-shot `ricorda ask`): L0a and the planner only. Loading the
         embedder costs a second, more than the question; entries it registers get their
         embedding the first time a long-running process (chat, serve) serves them.
 
-        `on_answer` observes every answer (metrics); it cannot break or change one."""
+        `on_answer` observes every answer (metrics); it cannot break or change one.
+
+        `background` (a long-running process): L1 observations, use counts and embeddings
+        are written by one writer thread in batches (core.learning), off the answer path; the
+        turn and a new plan's registration are still written before the answer is returned
+        (the next question, here or on a replica, must find them). Call `close()`.
+
+        `observe_on_feedback`: a request the rules resolve into a structured plan is observed
+        for L1 when a verdict on it comes (`observe_turn`, which feedback calls), not when it
+        is answered: its observation would cost an embedding, and until a verdict it only
+        seeds a cluster. The feedback wiring must call `observe_turn` (bot.app does)."""
         self.answerer = answerer
         self.fastpaths = fastpaths
         self.autopaths = autopaths
@@ -66,9 +82,28 @@ class Cascade:
         self.clock = clock
         self.exact_only = exact_only
         self.on_answer = on_answer
+        self.observe_on_feedback = observe_on_feedback
+        self._requests = RequestMemo()
+        # a repeat's observation embeds the text its first ask embedded: once is enough
+        self._known_vectors = VectorMemo()
+        self._answering = 0  # answers being made now (the writer waits for none)
+        self._answering_cond = threading.Condition()
+        self.learning: Learning[_Record] = (
+            BackgroundLearning(self._learn, wait_idle=self._wait_idle)
+            if background
+            else InlineLearning(self._learn)
+        )
 
     def answer(self, request: Request) -> Answer:
-        ans = self._answer(request)
+        with self._answering_cond:
+            self._answering += 1
+        try:
+            ans = self._answer(request)
+        finally:
+            with self._answering_cond:
+                self._answering -= 1
+                if not self._answering:
+                    self._answering_cond.notify_all()
         if self.on_answer is not None:
             try:
                 self.on_answer(ans)
@@ -76,39 +111,72 @@ class Cascade:
                 log.exception("on_answer observer failed; ignored")
         return ans
 
+    def flush(self) -> None:
+        """Wait until every learning write queued so far is stored (before feedback and admin
+        reads, and in tests that look at the stores)."""
+        self.learning.flush()
+
+    def close(self) -> None:
+        """Write what is queued and stop the writer thread."""
+        self.learning.close()
+
+    def _wait_idle(self, timeout: float) -> None:
+        with self._answering_cond:
+            self._answering_cond.wait_for(lambda: not self._answering, timeout)
+
     def _answer(self, request: Request) -> Answer:
         started = time.perf_counter()
-        prepared = self.answerer.prepare(request)
-        if isinstance(prepared, Answer):  # refused, empty, bad option: never cached
-            return self.answerer.finish(request, prepared, started)
-        canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
-        own_plan = self.answerer.plan(prepared)
+        memo = self._requests.key(self.answerer, request)
+        known = self._requests.reuse(memo, request)
+        if known is not None:
+            prepared, canonical, key = known
+        else:
+            made = self.answerer.prepare(request)
+            if isinstance(made, Answer):  # refused, empty, bad option: never cached
+                return self.answerer.finish(request, made, started)
+            prepared = made
+            canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
         entry = self.fastpaths.by_hash(key)
         rejected = is_rejection(entry)  # a ✗ on this question: the planner alone, no caching
         ans, embedding, hit_cluster = (
-            (None, None, None)
-            if rejected
-            else self._fast(prepared, canonical, key, own_plan, entry)
+            (None, None, None) if rejected else self._fast(prepared, canonical, key, entry)
         )
+        own_plan = self.answerer.plan(prepared) if ans is None else None
         if ans is None:
             ans = (
                 self.answerer.run(own_plan, prepared)
                 if own_plan is not None
                 else self.answerer.clarify(prepared)
             )
-        ans = self.answerer.finish(request, ans, started)
-        if ans.succeeded and ans.served_by != L0A and not rejected:
+        self._requests.keep(memo, prepared, canonical, key)
+        ans = self.answerer.finish(request, ans, started)  # the turn is durable from here
+        if not ans.succeeded:
+            return ans
+        observe = self.autopaths is not None and (embedding is not None or not self.exact_only)
+        if observe and self.observe_on_feedback and embedding is None:
+            # the rules resolved it: its observation is made if a verdict comes (observe_turn)
+            observe = not resolved_by_rules(prepared, prepared.plan_made)
+        if ans.served_by != L0A and not rejected:
             self._register(ans, canonical, key, embedding, restricted=prepared.cleared)
-        if ans.succeeded and embedding is not None and self.autopaths is not None:
-            self._observe(
-                ans.turn_id, ans.plan, ans.latency_ms, embedding, hit_cluster,
-                restricted=prepared.cleared,
+        if observe:
+            self._submit(
+                _Observe(
+                    ans.turn_id,
+                    ans.plan,
+                    ans.latency_ms,
+                    canonical,
+                    embedding,
+                    hit_cluster,
+                    prepared.cleared,
+                )
             )
         return ans
 
     def observe_turn(self, turn: TurnRecord) -> None:
         """Make sure a turn has its L1 observation before a verdict on it counts: a one-shot
-        process answers without the embedder, so its turns are observed when feedback comes."""
+        process answers without the embedder, so its turns are observed when feedback comes;
+        a serving process may still have it queued."""
+        self.flush()
         facts = (turn.answer or {}).get("facts", [])
         if self.autopaths is None or not turn.plan or turn.served_by not in LEVELS:
             return
@@ -125,20 +193,27 @@ class Cascade:
     # -- levels ----------------------------------------------------------------------------
 
     def _fast(
-        self,
-        prepared: Prepared,
-        canonical: str,
-        key: str,
-        own_plan: Plan | None,
-        entry: FastpathEntry | None,
+        self, prepared: Prepared, canonical: str, key: str, entry: FastpathEntry | None
     ) -> tuple[Answer | None, np.ndarray | None, str | None]:
-        """`entry`: this question's own L0 entry (by hash), looked up by the caller."""
+        """L0a, then -- only where they can save work -- the embedding, L0b and L1.
+
+        A request the rule planner resolves completely into a structured plan is answered by
+        the planner: a cached plan is replayed only when it has the planner's own framework,
+        with every slot re-read from the request, so L0b or L1 could only run the planner's
+        plan after paying for an embedding and a cosine search. The one exception is an
+        active autopath of that very framework: L1 then serves (and counts its use).
+        `entry`: this question's own L0 entry (by hash), looked up by the caller."""
         if entry is not None:
             ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
             if ans is not None:
-                self.fastpaths.touch(entry.id, self.clock())
-                return ans, self._backfill(entry, canonical), None
+                self._submit(_Touch(entry.id, self.clock()))
+                if entry.embedding is None and not self.exact_only and l0b_servable(entry.route):
+                    self._submit(_Backfill(entry, canonical))
+                return ans, entry.embedding, None
         if self.exact_only:
+            return None, None, None
+        own_plan = self.answerer.plan(prepared)
+        if resolved_by_rules(prepared, own_plan) and not self._l1_serves(own_plan):
             return None, None, None
         embedder = self._embedder()
         embedding = _embed(embedder, canonical)
@@ -156,7 +231,7 @@ class Cascade:
                     continue
                 ans = self.answerer.replay(Plan.from_dict(near.plan), prepared, served_by=L0B)
                 if ans is not None:
-                    self.fastpaths.touch(near.id, self.clock())
+                    self._submit(_Touch(near.id, self.clock()))
                     return ans, embedding, None
         if self.autopaths is not None:
             intent = own_plan.intent if own_plan is not None else "unknown"
@@ -176,18 +251,11 @@ class Cascade:
                     return ans, embedding, hit.cluster_id
         return None, embedding, None
 
-    def _backfill(self, entry: FastpathEntry, canonical: str) -> np.ndarray | None:
-        """An entry registered without an embedding (by a one-shot process) gets one now."""
-        if entry.embedding is not None or self.exact_only:
-            return entry.embedding
-        embedder = self._embedder()
-        embedding = _embed(embedder, canonical)
-        if embedder is None or embedding is None:
-            return None
-        entry.embedding = embedding
-        entry.embedder = embedder.name
-        self.fastpaths.upsert(entry)
-        return entry.embedding
+    def _l1_serves(self, own_plan: Plan | None) -> bool:
+        if self.autopaths is None or own_plan is None:
+            return False
+        active = getattr(self.autopaths, "has_active_framework", None)
+        return True if active is None else bool(active(own_plan.framework_hash()))
 
     # -- learning --------------------------------------------------------------------------
 
@@ -200,10 +268,16 @@ class Cascade:
         *,
         restricted: bool = False,
     ) -> None:
-        """`restricted`: asked from a cleared chat (its text is shown to cleared viewers only)."""
+        """`restricted`: asked from a cleared chat (its text is shown to cleared viewers only).
+
+        Written before the answer is returned, so the next question -- here or on a replica --
+        finds it. A structured plan is never replayed by cosine (see `_fast`): it is stored
+        without an embedding."""
         plan = Plan.from_dict(ans.plan)
         if not registrable(plan, self.answerer.catalog):
             return
+        if not l0b_servable(plan.route):
+            embedding = None
         now = self.clock()
         embedder = self._embedder() if embedding is not None else None
         self.fastpaths.upsert(
@@ -253,6 +327,205 @@ class Cascade:
             cluster_id=cluster,
             restricted=restricted,
         )
+
+    def _submit(self, record: _Record) -> None:
+        self.learning.submit(record)
+
+    def _learn(self, batch: list[_Record]) -> None:
+        """One batch of learning writes: the embeddings it still needs in one call, then the
+        writes in the order they were queued (a use is counted after its registration)."""
+        wanted = {t for r in batch if (t := _needs_embedding(r, self.exact_only))}
+        vectors = self._known_vectors.get_many(wanted)
+        texts = sorted(wanted - vectors.keys())
+        embedder = self._embedder() if wanted else None
+        if embedder is not None and texts:
+            try:
+                fresh = dict(zip(texts, embedder.embed(texts), strict=True))
+            except Exception:
+                log.exception("the embedder failed; learning without embeddings")
+            else:
+                self._known_vectors.put_many(fresh)
+                vectors.update(fresh)
+        name = embedder.name if embedder is not None else ""
+        touches: list[tuple[str, dt.datetime]] = []
+        for record in batch:
+            try:
+                self._apply(record, vectors, name, touches)
+            except Exception:  # one bad write must not lose the rest of the batch
+                log.exception("learning write %s failed; skipped", type(record).__name__)
+        if touches:
+            touch_many = getattr(self.fastpaths, "touch_many", None)
+            if touch_many is not None:
+                touch_many(touches)
+            else:
+                for entry_id, at in touches:
+                    self.fastpaths.touch(entry_id, at)
+
+    def _apply(
+        self,
+        record: _Record,
+        vectors: dict[str, np.ndarray],
+        embedder: str,
+        touches: list[tuple[str, dt.datetime]],
+    ) -> None:
+        if isinstance(record, _Touch):
+            touches.append((record.entry_id, record.at))
+        elif isinstance(record, _Backfill):
+            vector = vectors.get(record.canonical)
+            if vector is not None and record.entry.embedding is None:
+                record.entry.embedding = vector
+                record.entry.embedder = embedder
+                self.fastpaths.upsert(record.entry)
+        elif isinstance(record, _Observe):
+            vector = (
+                record.embedding if record.embedding is not None else vectors.get(record.canonical)
+            )
+            if vector is not None and self.autopaths is not None:
+                self._observe(
+                    record.turn_id,
+                    record.plan,
+                    record.latency_ms,
+                    vector,
+                    record.cluster,
+                    restricted=record.restricted,
+                )
+
+
+@dataclass(frozen=True)
+class _Touch:
+    entry_id: str
+    at: dt.datetime
+
+
+@dataclass(frozen=True)
+class _Backfill:
+    """An entry registered without an embedding (by a one-shot process) gets one."""
+
+    entry: FastpathEntry
+    canonical: str
+
+
+@dataclass(frozen=True)
+class _Observe:
+    turn_id: str
+    plan: dict[str, Any]
+    latency_ms: float
+    canonical: str
+    embedding: np.ndarray | None  # None: embedded in the batch
+    cluster: str | None
+    restricted: bool
+
+
+_Record = _Touch | _Backfill | _Observe
+
+
+def _needs_embedding(record: _Record, exact_only: bool) -> str | None:
+    if isinstance(record, _Backfill) and not exact_only:
+        return record.canonical
+    if isinstance(record, _Observe) and record.embedding is None:
+        return record.canonical
+    return None
+
+
+def l0b_servable(route: str) -> bool:
+    """Whether an entry of this route can ever be served by L0b. A structured plan fits only
+    a request whose own plan has its framework -- one the rules resolve, which skips L0b -- or
+    a vague one, which only slot-free plans fit; a structured plan always has slots."""
+    return route != "structured"
+
+
+def resolved_by_rules(prepared: Prepared, plan: Plan | None) -> bool:
+    """The rule planner understood every part of a structured request: no unknown names or
+    periods, a plan to run. Only its own plan could then answer it, whatever level served."""
+    intent = prepared.intent
+    return (
+        plan is not None
+        and plan.route == "structured"
+        and prepared.tool is None
+        and bool(plan.steps)
+        and not intent.unknown_entities
+        and not intent.bad_periods
+    )
+
+
+class VectorMemo:
+    """The latest embeddings by canonical text, for the learning writes (inline learning runs
+    on the answering threads, hence the lock)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_many(self, texts: set[str]) -> dict[str, np.ndarray]:
+        with self._lock:
+            found = {t: self._vectors[t] for t in texts if t in self._vectors}
+            for t in found:
+                self._vectors.move_to_end(t)
+        return found
+
+    def put_many(self, vectors: dict[str, np.ndarray]) -> None:
+        with self._lock:
+            self._vectors.update(vectors)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
+
+
+class RequestMemo:
+    """An exact request as the answerer prepared and planned it, kept so an exact repeat
+    (L0a) need not parse it and plan it again to check that the stored plan fits.
+
+    Preparing (cleaning, the security gate, parsing, tapped slots) and planning are functions
+    of the request's text and tapped slots, its reference date, the chat's clearance, the
+    glossary (the answerer: a glossary reload builds a new one, which empties the memo) and
+    the approved macros (the catalog's generation). All of them are the key, so a hit is
+    exactly what the answerer would make now; nothing read when the plan runs (facts,
+    documents, the clock, earlier turns) is kept. Refusals and usage answers are not kept."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._kept: OrderedDict[tuple[Any, ...], tuple[Prepared, str, str]] = OrderedDict()
+        self._owner: object | None = None
+        self._lock = threading.Lock()
+
+    def key(self, answerer: Answerer, request: Request) -> tuple[Any, ...]:
+        with self._lock:
+            if answerer is not self._owner:
+                self._kept.clear()
+                self._owner = answerer
+        return (
+            getattr(answerer.catalog, "generation", 0),
+            request.text,
+            tuple(sorted(request.fixed_slots.items())),
+            request.reference_date or answerer.today(),
+            answerer.glossary.is_cleared(request.chat),
+        )
+
+    def reuse(self, key: tuple[Any, ...], request: Request) -> tuple[Prepared, str, str] | None:
+        """(prepared for this request, canonical text, cache key), or None."""
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is None:
+                return None
+            self._kept.move_to_end(key)
+        prepared, canonical, cache_hash = kept
+        # the intent is shared: nothing changes an intent once it is prepared
+        return (
+            replace(prepared, request=request, notices=list(prepared.notices)),
+            canonical,
+            (cache_hash),
+        )
+
+    def keep(
+        self, key: tuple[Any, ...], prepared: Prepared, canonical: str, cache_hash: str
+    ) -> None:
+        if not prepared.is_planned:
+            return
+        with self._lock:
+            self._kept[key] = (prepared, canonical, cache_hash)
+            self._kept.move_to_end(key)
+            while len(self._kept) > self._size:
+                self._kept.popitem(last=False)
 
 
 def registrable(plan: Plan, catalog: Mapping[str, Executor] | None = None) -> bool:

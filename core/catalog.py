@@ -104,6 +104,8 @@ class Catalog(Mapping[str, Executor]):
         self._by_steps: dict[tuple[str, str], CompositeSpec] = {}
         self._loaded_at: float | None = None
         self.complete = composites is None
+        # moves whenever the approved macros change: a plan made before is then made again
+        self.generation = 0
 
     # -- Mapping -------------------------------------------------------------------------------
 
@@ -182,11 +184,12 @@ class Catalog(Mapping[str, Executor]):
             )
         loaded = {n: s for n, s in by_name.items() if n in tools}
         with self._lock:
+            by_steps = {(_steps_key(s.steps), s.framework_hash): s for s in loaded.values()}
+            if by_steps != self._by_steps or set(tools) != set(self._tools):
+                self.generation += 1
             self._tools = tools
             self._specs = loaded
-            self._by_steps = {
-                (_steps_key(s.steps), s.framework_hash): s for s in loaded.values()
-            }
+            self._by_steps = by_steps
             self._loaded_at = self._monotonic()
             self.complete = True
 

@@ -133,7 +133,10 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
     if ctx.narrative is None:
         return
     filters = {k: str(v) for k, v in args.items() if k in ("entity", "year") and v}
-    state.snippets = ctx.narrative.search(args["query"], filters=filters, cleared=ctx.cleared)
+    # a replay may reuse the retrieval an identical search made on the same documents version
+    again = getattr(ctx.narrative, "search_again", None) if ctx.replay else None
+    search = again if again is not None else ctx.narrative.search
+    state.snippets = search(args["query"], filters=filters, cleared=ctx.cleared)
 
 
 def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:

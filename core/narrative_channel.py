@@ -25,7 +25,7 @@ from core.types import Source
 log = logging.getLogger("ricorda.narrative")
 
 RETRIEVE_K = 8
-MEMO_SIZE = 512  # syntheses kept for replays
+MEMO_SIZE = 512  # syntheses (and retrievals) kept for replays
 _YEAR = re.compile(r"(?<!\d)(19[89]\d|20\d\d)(?!\d)")
 
 
@@ -51,6 +51,8 @@ class DocumentNarrative:
         self._retriever: HybridRetriever | None = None
         self._built_for: str | None = None
         self._memo: OrderedDict[tuple[object, ...], tuple[str, list[Source], bool]] = OrderedDict()
+        # retrievals by (documents stamp, query, filters, clearance), for replays
+        self._found: OrderedDict[tuple[object, ...], list[ScoredChunk]] = OrderedDict()
         glossary = names.glossary
         self.synonyms = [
             term_names(t)
@@ -60,12 +62,17 @@ class DocumentNarrative:
 
     def retriever(self) -> HybridRetriever | None:
         """The current retriever; None when no document has been ingested."""
+        return self._current()[0]
+
+    def _current(self) -> tuple[HybridRetriever | None, str]:
+        """The retriever and the documents stamp it was built for."""
         stamp = self._fingerprint() if self._fingerprint else "static"
         with self._lock:
             if self._built_for != stamp:
                 self._retriever = self._build()
                 self._built_for = stamp
-            return self._retriever
+                self._found.clear()  # retrieved from documents that changed since
+            return self._retriever, stamp
 
     @property
     def llm(self) -> LLM | None:
@@ -78,11 +85,31 @@ class DocumentNarrative:
     def search(self, query: str, *, filters: dict[str, str], cleared: bool) -> list[ScoredChunk]:
         """Hybrid retrieval over the glossary rewrites of `query`; restricted chunks only for
         a cleared chat."""
-        retriever = self.retriever()
+        retriever, stamp = self._current()
         if retriever is None:
             return []
         queries = rewrite_queries(query, self.synonyms)
-        return retriever.retrieve(queries, cleared=cleared, filters=filters or None, k=RETRIEVE_K)
+        found = retriever.retrieve(queries, cleared=cleared, filters=filters or None, k=RETRIEVE_K)
+        with self._lock:
+            self._found[_search_key(stamp, query, filters, cleared)] = found
+            while len(self._found) > MEMO_SIZE:
+                self._found.popitem(last=False)
+        return list(found)
+
+    def search_again(
+        self, query: str, *, filters: dict[str, str], cleared: bool
+    ) -> list[ScoredChunk]:
+        """What `search` found for exactly this query, filters and clearance on the current
+        documents version (a replayed plan asks again what its first ask asked); a search when
+        the documents changed since or it was never made. Without an LLM this is most of a
+        narrative replay's cost; retrieval is deterministic on the same documents."""
+        _, stamp = self._current()
+        with self._lock:
+            found = self._found.get(_search_key(stamp, query, filters, cleared))
+            if found is not None:
+                self._found.move_to_end(_search_key(stamp, query, filters, cleared))
+                return list(found)
+        return self.search(query, filters=filters, cleared=cleared)
 
     def compose(
         self,
@@ -139,6 +166,12 @@ class DocumentNarrative:
         )
         log.debug("narrative mode=%s snippets=%d", result.mode, len(snippets))
         return (result.text, list(result.sources), result.mode != "empty"), result.model_answered
+
+
+def _search_key(
+    stamp: str, query: str, filters: dict[str, str], cleared: bool
+) -> tuple[object, ...]:
+    return (stamp, query, tuple(sorted((filters or {}).items())), cleared)
 
 
 def glossary_tagger(names: NameIndex) -> Callable[[str], dict[str, str]]:

@@ -21,6 +21,7 @@ from core.autopath import AntiView, AutopathView, Observation
 from core.errors import StorageError
 from storage.autopath_tables import AntiAutopathRow, AutopathObservationRow, AutopathRow
 from storage.embedding_blob import pack, unpack
+from storage.engine import answer_path_writes
 from storage.tables import FeedbackRow
 from storage.upsert import upsert_statement
 
@@ -57,6 +58,7 @@ class SqlAutopathStore:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._writes = answer_path_writes(engine)
         self._upsert_anti = upsert_statement(
             engine.dialect.name, _ANTI, _ANTI_KEY, ("failures", "blocked_until", "updated_at")
         )
@@ -78,7 +80,7 @@ class SqlAutopathStore:
             "restricted": observation.restricted,
         }
         try:
-            with self._engine.begin() as conn:
+            with self._writes, self._engine.begin() as conn:
                 conn.execute(_OBS.insert(), params)
         except IntegrityError:
             with self.transaction() as tx:  # a duplicate only if the turn is really there
@@ -111,10 +113,7 @@ class SqlAutopathStore:
             .where(ranked.c.rank <= per_cluster)
             .order_by(ranked.c.created_at, ranked.c.turn_id)
         )
-        return [
-            (row.cluster_id, unpack(row.embedding))
-            for row in self._rows(query)
-        ]
+        return [(row.cluster_id, unpack(row.embedding)) for row in self._rows(query)]
 
     def intent_clusters(self) -> list[tuple[str, str]]:
         query = select(_OBS.c.intent_hash, _OBS.c.cluster_id).distinct()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
-from storage.engine import describe_error, make_engine, sqlite_url
+from storage.engine import answer_path_writes, describe_error, make_engine, sqlite_url
 
-__all__ = ["describe_error", "make_engine", "open_database", "sqlite_url"]
+__all__ = ["answer_path_writes", "describe_error", "make_engine", "open_database", "sqlite_url"]
 
 
 def open_database(url: str) -> Engine:

@@ -6,6 +6,9 @@ engines too, so neither imports the other.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import weakref
 from pathlib import Path
 
 from sqlalchemy import event
@@ -30,6 +33,25 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+_WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
+_WRITE_LOCKS_GUARD = threading.Lock()
+
+
+def answer_path_writes(engine: Engine) -> contextlib.AbstractContextManager[object]:
+    """Held around the writes one process makes on every answer (the turn) and in its
+    learning writer (plans, observations, use counts). SQLite takes one writer at a time and
+    makes the others poll, sleeping 1, 2, 5 ms...: a turn write that met the writer thread's
+    transaction waited milliseconds for a sub-millisecond write. Queued on a lock in the
+    process instead, it waits only as long as that write takes. PostgreSQL locks rows: no-op."""
+    if engine.dialect.name != "sqlite":
+        return contextlib.nullcontext()
+    with _WRITE_LOCKS_GUARD:
+        lock = _WRITE_LOCKS.get(engine)
+        if lock is None:
+            lock = _WRITE_LOCKS[engine] = threading.Lock()
+    return lock
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]

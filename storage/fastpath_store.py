@@ -20,10 +20,12 @@ many times; a re-plan does not erase that history, so aging and promotion still 
 from __future__ import annotations
 
 import builtins
+import copy
 import datetime as dt
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +36,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from core.errors import StorageError
 from core.fastpath_entry import FastpathEntry
 from storage.embedding_blob import dimension_of, pack, unpack, unpack_matrix
+from storage.engine import answer_path_writes
+from storage.fast_sql import FastSelect
 from storage.fastpath_tables import FastpathGenerationRow, FastpathRow
 from storage.tables import utcnow
 from storage.upsert import upsert_statement
@@ -55,6 +59,7 @@ _GEN = FastpathGenerationRow.__table__  # type: ignore[attr-defined]
 _KEPT_ON_OVERWRITE = ("id", "canonical_hash", "created_at", "n_uses", "restricted")
 _OVERWRITTEN = tuple(c.name for c in _TABLE.columns if c.name not in _KEPT_ON_OVERWRITE)
 _BATCH = 500
+_BY_HASH_CACHE = 4096  # entries kept for L0a (SQLite)
 _SEARCH_SLACK = 2  # extra index hits re-read per search, so one stale hit costs no retry
 _MAX_RETRIES = 3
 
@@ -88,6 +93,7 @@ class SqlFastpathStore:
     ) -> None:
         dialect = engine.dialect.name
         self._engine = engine
+        self._writes = answer_path_writes(engine)
         self._clock = clock
         self._refresh_seconds = refresh_seconds
         self._upsert = upsert_statement(
@@ -100,6 +106,13 @@ class SqlFastpathStore:
         self._expected: dict[str, int] = {}  # entries per embedder, while loading
         self._seen: Seen = (0, 0)
         self._checked_at = 0.0
+        # L0a on SQLite: the entry kept in memory by the revision it was read at; a lookup reads
+        # that row's revision and use counts only (every rewrite, here or on a replica, moves
+        # the revision; a deleted row is simply not found)
+        self._by_hash_cache: OrderedDict[str, tuple[int, FastpathEntry]] = OrderedDict()
+        self._fast_revision = FastSelect.for_engine(
+            engine, _TABLE, ("revision", "n_uses", "last_used_at"), "canonical_hash"
+        )
 
     # --- writes -----------------------------------------------------------------------------
 
@@ -111,7 +124,7 @@ class SqlFastpathStore:
         values = _row(entry)
         values["updated_at"] = self._clock()
         try:
-            with self._engine.begin() as conn:
+            with self._writes, self._engine.begin() as conn:
                 seen = self._bump(conn, _BUMP_WRITE)
                 values["revision"] = seen[0]
                 row = conn.execute(self._upsert, values).mappings().one()
@@ -121,6 +134,7 @@ class SqlFastpathStore:
         with self._lock:
             self._index_entry(stored, seen[0])
             self._advance(seen, deleted=False)
+            self._cache_by_hash(stored, seen[0])
         return stored
 
     def touch(self, entry_id: str, now: dt.datetime | None = None) -> bool:
@@ -132,10 +146,35 @@ class SqlFastpathStore:
             .values(n_uses=_C.n_uses + 1, last_used_at=now or self._clock())
         )
         try:
-            with self._engine.begin() as conn:
+            with self._writes, self._engine.begin() as conn:
                 return conn.execute(stmt).rowcount > 0
         except SQLAlchemyError as exc:
             raise _error("cannot record a fastpath use", exc) from exc
+
+    def touch_many(self, uses: Iterable[tuple[str, dt.datetime]]) -> int:
+        """Count a batch of uses (entry id, when) in one transaction: the cascade's writer
+        thread sends them together. Uses of one entry add up; the latest time is kept.
+        Returns how many entries still existed."""
+        counts: dict[str, tuple[int, dt.datetime]] = {}
+        for entry_id, at in uses:
+            n, last = counts.get(entry_id, (0, at))
+            counts[entry_id] = (n + 1, max(last, at))
+        if not counts:
+            return 0
+        stmt = (
+            update(_TABLE)
+            .where(_C.id == bindparam("entry_id"))
+            .values(n_uses=_C.n_uses + bindparam("n"), last_used_at=bindparam("at"))
+        )
+        params = [{"entry_id": i, "n": n, "at": at} for i, (n, at) in counts.items()]
+        try:
+            with self._writes, self._engine.begin() as conn:
+                found = 0
+                for row in params:  # rowcount per row: executemany does not report it
+                    found += conn.execute(stmt, row).rowcount or 0
+                return found
+        except SQLAlchemyError as exc:
+            raise _error("cannot record fastpath uses", exc) from exc
 
     def delete(self, entry_id: str) -> bool:
         return bool(self._delete(_C.id == entry_id))
@@ -149,9 +188,42 @@ class SqlFastpathStore:
     # --- reads ------------------------------------------------------------------------------
 
     def by_hash(self, canonical_hash: str) -> FastpathEntry | None:
-        """The L0a lookup: one SELECT on the unique hash index."""
+        """The L0a lookup: one SELECT on the unique hash index. On SQLite it reads the row's
+        revision and use counts only, and the entry itself when this process has not read or
+        written it at that revision (every rewrite, here or on a replica, moves the revision;
+        a deleted row is not found)."""
+        fast = self._fast_revision
+        if fast is not None:
+            try:
+                found = fast.first(canonical_hash)
+            except fast.error as exc:
+                raise StorageError(f"cannot read the fastpaths: {exc.__class__.__name__}") from exc
+            with self._lock:
+                cached = self._by_hash_cache.get(canonical_hash)
+                if found is None:
+                    self._by_hash_cache.pop(canonical_hash, None)
+                    return None
+                if cached is not None and int(found[0]) == cached[0]:
+                    self._by_hash_cache.move_to_end(canonical_hash)
+                    entry = copy.copy(cached[1])
+                    entry.n_uses, entry.last_used_at = int(found[1]), found[2]
+                    return entry
         row = self._one(_BY_HASH, {"h": canonical_hash})
-        return None if row is None else _entry(row)
+        if row is None:
+            return None
+        entry = _entry(row)
+        with self._lock:
+            self._cache_by_hash(entry, int(row["revision"]))
+        return entry
+
+    def _cache_by_hash(self, entry: FastpathEntry, revision: int) -> None:
+        """Keep `entry` as read or written at `revision` (caller holds the lock)."""
+        if self._fast_revision is None:
+            return
+        self._by_hash_cache[entry.canonical_hash] = (revision, copy.copy(entry))
+        self._by_hash_cache.move_to_end(entry.canonical_hash)
+        while len(self._by_hash_cache) > _BY_HASH_CACHE:
+            self._by_hash_cache.popitem(last=False)
 
     def by_id(self, entry_id: str) -> FastpathEntry | None:
         row = self._one(_BY_ID, {"id": entry_id})

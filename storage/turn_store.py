@@ -19,6 +19,8 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from core.errors import StorageError
 from core.ports import TurnRecord
+from storage.engine import answer_path_writes
+from storage.fast_sql import FastInsert
 from storage.tables import FeedbackRow, MessageMapRow, TurnRow, utcnow
 from storage.upsert import upsert_statement
 
@@ -73,6 +75,7 @@ class SqlTurnStore:
     def __init__(self, engine: Engine, *, clock: Clock = utcnow) -> None:
         self._engine = engine
         self._clock = clock
+        self._writes = answer_path_writes(engine)
         dialect = engine.dialect.name
         self._upsert_feedback = upsert_statement(
             dialect, _FEEDBACK, ("turn_id", "user"), ("verdict", "via", "created_at")
@@ -80,14 +83,27 @@ class SqlTurnStore:
         self._upsert_message = upsert_statement(
             dialect, _MESSAGES, ("platform", "chat", "message_id"), ("turn_id", "created_at")
         )
+        self._fast_insert = FastInsert.for_engine(engine, _TURNS, (*_TURN_FIELDS, "created_at"))
 
     # --- turns ----------------------------------------------------------------------------
 
     def record_turn(self, turn: TurnRecord) -> None:
         params = {name: getattr(turn, name) for name in _TURN_FIELDS}
         params["created_at"] = self._clock()
+        fast = self._fast_insert
+        if fast is not None:
+            try:
+                with self._writes:
+                    fast.execute(params)
+            except fast.integrity_error as exc:
+                raise StorageError(f"turn {turn.id} is already recorded") from exc
+            except fast.error as exc:
+                raise StorageError(
+                    f"cannot record turn {turn.id}: {exc.__class__.__name__}"
+                ) from exc
+            return
         try:
-            with self._engine.begin() as conn:
+            with self._writes, self._engine.begin() as conn:
                 conn.execute(_INSERT_TURN, params)
         except IntegrityError as exc:
             raise StorageError(f"turn {turn.id} is already recorded") from exc

@@ -1,0 +1,139 @@
+"""Where the cascade's learning writes go: the L1 observation, the use count of a replayed entry
+and the embedding an entry still lacks are not part of the answer, so a serving process does
+them off the answer path, in batches.
+
+The turn and a new plan's registration are never deferred: they are written before the answer
+is returned (an adapter sends after `answer()` returns; a verdict on the answer must find its
+turn, and the next question, on this process or a replica, its plan).
+
+`InlineLearning` runs each batch at once, on the caller's thread (tests, a one-shot `ricorda
+ask`, which exits right after). `BackgroundLearning` queues them for one writer thread that
+drains everything queued since its last pass into one batch; `flush()` waits until everything
+submitted so far is written: feedback and admin reads call it first, so nothing is lost or
+read stale, and `close()` flushes before the thread stops.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
+
+log = logging.getLogger("ricorda.learning")
+
+T = TypeVar("T")
+Handler = Callable[[list[T]], None]
+
+
+class Learning(Protocol[T]):
+    """The port: submit a record, flush what is pending, close."""
+
+    def submit(self, record: T) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class InlineLearning(Generic[T]):
+    """Every record handled at once (a batch of one)."""
+
+    def __init__(self, handle: Handler[T]) -> None:
+        self._handle = handle
+
+    def submit(self, record: T) -> None:
+        _safely(self._handle, [record])
+
+    def flush(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+class BackgroundLearning(Generic[T]):
+    """One daemon thread; whatever was queued while it wrote the previous batch is the next."""
+
+    def __init__(
+        self,
+        handle: Handler[T],
+        *,
+        max_batch: int = 256,
+        name: str = "learning",
+        wait_idle: Callable[[float], None] | None = None,
+        max_wait: float = 0.25,
+    ) -> None:
+        """`wait_idle(timeout)` returns when no answer is being made (or after `timeout`): the
+        writer takes its turn between answers, so on SQLite an answer's turn write does not
+        wait behind a learning transaction, and the two do not share the GIL, unless answers
+        keep coming for `max_wait` seconds; then it writes anyway."""
+        self._handle = handle
+        self._wait_idle = wait_idle
+        self._max_wait = max_wait
+        self._max_batch = max(1, max_batch)
+        self._cond = threading.Condition()
+        self._queue: list[T] = []
+        self._submitted = 0  # records submitted so far
+        self._done = 0  # records handled (or failed) so far
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"ricorda-{name}", daemon=True)
+        self._thread.start()
+
+    def submit(self, record: T) -> None:
+        with self._cond:
+            if self._closed:  # after close: nobody would write it, so write it here
+                closed = True
+            else:
+                closed = False
+                self._queue.append(record)
+                self._submitted += 1
+                self._cond.notify_all()
+        if closed:
+            _safely(self._handle, [record])
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Wait until every record submitted before this call is handled."""
+        if threading.current_thread() is self._thread:
+            return
+        with self._cond:
+            target = self._submitted
+            self._cond.wait_for(
+                lambda: self._done >= target or not self._thread.is_alive(), timeout
+            )
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30.0)
+
+    @property
+    def pending(self) -> int:
+        with self._cond:
+            return self._submitted - self._done
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._queue or self._closed)
+                if not self._queue and self._closed:
+                    return
+                closing = self._closed
+            if self._wait_idle is not None and not closing:
+                self._wait_idle(self._max_wait)
+            with self._cond:
+                batch = self._queue[: self._max_batch]
+                del self._queue[: len(batch)]
+            _safely(self._handle, batch)
+            with self._cond:
+                self._done += len(batch)
+                self._cond.notify_all()
+
+
+def _safely(handle: Handler[T], batch: list[T]) -> None:
+    """A learning write that fails costs a future cache hit, never an answer."""
+    try:
+        handle(batch)
+    except Exception:
+        log.exception("a batch of %d learning writes failed; skipped", len(batch))
