@@ -24,19 +24,23 @@ PLAN = {"route": "structured", "steps": [{"tool": "query_metric", "args": {"m": 
 E0 = np.eye(4)[0]
 
 
-@pytest.fixture
-def parts(engine: Engine) -> tuple[Feedback, Autopaths, SqlTurnStore]:
+def build(engine: Engine, **options: object) -> tuple[Feedback, Autopaths, SqlTurnStore]:
     turns = SqlTurnStore(engine)
     autopaths = Autopaths(
         SqlAutopathStore(engine),
         thresholds=CosineThresholds(l0=0.95, cluster=0.9, floor=0.8),
         clock=lambda: T0,
-        demotion_floor=0.0,
+        **options,  # type: ignore[arg-type]
     )
     feedback = Feedback(
         turns=turns, fastpaths=SqlFastpathStore(engine), autopaths=autopaths, clock=lambda: T0
     )
     return feedback, autopaths, turns
+
+
+@pytest.fixture
+def parts(engine: Engine) -> tuple[Feedback, Autopaths, SqlTurnStore]:
+    return build(engine, demotion_floor=0.0)
 
 
 def answered(autopaths: Autopaths, turns: SqlTurnStore, turn_id: str, user: str) -> str:
@@ -86,14 +90,7 @@ def test_a_withdrawn_vote_counts_again_only_once_the_users_last_one_goes(parts) 
 
 
 def test_one_users_confirmations_count_once_towards_promotion(engine: Engine) -> None:
-    turns = SqlTurnStore(engine)
-    autopaths = Autopaths(
-        SqlAutopathStore(engine),
-        thresholds=CosineThresholds(l0=0.95, cluster=0.9, floor=0.8),
-        clock=lambda: T0,
-        min_confirmations=2,
-    )
-    feedback = Feedback(turns=turns, fastpaths=SqlFastpathStore(engine), autopaths=autopaths)
+    feedback, autopaths, turns = build(engine, min_confirmations=2)
     for n in range(3):
         feedback.record(answered(autopaths, turns, f"m{n}", "mallory"), "mallory", "positive",
                         via="reaction")  # fmt: skip
