@@ -73,10 +73,8 @@ class Feedback:
         previous = self.turns.set_feedback(turn_id, user, verdict, via)
         if previous == verdict:
             return FeedbackOutcome(True, "verdict unchanged")
-        if previous is not None and self.autopaths is not None:
-            self.autopaths.withdraw(turn_id, previous, user=user)
-        if self.observe is not None:
-            self.observe(turn)
+        # the L0 effect first: the next question (here or on a replica) must see it at once,
+        # while observing the turn for L1 may wait for the learning writer and embed
         removed = False
         canonical, key = cache_key(turn.question, turn.language, turn.fixed_slots)
         if verdict == NEGATIVE:
@@ -84,11 +82,16 @@ class Feedback:
             removed = mark_rejected(
                 self.fastpaths, canonical, key, self.clock(), restricted=turn.restricted
             )
-            if self.autopaths is not None:
-                self.autopaths.reject(turn_id, user=user)
         else:
             lift_rejection(self.fastpaths, key)
-            if self.autopaths is not None:
+        if previous is not None and self.autopaths is not None:
+            self.autopaths.withdraw(turn_id, previous, user=user)
+        if self.observe is not None:
+            self.observe(turn)
+        if self.autopaths is not None:
+            if verdict == NEGATIVE:
+                self.autopaths.reject(turn_id, user=user)
+            else:
                 self.autopaths.confirm(turn_id, user=user)
         log.info("feedback turn=%s verdict=%s via=%s removed_l0=%s", turn_id, verdict, via, removed)
         self._notify(verdict)

@@ -51,7 +51,10 @@ def test_use_l0_serves_paraphrases_and_no_wrong_answer() -> None:
 
     ((_, hits, positives, _, wrong),) = calibrate("use", thresholds=(USE_THRESHOLDS.l0,))
     assert wrong == 0
-    assert hits / positives >= 0.15  # L0b does serve paraphrases at this threshold
+    # L0b serves paraphrases where it saves work: the ones the rules do not resolve (narrative,
+    # vague). A structured paraphrase the rules resolve is answered by the planner, faster than
+    # an embedding (the cost-aware cascade, core/cascade.py), so it is no L0b hit any more.
+    assert 1 <= hits < positives
 
 
 def test_use_floor_keeps_a_useful_share_of_paraphrases(
