@@ -262,7 +262,10 @@ def feedback(
         return
     if not outcome.applied:
         _fail(outcome.message)
-    typer.echo(outcome.message + (" (cached plan removed)" if outcome.removed_fastpath else ""))
+    typer.echo(outcome.message + (
+        " (cached plan set aside: the question is worked out afresh until an answer to it is"
+        " confirmed)" if outcome.removed_fastpath else ""
+    ))
 
 
 fastpaths_app = typer.Typer(

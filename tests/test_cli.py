@@ -201,7 +201,7 @@ def test_repeat_is_served_from_the_cache_and_feedback_down_forgets_it(kb: Path) 
     listed = ricorda(kb, "fastpaths", "list").stdout
     assert "acme china revenue fy2024" in listed and "uses=1" in listed
     out = ricorda(kb, "feedback", second["turn_id"], "down").stdout
-    assert "cached plan removed" in out
+    assert "worked out afresh until an answer to it is confirmed" in out
     assert ask_json(kb, "What was ACME China revenue in FY2024?")["served_by"] == "planner"
     stats = ricorda(kb, "fastpaths", "stats").stdout
     assert "L0a" in stats and "planner" in stats
