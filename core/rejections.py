@@ -4,8 +4,9 @@ A ✗ on an answer replaces the question's L0 entry with a *rejection marker*: a
 origin `rejected`, no steps and no embedding. While it stands, the cascade answers that question
 with the planner alone — no exact replay, no other question's plan by cosine (L0b), no autopath
 (L1) — and records no plan over the marker. A ✓ on any answer to the question lifts it, and the
-next successful answer is cached again. Markers age like any entry (dropped by the
-nightly aging once unused for `aging_unused_days`); `fastpaths purge` removes them like any entry.
+next successful answer is cached again. Markers age like any entry (the nightly aging drops one
+never used after `aging_never_reused_days`, and one that replaced a used plan, keeping its use
+count, once unused for `aging_unused_days`); `fastpaths purge` removes them like any entry.
 
 Keeping the marker in the L0 table costs nothing on the answer path: the cascade reads the
 question's entry by hash anyway, and every replica sees the same row.
