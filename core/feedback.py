@@ -73,8 +73,12 @@ class Feedback:
         previous = self.turns.set_feedback(turn_id, user, verdict, via)
         if previous == verdict:
             return FeedbackOutcome(True, "verdict unchanged")
-        # the L0 effect first: the next question (here or on a replica) must see it at once,
-        # while observing the turn for L1 may wait for the learning writer and embed
+        if previous is not None and self.autopaths is not None:
+            self.autopaths.withdraw(turn_id, previous, user=user)
+        if self.observe is not None:  # also writes what the learning writer still holds
+            self.observe(turn)
+        # after the writer's queue is written: a queued rewrite of this question's entry (an
+        # embedding backfill) must not land over the marker
         removed = False
         canonical, key = cache_key(turn.question, turn.language, turn.fixed_slots)
         if verdict == NEGATIVE:
@@ -84,10 +88,6 @@ class Feedback:
             )
         else:
             lift_rejection(self.fastpaths, key)
-        if previous is not None and self.autopaths is not None:
-            self.autopaths.withdraw(turn_id, previous, user=user)
-        if self.observe is not None:
-            self.observe(turn)
         if self.autopaths is not None:
             if verdict == NEGATIVE:
                 self.autopaths.reject(turn_id, user=user)
