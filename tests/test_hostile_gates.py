@@ -6,17 +6,13 @@ refused for a chat without clearance; and a public note about a competitor is ne
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.app import App, build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.app import App
 from core.comparable import CONFUSABLES, comparable, fold, squash
 from core.glossary import load_glossary
 from core.intent import RuleIntentParser
@@ -24,6 +20,7 @@ from core.names import NameIndex
 from core.security import SecurityGate
 from core.types import Request, Route
 from tests.acme import ACME, REF
+from tests.demo_kb import demo_with_document
 
 GLOSSARY = load_glossary(ACME / "glossary.toml")
 NAMES = NameIndex(GLOSSARY)
@@ -158,7 +155,6 @@ def test_the_folded_forms_are_documented_and_stable() -> None:
 
 # --- the whole stack: a public note about a competitor is never quoted -----------------------
 
-DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
 NOTE = """# Nimbus Retail field notes
 
 Nimbus Retail plans to open forty flagship stores in Shanghai next year, with a loyalty scheme
@@ -169,13 +165,7 @@ copied from Orbis. Nimbus Retail margin guidance is 41 percent.
 @pytest.fixture(scope="module")
 def app_with_competitor_note(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
     root = tmp_path_factory.mktemp("competitor_note")
-    docs = root / "docs"
-    shutil.copytree(DEMO / "docs", docs)
-    (docs / "nimbus_field_notes.md").write_text(NOTE, encoding="utf-8")
-    shutil.copy(DEMO / "glossary.toml", root)  # its [[documents]] folders are relative to it
-    app = build_app(load_settings(data_dir=root / "data", embedder="hashing"))
-    summary = ingest_paths(app, [root / "glossary.toml", DEMO / "facts.csv", docs])
-    assert not summary.problems
+    app = demo_with_document(root, "nimbus_field_notes.md", NOTE)
     yield app
     app.close()
 

@@ -7,20 +7,16 @@ never reaches the prompt in the first place."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 import pytest
 
-from bot.app import App, build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.app import App
 from core.ports import ChatMessage
 from core.types import Request
+from tests.demo_kb import demo_with_document
 from tests.llm_fakes import SpyLLM
 
-DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
 SECRET = ("HERON-7731", "Aldermoor", "Kestrel", "self-healing")  # only in restricted docs
 UNCLEARED, CLEARED = "telegram:1", "console:admin"
 INJECTION = """# Supplier portal notice
@@ -50,13 +46,7 @@ def _echo(messages: Sequence[ChatMessage]) -> str:
 @pytest.fixture(scope="module")
 def demo_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
     root = tmp_path_factory.mktemp("injection")
-    docs = root / "docs"
-    shutil.copytree(DEMO / "docs", docs)
-    (docs / "supplier_portal_notice.md").write_text(INJECTION, encoding="utf-8")
-    shutil.copy(DEMO / "glossary.toml", root)  # its [[documents]] folders are relative to it
-    app = build_app(load_settings(data_dir=root / "data", embedder="hashing"))
-    summary = ingest_paths(app, [root / "glossary.toml", DEMO / "facts.csv", docs])
-    assert not summary.problems
+    app = demo_with_document(root, "supplier_portal_notice.md", INJECTION)
     yield app
     app.close()
 
