@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
+from core.presentation import present
 from core.types import Answer, Request
 
 PROMPT = "you> "
@@ -41,11 +42,16 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def render_answer(answer: Answer, *, footer: bool = True) -> str:
-    """The answer as terminal text: body, numbered options, footer; control characters
-    escaped."""
-    lines = [answer.text]
-    for i, option in enumerate(answer.options, start=1):
-        lines.append(f"  [{i}] {option.label}")
+    """The answer as terminal text, from the same parts as every chat: body, numbered sources,
+    options numbered under their slot's header, and (for the operator) the serving footer;
+    control characters escaped."""
+    shown = present(answer)
+    lines = [shown.body]
+    if shown.sources:
+        lines += ["", f"{shown.sources_label}:", *shown.sources]
+    for group in shown.groups:
+        lines.append(group.header)
+        lines += [f"  [{index + 1}] {label}" for index, label in group.options]
     if footer:
         lines.append(f"({answer.served_by} · {answer.latency_ms:.1f} ms · turn {answer.turn_id})")
     return terminal_safe("\n".join(lines))

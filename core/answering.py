@@ -35,7 +35,18 @@ from core.ports import FactStore, TurnRecord, TurnStore
 from core.security import SecurityGate
 from core.structured import StructuredChannel, two_period_difference
 from core.tool_intents import detect_tool
-from core.types import Answer, FactResult, FactStatus, Request, Route
+from core.presentation import plain_text
+from core.types import (
+    Answer,
+    Citation,
+    FactResult,
+    FactStatus,
+    Line,
+    Request,
+    Route,
+    Segment,
+    Source,
+)
 
 log = logging.getLogger("ricorda.answer")
 
@@ -137,6 +148,7 @@ class Answerer:
                 Route.STRUCTURED,
                 language,
                 render.unrecognized_line(self.glossary, bad_fixed, language, cleared=cleared),
+                kind="unrecognized",
             )
             ans.facts = [bad_fixed]
             return ans
@@ -177,7 +189,9 @@ class Answerer:
         else:
             ans = self._new(Route.CLARIFY, language, "")
             ans.options = metric_options(self.glossary, language)
-            ans.text = say("ask_metric", language, metrics=", ".join(o.label for o in ans.options))
+            ans.segments = [Line("message", say(
+                "ask_metric", language, metrics=", ".join(o.label for o in ans.options)))]
+            ans.text = plain_text(ans.segments, ans.citations, language)
         return self._with_notices(ans, prepared.notices)
 
     # -- execution (planner and replay alike) ----------------------------------------------
@@ -206,7 +220,7 @@ class Answerer:
         ans = self._new(route, language, "")
         ans.served_by = served_by
         ans.plan = plan.to_dict()
-        lines: list[str] = []
+        segments: list[Segment] = []
         if plan.route in ("structured", "composite"):
             slots = fill_slots(
                 intent,
@@ -226,26 +240,37 @@ class Answerer:
                     for raw in intent.bad_periods
                 ]
             ans.facts, ans.assumptions, ans.options = results, slots.assumptions, slots.options
-            lines.append(
-                render.structured_text(
-                    self.glossary,
-                    results,
-                    two_period_difference(results),
-                    language,
-                    cleared=prepared.cleared,
-                )
+            segments += render.structured_lines(
+                self.glossary,
+                results,
+                two_period_difference(results),
+                language,
+                cleared=prepared.cleared,
             )
             if slots.assumptions:
-                lines.append(render.assumptions_line(slots.assumptions, language))
+                segments.append(
+                    Line("assumed", render.assumptions_line(slots.assumptions, language)))
             if slots.options:
-                lines.append(say("narrow", language))
-        if state.narrative_text is not None:
-            if lines:
-                lines.append(f"\n{say('attribution', language)}")
-            lines.append(state.narrative_text)
+                segments.append(Line("narrow", say("narrow", language)))
+        numbered: list[tuple[int, Source]] = []
+        if state.narrative is not None:
+            if segments:
+                segments.append(Line("attribution", say("attribution", language)))
+            narrative = state.narrative
+            if narrative.lead:
+                kind = "degraded" if narrative.mode == "degraded" else "message"
+                segments.append(Line(kind, narrative.lead))
+            segments += narrative.passages
+            numbered += narrative.numbered
         if state.tool_text is not None:
-            lines.append(state.tool_text)
-        ans.text = "\n".join(lines)
+            segments.append(Line("tool", state.tool_text))
+            numbered += list(enumerate(state.listed, 1))
+        ans.segments = segments
+        ans.citations = [
+            Citation(n, src, self.glossary.source_title(src, language))
+            for n, src in numbered
+        ]
+        ans.text = plain_text(ans.segments, ans.citations, language)
         ans.sources = list(dict.fromkeys(state.sources))
         ans.succeeded = _succeeded(ans, state.narrative_found, plan)
         return self._with_notices(ans, prepared.notices)
@@ -319,10 +344,13 @@ class Answerer:
         recent = getattr(self.turns, "recent_turns", None)
         return list(recent(5, chat=chat)) if recent else []
 
-    def _new(self, route: Route, language: str, text: str) -> Answer:
-        return Answer(
+    def _new(self, route: Route, language: str, text: str, *, kind: str = "message") -> Answer:
+        ans = Answer(
             turn_id=self.new_id(), route=route, served_by="planner", text=text, language=language
         )
+        if text:
+            ans.segments = [Line(kind, text)]
+        return ans
 
     def _plain(self, route: Route, key: str, language: str, cleared: bool) -> Answer:
         summary = render.scope_summary(self.glossary, language, cleared=cleared)
@@ -331,7 +359,8 @@ class Answerer:
     @staticmethod
     def _with_notices(ans: Answer, notices: list[str]) -> Answer:
         if notices:
-            ans.text = "\n".join([*notices, ans.text])
+            ans.segments = [*(Line("notice", n) for n in notices), *ans.segments]
+            ans.text = plain_text(ans.segments, ans.citations, ans.language)
             ans.notices = notices
         return ans
 

@@ -20,7 +20,7 @@ from core.messages import say
 from core.periods import last_complete_fiscal_year
 from core.plan import Plan, slot_ref
 from core.ports import ScoredChunk, TurnStore
-from core.presentation import source_line
+from core.narrative import NarrativeResult, empty_result
 from core.structured import TOTAL, StructuredChannel
 from core.types import FactResult, Source
 
@@ -43,8 +43,8 @@ class NarrativeTools(Protocol):
         cleared: bool,
         rerank: bool,
         reuse: bool = False,
-    ) -> tuple[str, list[Source], bool]:
-        """(text, sources, found); `reuse` (a replay) may reuse an identical earlier synthesis."""
+    ) -> NarrativeResult:
+        """The narrative parts; `reuse` (a replay) may reuse an identical earlier synthesis."""
         ...
 
 
@@ -71,10 +71,11 @@ class ExecutionContext:
 class ExecutionState:
     results: list[FactResult] = field(default_factory=list)
     snippets: list[ScoredChunk] = field(default_factory=list)
-    narrative_text: str | None = None
+    narrative: NarrativeResult | None = None
     narrative_found: bool = False
     tool_text: str | None = None
     sources: list[Source] = field(default_factory=list)
+    listed: list[Source] = field(default_factory=list)  # a tool's sources, shown as citations
 
 
 @dataclass(frozen=True)
@@ -141,9 +142,9 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
 
 def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
     if ctx.narrative is None:
-        state.narrative_text, state.narrative_found = say("no_documents", ctx.language), False
+        state.narrative, state.narrative_found = empty_result(say("no_documents", ctx.language)), False
         return
-    text, sources, found = ctx.narrative.compose(
+    result = ctx.narrative.compose(
         ctx.text,
         language=ctx.language,
         snippets=state.snippets,
@@ -151,8 +152,8 @@ def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: Execu
         rerank=bool(args.get("rerank")),
         reuse=ctx.replay,
     )
-    state.narrative_text, state.narrative_found = text, found
-    state.sources.extend(sources)
+    state.narrative, state.narrative_found = result, result.mode != "empty"
+    state.sources.extend(result.sources)
 
 
 def _clock(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
@@ -178,8 +179,8 @@ def _previous_sources(args: dict[str, Any], ctx: ExecutionContext, state: Execut
                 state.tool_text = say("previous_sources_withheld", ctx.language)
                 return
             state.sources = [Source(s["doc"], s.get("locator", "")) for s in sources]
-            lines = [source_line(i, s) for i, s in enumerate(state.sources, 1)]
-            state.tool_text = say("previous_sources", ctx.language) + "\n" + "\n".join(lines)
+            state.listed = list(state.sources)
+            state.tool_text = say("previous_sources", ctx.language)
             return
     state.tool_text = say("no_previous_sources", ctx.language)
 

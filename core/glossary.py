@@ -18,6 +18,8 @@ from core.document_sources import DocumentSource, parse_document_sources
 from core.errors import ConfigError
 from core.glossary_rules import glossary_problems
 from core.units import LANGUAGES, UnitForm, parse_units, show_value
+from core.source_titles import source_title
+from core.types import Source
 
 _MMDD = re.compile(r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -65,6 +67,11 @@ class Glossary:
     competitors: tuple[str, ...] = ()
     documents: tuple[DocumentSource, ...] = ()  # declared document sources ([[documents]])
     units: dict[str, dict[str, UnitForm]] = field(default_factory=dict)  # core.units
+    titles: dict[str, str] = field(default_factory=dict)  # document -> readable title
+
+    def source_title(self, source: Source, language: str) -> str:
+        """"Orbis FY2024 Annual Report, p. 11": a source as a reader looks it up."""
+        return source_title(source, language, self.titles)
 
     def show_value(self, value: Decimal, unit: str, language: str) -> str:
         """"€560.4M" / "560,4 M€": the value in its unit as a reader of `language` writes it."""
@@ -177,11 +184,22 @@ class _Validator:
             competitors=tuple(c for c in competitors if c.strip()),
             documents=self.document_sources(data),
             units=parse_units(data.get("units"), self.fail),
+            titles=self.titles(data),
         )
         problems = glossary_problems(glossary)  # the rules on the whole (core.glossary_rules)
         if problems:
             raise ConfigError("\n".join(self.where(key, why) for key, why in problems))
         return glossary
+
+    def titles(self, data: dict[str, Any]) -> dict[str, str]:
+        """[titles]: a readable title per document (its file name or source/path key)."""
+        table = data.get("titles", {})
+        if not isinstance(table, dict):
+            raise self.fail("titles", 'must be a table like "Orbis_FY2024.pdf" = "Annual Report"')
+        for doc, title in table.items():
+            if not isinstance(title, str) or not title.strip():
+                raise self.fail(f"titles.{doc}", "must be a non-empty title")
+        return {doc: " ".join(title.split()) for doc, title in table.items()}
 
     # -- [[documents]]: declared document sources (core.document_sources) ------------------
 

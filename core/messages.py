@@ -49,9 +49,9 @@ _TEXT: dict[str, dict[str, str]] = {
         "zh": "{subject}：{value}",
     },
     "source": {
-        "en": "source: {doc}, {locator}",
-        "it": "fonte: {doc}, {locator}",
-        "zh": "来源：{doc}，{locator}",
+        "en": "source: {title}",
+        "it": "fonte: {title}",
+        "zh": "来源：{title}",
     },
     "not_found": {
         "en": "I have no figure for {subject} in the fact table.",
@@ -101,6 +101,11 @@ _TEXT: dict[str, dict[str, str]] = {
         "zh": "文档中没有找到相关内容，因此无法解释。",
     },
     "sources": {"en": "Sources", "it": "Fonti", "zh": "来源"},
+    # the header above each group of narrowing buttons: what tapping one of them changes
+    "slot_entity": {"en": "Company or unit:", "it": "Società o unità:", "zh": "公司或部门："},
+    "slot_period": {"en": "Period:", "it": "Periodo:", "zh": "期间："},
+    "slot_metric": {"en": "Figure:", "it": "Dato:", "zh": "指标："},
+    "slot_channel": {"en": "Channel:", "it": "Canale:", "zh": "渠道："},
     "clock": {"en": "It is {time} on {date} {tz}.", "it": "Sono le {time} del {date} {tz}.",
               "zh": "现在是 {date} {time} {tz}。"},
     "previous_sources": {"en": "Sources of my previous answer:",

@@ -22,9 +22,9 @@ from typing import Literal
 
 from core.errors import ModelError
 from core.ports import LLM, ChatMessage, ScoredChunk
-from core.presentation import source_line
-from core.snippet_text import quote_snippet, trim_at_sentence
-from core.types import Source
+from core.language import detect_language
+from core.snippet_text import display_name, quote_snippet, trim_at_sentence
+from core.types import Passage, Source
 
 logger = logging.getLogger(__name__)
 
@@ -64,10 +64,26 @@ _CITATION = re.compile(r"(\s*)\[(\d+(?:\s*,\s*\d+)*)\]")
 
 @dataclass(frozen=True)
 class NarrativeResult:
+    """The narrative answer as parts: an optional lead sentence (nothing found, synthesis
+    failed), the passages, and the sources in listing order with their citation numbers.
+    `text` is the same answer as plain text, for logs, JSON and the turn record."""
+
     text: str
     sources: list[Source]
     mode: Mode
     model_answered: bool = False  # the LLM replied (cited or not), as opposed to failing
+    lead: str = ""
+    passages: tuple[Passage, ...] = ()
+    numbers: tuple[int, ...] = ()  # citation number of each of `sources`, same order
+
+    @property
+    def numbered(self) -> list[tuple[int, Source]]:
+        return list(zip(self.numbers, self.sources, strict=True))
+
+
+def empty_result(text: str) -> NarrativeResult:
+    """Nothing to quote: one honest sentence, no source."""
+    return NarrativeResult(text, [], "empty", lead=text)
 
 
 def _texts(language: str) -> dict[str, str]:
@@ -87,7 +103,12 @@ def _number_sources(snippets: Sequence[ScoredChunk]) -> dict[Source, int]:
 
 
 def _source_lines(label: str, numbered: Sequence[tuple[int, Source]]) -> str:
-    return f"{label}:\n" + "\n".join(source_line(n, s) for n, s in numbered)
+    return f"{label}:\n" + "\n".join(_plain_source(n, s) for n, s in numbered)
+
+
+def _plain_source(number: int, source: Source) -> str:
+    doc, locator = display_name(source.doc), display_name(source.locator)
+    return f"[{number}] {doc} ({locator})" if locator else f"[{number}] {doc}"
 
 
 def extractive_answer(language: str, snippets: Sequence[ScoredChunk]) -> NarrativeResult:
@@ -99,13 +120,18 @@ def extractive_answer(language: str, snippets: Sequence[ScoredChunk]) -> Narrati
         if len(chosen) == EXTRACTIVE_SNIPPETS:
             break
     if not chosen:
-        return NarrativeResult(_texts(language)["empty"], [], "empty")
+        return empty_result(_texts(language)["empty"])
     numbers = _number_sources(chosen)
-    quotes = [
-        f"“{trim_at_sentence(s.chunk.text, QUOTE_CHARS)}” [{numbers[_source(s)]}]" for s in chosen
-    ]
+    passages = []
+    for s in chosen:
+        text = trim_at_sentence(s.chunk.text, QUOTE_CHARS)
+        passages.append(Passage(text, (numbers[_source(s)],), language=detect_language(text)))
+    quotes = [f"“{p.text}” [{p.cites[0]}]" for p in passages]
     listing = _source_lines(_texts(language)["sources"], [(n, s) for s, n in numbers.items()])
-    return NarrativeResult("\n\n".join([*quotes, listing]), list(numbers), "extractive")
+    return NarrativeResult(
+        "\n\n".join([*quotes, listing]), list(numbers), "extractive",
+        passages=tuple(passages), numbers=tuple(numbers.values()),
+    )
 
 
 def _synthesis_messages(
@@ -143,8 +169,10 @@ def _keep_valid_citations(reply: str, valid: set[int]) -> tuple[str, list[int]]:
 
 def _degraded(language: str, snippets: Sequence[ScoredChunk]) -> NarrativeResult:
     fallback = extractive_answer(language, snippets)
-    text = f"{_texts(language)['degraded']}\n\n{fallback.text}"
-    return NarrativeResult(text, fallback.sources, "degraded")
+    lead = _texts(language)["degraded"]
+    return dataclasses.replace(
+        fallback, text=f"{lead}\n\n{fallback.text}", mode="degraded", lead=lead
+    )
 
 
 def answer_narrative(
@@ -160,7 +188,7 @@ def answer_narrative(
     """Answer `question` from `snippets` (best first) only; see the module docstring for modes."""
     visible = [s for s in snippets if cleared or not s.chunk.restricted]
     if not visible:
-        return NarrativeResult(_texts(language)["empty"], [], "empty")
+        return empty_result(_texts(language)["empty"])
     if llm is None:
         return extractive_answer(language, visible)
 
@@ -187,6 +215,8 @@ def answer_narrative(
     by_number = {n: s for s, n in numbers.items()}
     order = sorted(cited) + [n for n in sorted(by_number) if n not in cited]
     listing = _source_lines(_texts(language)["sources"], [(n, by_number[n]) for n in order])
+    passage = Passage(text, tuple(cited), language=language, quoted=False)
     return NarrativeResult(
-        f"{text}\n\n{listing}", [by_number[n] for n in order], "synthesised", model_answered=True
+        f"{text}\n\n{listing}", [by_number[n] for n in order], "synthesised", model_answered=True,
+        passages=(passage,), numbers=tuple(order),
     )

@@ -15,12 +15,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from core.names import NameIndex, term_names
-from core.narrative import answer_narrative
+from core.narrative import NarrativeResult, answer_narrative
 from core.ports import LLM, ScoredChunk
 from core.query_rewrite import rewrite_queries
 from core.rerank import listwise_rerank
 from core.retrieval import HybridRetriever
-from core.types import Source
 
 log = logging.getLogger("ricorda.narrative")
 
@@ -50,7 +49,7 @@ class DocumentNarrative:
         self._lock = threading.Lock()
         self._retriever: HybridRetriever | None = None
         self._built_for: str | None = None
-        self._memo: OrderedDict[tuple[object, ...], tuple[str, list[Source], bool]] = OrderedDict()
+        self._memo: OrderedDict[tuple[object, ...], NarrativeResult] = OrderedDict()
         # retrievals by (documents stamp, query, filters, clearance), for replays
         self._found: OrderedDict[tuple[object, ...], list[ScoredChunk]] = OrderedDict()
         glossary = names.glossary
@@ -120,8 +119,8 @@ class DocumentNarrative:
         cleared: bool,
         rerank: bool,
         reuse: bool = False,
-    ) -> tuple[str, list[Source], bool]:
-        """(text, sources, found): synthesised with an LLM, extractive without one.
+    ) -> NarrativeResult:
+        """The narrative answer as parts: synthesised with an LLM, extractive without one.
 
         `reuse` (a replayed plan): when the question and the freshly retrieved snippets are
         exactly those of an earlier synthesis, its result is reused instead of asking the LLM
@@ -142,7 +141,7 @@ class DocumentNarrative:
         out, model_answered = self._compose(
             question, language=language, snippets=snippets, cleared=cleared, rerank=rerank
         )
-        if self.llm is not None and out[2] and model_answered:
+        if self.llm is not None and out.mode != "empty" and model_answered:
             self._memo[key] = out
             while len(self._memo) > MEMO_SIZE:
                 self._memo.popitem(last=False)
@@ -156,7 +155,7 @@ class DocumentNarrative:
         snippets: list[ScoredChunk],
         cleared: bool,
         rerank: bool,
-    ) -> tuple[tuple[str, list[Source], bool], bool]:
+    ) -> tuple[NarrativeResult, bool]:
         if snippets and self.llm is not None and rerank:
             snippets = listwise_rerank(
                 question, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
@@ -165,7 +164,7 @@ class DocumentNarrative:
             question, language, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
         )
         log.debug("narrative mode=%s snippets=%d", result.mode, len(snippets))
-        return (result.text, list(result.sources), result.mode != "empty"), result.model_answered
+        return result, result.model_answered
 
 
 def _search_key(

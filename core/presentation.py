@@ -1,24 +1,31 @@
 """What every platform shows for an answer, before any markup: body, sources, footer, options.
 
-Adapters only choose markup (Telegram HTML, Slack mrkdwn); which parts exist, how sources are
-numbered, what the footer says and how long a message may be are decided here, once.
+Made from the answer's parts (`Answer.segments`, `Answer.citations`, `Answer.options`), never
+from its text: adapters only choose markup (Telegram HTML, Slack mrkdwn, the console's rich
+text); which parts exist, how sources are numbered and titled, what the footer says, how options
+are grouped under their headers and how long a message may be are decided here, once.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from core.messages import LANGUAGES, say
-from core.snippet_text import display_name
-from core.types import Answer, Source
+from core.messages import say
+from core.types import Answer, Citation, Line, Option, Passage, Segment
 
-_LABELS = sorted({say("sources", lang) for lang in LANGUAGES})
-_LISTING_HEAD = re.compile(
-    r"(?:^|\n)\s*(?:" + "|".join(map(re.escape, _LABELS)) + r")\s*[:：]\s*\n"
-)
-_LISTING_LINE = re.compile(r"^\[\d+\]\s+\S")
+MAX_OPTIONS = 24  # more buttons than this is a wall, not a choice
+OPTION_LABEL_CHARS = 60  # a button label longer than this is cut (Telegram and Slack alike)
+EMPHASISED = frozenset({"notice", "degraded"})  # shown in italics where markup allows
+
+
+@dataclass(frozen=True)
+class OptionGroup:
+    """The options that narrow one slot, under a header in the reader's language."""
+
+    slot: str
+    header: str
+    options: tuple[tuple[int, str], ...]  # (index in Answer.options, label as shown)
 
 
 @dataclass(frozen=True)
@@ -27,54 +34,130 @@ class Presentation:
 
     body: str
     sources_label: str
-    sources: list[str] = field(default_factory=list)  # "[1] doc (locator)"
+    sources: list[str] = field(default_factory=list)  # "[1] Orbis FY2024 Annual Report, p. 11"
     footer: str | None = None  # "L0a · 3.1 ms"
     options: list[str] = field(default_factory=list)  # button labels, in option order
+    segments: tuple[Segment, ...] = ()  # the body's parts; empty: `body` is all there is
+    groups: tuple[OptionGroup, ...] = ()
+
+    def blocks(self) -> Iterator[tuple[str, Segment | str]]:
+        """The body in reading order as ("lines", text) runs of sentences and
+        ("passage", Passage) items; a renderer styles each without reading the words."""
+        if not self.segments:
+            if self.body:
+                yield "lines", self.body
+            return
+        run: list[Line] = []
+        for segment in self.segments:
+            if isinstance(segment, Line) and segment.kind not in ("attribution",):
+                run.append(segment)
+                continue
+            if run:
+                yield from _line_runs(run)
+                run = []
+            if isinstance(segment, Passage):
+                yield "passage", segment
+            else:
+                yield "heading", segment.text
+        if run:
+            yield from _line_runs(run)
 
 
-def present(answer: Answer, *, show_footer: bool = True) -> Presentation:
-    """Split an answer into the parts a chat message shows.
+def _line_runs(run: list[Line]) -> Iterator[tuple[str, Segment | str]]:
+    """Consecutive lines of one style as one block (a notice apart from the facts)."""
+    current: list[Line] = []
+    for line in run:
+        if current and (line.kind in EMPHASISED) != (current[-1].kind in EMPHASISED):
+            yield _run(current)
+            current = []
+        current.append(line)
+    if current:
+        yield _run(current)
 
-    A narrative answer already ends with its numbered listing ("Sources:\\n[1] ..."): that
-    listing becomes the sources block as is, so the [n] markers in the body keep pointing at
-    the right line. Sources not named anywhere (neither listed nor cited inline) are appended.
-    """
-    body, listed = _take_listing(answer.text)
-    named = body + "\n" + "\n".join(listed)
-    extra = [s for s in answer.sources if display_name(s.doc) not in named]
-    start = len(listed) + 1
-    sources = listed + [source_line(n, s) for n, s in enumerate(extra, start=start)]
-    footer = footer_text(answer) if show_footer else None
+
+def _run(lines: list[Line]) -> tuple[str, str]:
+    kind = "emphasis" if lines[0].kind in EMPHASISED else "lines"
+    return kind, "\n".join(line.text for line in lines)
+
+
+def present(answer: Answer, *, show_footer: bool = False) -> Presentation:
+    """The parts a chat message shows for `answer`."""
+    segments = tuple(answer.segments)
+    body = body_text(segments) if segments else answer.text
     return Presentation(
         body=body.strip(),
         sources_label=say("sources", answer.language),
-        sources=sources,
-        footer=footer,
+        sources=[citation_line(c) for c in answer.citations],
+        footer=footer_text(answer) if show_footer else None,
         options=[o.label for o in answer.options],
+        segments=segments,
+        groups=option_groups(answer.options, answer.language),
     )
 
 
-def source_line(number: int, source: Source) -> str:
-    """"[n] doc (locator)", each name on one visible line whatever its characters."""
-    doc, locator = display_name(source.doc), display_name(source.locator)
-    return f"[{number}] {doc} ({locator})" if locator else f"[{number}] {doc}"
+def option_groups(options: Sequence[Option], language: str) -> tuple[OptionGroup, ...]:
+    """Options grouped by the slot they narrow, in first-seen order, at most MAX_OPTIONS in
+    all; each label cut to OPTION_LABEL_CHARS."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for index, option in enumerate(options[:MAX_OPTIONS]):
+        groups.setdefault(option.slot, []).append((index, option_label(option.label)))
+    return tuple(
+        OptionGroup(slot, say(f"slot_{slot}", language), tuple(items))
+        for slot, items in groups.items()
+    )
+
+
+def option_label(label: str) -> str:
+    return label if len(label) <= OPTION_LABEL_CHARS else label[: OPTION_LABEL_CHARS - 1] + "…"
+
+
+def passage_text(passage: Passage) -> str:
+    """“quote” [1] (a synthesis carries its own [n] markers)."""
+    if not passage.quoted:
+        return passage.text
+    marks = "".join(f" [{n}]" for n in passage.cites)
+    return f"“{passage.text}”{marks}"
+
+
+def body_text(segments: Sequence[Segment]) -> str:
+    """The body as plain text: sentences line by line, each passage a paragraph."""
+    parts: list[str] = []
+    lines: list[str] = []
+    for segment in segments:
+        if isinstance(segment, Line) and segment.kind != "attribution":
+            lines.append(segment.text)
+            continue
+        if lines:
+            parts.append("\n".join(lines))
+            lines = []
+        if isinstance(segment, Passage):
+            quote = passage_text(segment)
+            parts.append(f"{segment.heading}\n{quote}" if segment.heading else quote)
+        else:
+            parts.append(segment.text)
+    if lines:
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def plain_text(segments: Sequence[Segment], citations: Sequence[Citation], language: str) -> str:
+    """The whole answer as plain text (JSON `text`, the turn record, logs): the body, then
+    the numbered sources under their label."""
+    body = body_text(segments)
+    if not citations:
+        return body
+    listing = f"{say('sources', language)}:\n" + "\n".join(citation_line(c) for c in citations)
+    return f"{body}\n\n{listing}" if body else listing
+
+
+def citation_line(citation: Citation) -> str:
+    """"[n] title", one visible line whatever the title's characters (core.source_titles)."""
+    return f"[{citation.number}] {citation.title}"
 
 
 def footer_text(answer: Answer) -> str:
     """The serving level and how long it took: "L0a · 3.1 ms"."""
     return f"{answer.served_by} · {answer.latency_ms:.1f} ms"
-
-
-def _take_listing(text: str) -> tuple[str, list[str]]:
-    """(text without its trailing sources listing, the listing's lines)."""
-    heads = list(_LISTING_HEAD.finditer(text))
-    if not heads:
-        return text, []
-    head = heads[-1]
-    lines = [line.strip() for line in text[head.end():].splitlines() if line.strip()]
-    if not lines or not all(_LISTING_LINE.match(line) for line in lines):
-        return text, []
-    return text[: head.start()], lines
 
 
 def split_text(text: str, limit: int, *, size: Callable[[str], int] = len) -> list[str]:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from core.glossary import Glossary
 from core.messages import join_list, percent, period_label, say
-from core.snippet_text import display_name
 from core.structured import Difference
-from core.types import Assumption, FactResult, FactStatus, Period
+from core.types import Assumption, FactResult, FactStatus, Line, Period
 
 TOTAL = "TOTAL"
 
@@ -42,12 +41,7 @@ def fact_line(glossary: Glossary, r: FactResult, language: str) -> str:
             subject=subject(glossary, r, language),
             value=glossary.show_value(f.value, f.unit, language),
         ).rstrip()
-        src = say(
-            "source",
-            language,
-            doc=display_name(f.source.doc),
-            locator=display_name(f.source.locator) or "-",
-        )
+        src = say("source", language, title=glossary.source_title(f.source, language))
         return f"{value} ({src})" if language != "zh" else f"{value}（{src}）"
     if r.status is FactStatus.NOT_FOUND:
         return say("not_found", language, subject=subject(glossary, r, language))
@@ -86,25 +80,29 @@ def assumptions_line(assumptions: list[Assumption], language: str) -> str:
     return say("assumed", language, items="; ".join(items))
 
 
-def structured_text(
+def structured_lines(
     glossary: Glossary,
     results: list[FactResult],
     difference: Difference | None,
     language: str,
     *,
     cleared: bool,
-) -> str:
-    lines = []
+) -> list[Line]:
+    """One line per result (bulleted when there are several), then the difference; a line
+    said twice (two unknown names alike) is said once."""
+    lines: list[Line] = []
     for r in results:
         if r.status is FactStatus.UNRECOGNIZED:
-            lines.append(unrecognized_line(glossary, r, language, cleared=cleared))
+            lines.append(Line("unrecognized", unrecognized_line(glossary, r, language,
+                                                                cleared=cleared)))
         else:
-            lines.append(fact_line(glossary, r, language))
+            kind = "fact" if r.status is FactStatus.FOUND else "not_found"
+            lines.append(Line(kind, fact_line(glossary, r, language)))
     if len(lines) > 1:
-        lines = [f"• {line}" for line in lines]
+        lines = [Line(line.kind, f"• {line.text}") for line in lines]
     if difference is not None:
-        lines.append(difference_line(glossary, difference, language))
-    return "\n".join(dict.fromkeys(lines))
+        lines.append(Line("difference", difference_line(glossary, difference, language)))
+    return list(dict.fromkeys(lines))
 
 
 def scope_summary(glossary: Glossary, language: str, *, cleared: bool) -> dict[str, str]:

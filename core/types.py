@@ -167,6 +167,53 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Citation:
+    """A numbered source as the reader sees it: `[n] title`, with the raw place kept for JSON."""
+
+    number: int
+    source: Source
+    title: str  # "Orbis FY2024 Annual Report, p. 11", in the answer's language
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"number": self.number, **self.source.to_dict(), "title": self.title}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One sentence of an answer, already in the reader's language.
+
+    `kind` says what it is so a renderer may style it (a notice in italics, an assumption
+    apart) without reading the words: fact, not_found, unrecognized, difference, assumed,
+    narrow, notice, message, attribution, degraded, tool.
+    """
+
+    kind: str
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A statement from the documents: a verbatim quote (extractive) or a model's sentence
+    (synthesised), with the numbers of the citations it rests on."""
+
+    text: str
+    cites: tuple[int, ...]
+    heading: str = ""  # the section it sits under, shown as context, never inside the quote
+    language: str = ""
+    quoted: bool = True  # a verbatim quote is shown in quotation marks; a synthesis is not
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "cites": list(self.cites), "heading": self.heading,
+                "language": self.language, "quoted": self.quoted}
+
+
+Segment = Line | Passage
+
+
+@dataclass(frozen=True)
 class Request:
     """A question as core sees it, whatever platform it came from."""
 
@@ -195,6 +242,10 @@ class Answer:
     notices: list[str] = field(default_factory=list)
     plan: dict[str, Any] = field(default_factory=dict)
     succeeded: bool = False  # a real answer, worth remembering the plan of
+    # the answer's parts in reading order, and the numbered sources its passages cite:
+    # every renderer (and `text`) is made from these, never from another renderer's output
+    segments: list[Segment] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
 
     @property
     def route_name(self) -> str:
@@ -212,4 +263,9 @@ class Answer:
             "assumptions": [a.to_dict() for a in self.assumptions],
             "options": [o.to_dict() for o in self.options],
             "latency_ms": round(self.latency_ms, 3),
+            "language": self.language,
+            "notices": list(self.notices),
+            "lines": [s.to_dict() for s in self.segments if isinstance(s, Line)],
+            "passages": [s.to_dict() for s in self.segments if isinstance(s, Passage)],
+            "citations": [c.to_dict() for c in self.citations],
         }

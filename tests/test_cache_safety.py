@@ -20,7 +20,8 @@ from core.autopath import Autopaths
 from core.cascade import Cascade
 from core.feedback import Feedback
 from core.ports import Chunk, ScoredChunk
-from core.types import Answer, Request, Source
+from core.narrative import NarrativeResult, empty_result
+from core.types import Answer, Passage, Request, Source
 from storage.autopath_store import SqlAutopathStore
 from storage.db import open_database
 from storage.fastpath_store import SqlFastpathStore
@@ -76,11 +77,14 @@ class FakeDocuments:
         cleared: bool,
         rerank: bool,
         reuse: bool = False,
-    ) -> tuple[str, list[Source], bool]:
+    ) -> NarrativeResult:
         if not snippets:
-            return "Nothing found in the documents.", [], False
-        lines = [f"“{s.chunk.text}” [{i}]" for i, s in enumerate(snippets, 1)]
-        return "\n".join(lines), [Source(s.chunk.doc, s.chunk.locator) for s in snippets], True
+            return empty_result("Nothing found in the documents.")
+        passages = tuple(Passage(s.chunk.text, (i,)) for i, s in enumerate(snippets, 1))
+        sources = [Source(s.chunk.doc, s.chunk.locator) for s in snippets]
+        text = "\n".join(f"“{p.text}” [{p.cites[0]}]" for p in passages)
+        return NarrativeResult(text, sources, "extractive", passages=passages,
+                               numbers=tuple(range(1, len(sources) + 1)))
 
 
 class ReadOnlyTurns:

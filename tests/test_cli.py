@@ -59,6 +59,7 @@ def ask_json(data: Path, question: str, *extra: str) -> dict:  # type: ignore[ty
 
 def test_ask_json_contract(kb: Path) -> None:
     answer = ask_json(kb, "What was ACME China revenue in FY2024?")
+    # every field of the first release is still there; the answer's parts were added beside
     assert set(answer) == {
         "turn_id",
         "route",
@@ -69,7 +70,14 @@ def test_ask_json_contract(kb: Path) -> None:
         "assumptions",
         "options",
         "latency_ms",
+        "language",
+        "notices",
+        "lines",
+        "passages",
+        "citations",
     }
+    assert answer["lines"] == [{"kind": "fact", "text": answer["text"]}]
+    assert answer["language"] == "en" and answer["passages"] == answer["citations"] == []
     assert answer["route"] == "structured" and answer["served_by"] == "planner"
     assert answer["facts"] == [
         {
@@ -114,7 +122,7 @@ def test_plain_text_answer_shows_number_source_and_footer(kb: Path) -> None:
     out = ricorda(
         kb, "ask", "Qual è il fatturato della Cina nel 2024?", "--reference-date", REF
     ).stdout
-    assert "1.320 USD_M" in out and "ACME_FY2024_Review.pptx" in out
+    assert "1.320 USD_M" in out and "(fonte: ACME FY2024 Review, slide 2, tabella 1)" in out
     assert "planner" in out and "ms" in out
 
 

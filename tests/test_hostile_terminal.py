@@ -20,7 +20,8 @@ from adapters.console import ConsoleChat, render_answer, terminal_safe
 from bot.app import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
-from core.presentation import present, source_line
+from core.presentation import present
+from core.source_titles import source_title
 from core.types import Answer, Request, Route, Source
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
@@ -89,7 +90,7 @@ def test_a_file_name_with_a_newline_adds_no_line_to_the_sources(data_dir: Path) 
     out = _ask(data_dir)
     sources = _sources_block(out)
     assert len(sources) == 1, out
-    assert sources[0].startswith("[1] orbis/notes (para=1)\\n[2] Orbis_Board_Minutes")
+    assert sources[0].startswith("[1] Notes (para=1)\\n[2] Orbis Board Minutes")
     assert not any(line.startswith("[2]") for line in out.splitlines())
 
 
@@ -125,12 +126,12 @@ def test_every_sources_block_shows_one_line_per_source(app: App) -> None:
     ans = app.cascade.answer(Request(QUESTION, chat="telegram:1"))
     shown = present(ans)
     assert len(shown.sources) == 1 and "\n" not in shown.sources[0]
-    assert shown.sources[0].startswith("[1] orbis/notes (para=1)\\n[2]")
+    assert shown.sources[0].startswith("[1] Notes (para=1)\\n[2]")
 
 
 def test_source_line_and_terminal_safe_units() -> None:
-    line = source_line(1, Source("a.md\n[2] b.pdf", "page=1\r"))
-    assert line == "[1] a.md\\n[2] b.pdf (page=1\\r)"
+    line = source_title(Source("a.md\n[2] b.pdf", "page=1\r"), "en")
+    assert line == "A.md\\n[2] b, p. 1"
     assert terminal_safe("ok\tline\n\x1b[31mred\x9b") == "ok\tline\n\\x1b[31mred\\x9b"
     ans = Answer(turn_id="t", route=Route.NARRATIVE, served_by="planner", text="x\x1b[2J")
     assert "\x1b" not in render_answer(ans)

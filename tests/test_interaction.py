@@ -15,7 +15,7 @@ from core.option_tap import tap_request
 from core.ports import TurnRecord
 from core.presentation import present, split_text
 from core.reactions import NEGATIVE, POSITIVE, ReactionVerdicts
-from core.types import Answer, Option, Route, Source
+from core.types import Answer, Citation, Line, Option, Passage, Route, Source
 
 # -- presentation ---------------------------------------------------------------------------
 
@@ -25,12 +25,16 @@ def _answer(text: str, **kw: object) -> Answer:
                   latency_ms=3.14, **kw)  # type: ignore[arg-type]
 
 
-def test_narrative_listing_becomes_the_sources_block_with_its_numbers() -> None:
-    text = "Sales fell on weak demand [2] and pricing [1].\n\nSources:\n[1] a.md (para=1)\n" \
-           "[2] b.pdf (page=3)"
-    shown = present(_answer(text, sources=[Source("b.pdf", "page=3"), Source("a.md", "para=1")]))
+def test_the_sources_block_is_made_from_the_citations_with_their_numbers() -> None:
+    """No text is parsed: the passage keeps its [n] markers and the block lists the answer's
+    citations, titled, in their order."""
+    synthesis = Passage("Sales fell on weak demand [2] and pricing [1].", (2, 1), quoted=False)
+    citations = [Citation(1, Source("a.md", "para=1"), "A, para. 1"),
+                 Citation(2, Source("b.pdf", "page=3"), "B, p. 3")]
+    shown = present(_answer("ignored by renderers", segments=[synthesis], citations=citations),
+                    show_footer=True)
     assert shown.body == "Sales fell on weak demand [2] and pricing [1]."
-    assert shown.sources == ["[1] a.md (para=1)", "[2] b.pdf (page=3)"]
+    assert shown.sources == ["[1] A, para. 1", "[2] B, p. 3"]
     assert shown.sources_label == "Sources"
     assert shown.footer == "L0a · 3.1 ms"
 
@@ -50,10 +54,10 @@ def test_chat_users_see_no_serving_level_unless_the_operator_turns_it_on(
     assert shown.footer == "L0a · 3.1 ms"
 
 
-def test_sources_cited_inline_are_not_repeated_and_uncited_ones_are_listed() -> None:
-    text = "Revenue: 1,320 USD_M (source: deck.pptx, slide=2)"
-    shown = present(_answer(text, sources=[Source("deck.pptx", "slide=2"), Source("x.pdf")]))
-    assert shown.sources == ["[1] x.pdf"]
+def test_a_fact_cites_its_source_inline_and_is_not_listed_again() -> None:
+    line = Line("fact", "Revenue: 1,320 USD_M (source: Deck, slide 2)")
+    shown = present(_answer(line.text, segments=[line], sources=[Source("deck.pptx", "slide=2")]))
+    assert shown.body == line.text and shown.sources == []
 
 
 def test_footer_off_and_option_labels_in_order() -> None:

@@ -27,7 +27,7 @@ def test_replay_reuses_an_identical_synthesis_and_nothing_else() -> None:
     narrative = channel(llm)
     kwargs = {"language": "en", "cleared": False, "rerank": False}
     first = narrative.compose("Why did China fall?", snippets=snippets(), **kwargs)
-    assert first[2] and "[1]" in first[0] and len(llm.calls) == 1
+    assert first.mode == "synthesised" and "[1]" in first.passages[0].text and len(llm.calls) == 1
     again = narrative.compose("Why did China fall?", snippets=snippets(), reuse=True, **kwargs)
     assert again == first and len(llm.calls) == 1  # same question, same snippets: reused
     narrative.compose("Why did China fall?", snippets=snippets(), **kwargs)

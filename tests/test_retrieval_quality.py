@@ -153,10 +153,11 @@ def test_an_unrelated_question_is_answered_with_nothing_found(
     )
     for question, language in [("How do I bake sourdough bread?", "en"), ("怎么做红烧肉？", "zh")]:
         snippets = channel.search(question, filters={}, cleared=False)
-        text, sources, found = channel.compose(
+        result = channel.compose(
             question, language=language, snippets=snippets, cleared=False, rerank=False
         )
-        assert (snippets, sources, found) == ([], [], False)
+        text = result.text
+        assert (snippets, result.sources, result.mode) == ([], [], "empty")
         assert "nothing" in text or "没有找到" in text
     # and a related one still quotes its document
     snippets = channel.search("How did exchange rates affect revenue?", filters={}, cleared=False)

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.callback_token import CallbackSigner
-from core.presentation import Presentation, split_text
+from core.presentation import MAX_OPTIONS, OptionGroup, Presentation, passage_text, split_text
+from core.types import Passage
 
 SECTION_CHARS = 3000  # a section's text
 CONTEXT_CHARS = 2000  # one context element's text
 CONTEXT_ELEMENTS = 10
 MAX_BLOCKS = 50  # per message
-MAX_OPTIONS = 24
-BUTTON_CHARS = 75
+BUTTON_CHARS = 75  # Slack's own limit; labels are already cut shorter by core.presentation
 FALLBACK_CHARS = 3000  # the notification text; the blocks carry the full answer
 OPTION_ACTION = "ricorda_option"  # action ids: ricorda_option_0, ricorda_option_1, ...
 OPTIONS_BLOCK = "ricorda_options"
@@ -39,7 +39,7 @@ def answer_messages(shown: Presentation, *, signer: CallbackSigner,
                     turn_id: str) -> list[SlackMessage]:
     """The answer as one message (several only when it outgrows 50 blocks): body sections,
     a context block of sources, the footer, and the option buttons under the last part."""
-    blocks = [_section(piece) for piece in split_text(escape(shown.body), SECTION_CHARS)]
+    blocks = body_blocks(shown)
     if shown.sources:
         listing = escape("\n".join(shown.sources))
         head = f"*{escape(shown.sources_label)}*\n"
@@ -50,9 +50,12 @@ def answer_messages(shown: Presentation, *, signer: CallbackSigner,
     if shown.footer:
         blocks.append({"type": "context", "elements": [
             {"type": "mrkdwn", "text": f"_{escape(shown.footer)}_"}]})
-    buttons = option_buttons(signer, turn_id, shown.options)
-    if buttons:
-        blocks.append(buttons)
+    if shown.groups:
+        blocks += option_blocks(signer, turn_id, shown.groups)
+    else:
+        buttons = option_buttons(signer, turn_id, shown.options)
+        if buttons:
+            blocks.append(buttons)
     if not blocks:
         return []
     # the fallback is mrkdwn too (notifications, clients without blocks): escaped like them
@@ -61,15 +64,52 @@ def answer_messages(shown: Presentation, *, signer: CallbackSigner,
             for i in range(0, len(blocks), MAX_BLOCKS)]
 
 
+def body_blocks(shown: Presentation) -> list[Block]:
+    """Sentences as sections, notices in italics, "Why:" in bold, each passage with its
+    section heading as a context line above the quote; every piece escaped."""
+    blocks: list[Block] = []
+    for kind, item in shown.blocks():
+        if isinstance(item, Passage):
+            if item.heading:
+                blocks.append({"type": "context", "elements": [
+                    {"type": "mrkdwn", "text": f"_{escape(item.heading)}_", "verbatim": True}]})
+            text = escape(passage_text(item))
+        elif kind == "heading":
+            text = f"*{escape(item)}*"
+        elif kind == "emphasis":
+            text = "\n".join(f"_{escape(line)}_" for line in item.splitlines() if line.strip())
+        else:
+            text = escape(item)
+        blocks += [_section(piece) for piece in split_text(text, SECTION_CHARS)]
+    return blocks
+
+
+def option_blocks(signer: CallbackSigner, turn_id: str,
+                  groups: tuple[OptionGroup, ...]) -> list[Block]:
+    """Each group of options under its header ("Period:"), the buttons naming only
+    (turn, index), signed."""
+    blocks: list[Block] = []
+    for group in groups:
+        blocks.append({"type": "context", "elements": [
+            {"type": "mrkdwn", "text": f"*{escape(group.header)}*", "verbatim": True}]})
+        blocks.append({"type": "actions", "block_id": f"{OPTIONS_BLOCK}_{group.slot}",
+                       "elements": [_button(signer, turn_id, i, label)
+                                    for i, label in group.options]})
+    return blocks
+
+
+def _button(signer: CallbackSigner, turn_id: str, index: int, label: str) -> Block:
+    return {"type": "button", "action_id": f"{OPTION_ACTION}_{index}",
+            "text": {"type": "plain_text", "text": label[:BUTTON_CHARS], "emoji": True},
+            "value": signer.encode_option(turn_id, index)}
+
+
 def option_buttons(signer: CallbackSigner, turn_id: str, labels: list[str]) -> Block | None:
     """One button per option; the value names only (turn, index), signed."""
     if not labels:
         return None
     return {"type": "actions", "block_id": OPTIONS_BLOCK, "elements": [
-        {"type": "button", "action_id": f"{OPTION_ACTION}_{i}",
-         "text": {"type": "plain_text", "text": label[:BUTTON_CHARS], "emoji": True},
-         "value": signer.encode_option(turn_id, i)}
-        for i, label in enumerate(labels[:MAX_OPTIONS])
+        _button(signer, turn_id, i, label) for i, label in enumerate(labels[:MAX_OPTIONS])
     ]}
 
 

@@ -140,7 +140,8 @@ async def _mark_chosen(
         return
     marked = []
     for block in blocks:
-        if block.get("type") == "actions" and block.get("block_id") == OPTIONS_BLOCK:
+        if block.get("type") == "actions" and str(block.get("block_id", "")).startswith(
+                OPTIONS_BLOCK):
             elements = [dict(e) for e in block.get("elements", [])]
             for element in elements:
                 if element.get("action_id") == f"{OPTION_ACTION}_{index}":

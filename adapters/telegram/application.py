@@ -24,7 +24,7 @@ from adapters.inbox import DeliveryInbox
 from adapters.telegram.commands import Commands
 from adapters.telegram.feedback import Reactions, VerdictReply
 from adapters.telegram.inbox import InboxProcessor, InboxQueue, redeliverer
-from adapters.telegram.keyboards import CANCEL, PURGE
+from adapters.telegram.keyboards import CANCEL, HEADER, PURGE
 from adapters.telegram.questions import Questions
 from adapters.telegram.robustness import Deduplicate, RetryingRateLimiter, on_error
 from adapters.telegram.services import PLATFORM, TelegramServices
@@ -130,6 +130,7 @@ def add_handlers(application: Application, services: TelegramServices) -> None:
         CommandHandler("ask", questions.on_ask, filters=NEW_MESSAGE),
         CommandHandler(list(ADMIN_COMMANDS), commands.on_admin, filters=NEW_MESSAGE),
         CallbackQueryHandler(questions.on_option, pattern=f"^{OPTION}:"),
+        CallbackQueryHandler(questions.on_header, pattern=f"^{HEADER}:"),
         CallbackQueryHandler(commands.on_purge_choice, pattern=f"^[{PURGE}{CANCEL}]:"),
         CallbackQueryHandler(commands.on_stale_button),
         MessageReactionHandler(reactions.on_reaction),

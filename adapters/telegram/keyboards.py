@@ -5,25 +5,29 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from core.callback_token import CallbackSigner
+from core.presentation import OptionGroup
 
-MAX_OPTIONS = 24  # more buttons than this is a wall, not a choice
-SHORT_LABEL = 18  # two buttons per row when every label is at most this long
+SHORT_LABEL = 18  # two buttons per row when every label of a group is at most this long
 PURGE, CANCEL = "p", "x"
-LABEL_CHARS = 60
+HEADER = "h"  # a group's header button: tapping it only shows the header again
 
 
 def options_keyboard(
-    signer: CallbackSigner, turn_id: str, labels: list[str]
+    signer: CallbackSigner, turn_id: str, groups: tuple[OptionGroup, ...]
 ) -> InlineKeyboardMarkup | None:
-    """One button per option (two per row when labels are short); None without options."""
-    if not labels:
-        return None
-    buttons = [
-        InlineKeyboardButton(label[:LABEL_CHARS], callback_data=signer.encode_option(turn_id, i))
-        for i, label in enumerate(labels[:MAX_OPTIONS])
-    ]
-    width = 2 if all(len(label) <= SHORT_LABEL for label in labels) else 1
-    return InlineKeyboardMarkup([buttons[i:i + width] for i in range(0, len(buttons), width)])
+    """Each group of options under a header row ("Period:"), one button per option (two per
+    row when the group's labels are short); None without options. Labels are cut and the
+    count capped in core.presentation, the same on every platform."""
+    rows: list[list[InlineKeyboardButton]] = []
+    for group in groups:
+        rows.append([InlineKeyboardButton(group.header, callback_data=f"{HEADER}:{group.slot}")])
+        buttons = [
+            InlineKeyboardButton(label, callback_data=signer.encode_option(turn_id, i))
+            for i, label in group.options
+        ]
+        width = 2 if all(len(label) <= SHORT_LABEL for _, label in group.options) else 1
+        rows += [buttons[i:i + width] for i in range(0, len(buttons), width)]
+    return InlineKeyboardMarkup(rows) if rows else None
 
 
 def purge_keyboard(

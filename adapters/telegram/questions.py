@@ -19,7 +19,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.telegram.addressing import is_private, question_for_bot
-from adapters.telegram.keyboards import options_keyboard
+from adapters.telegram.keyboards import HEADER, options_keyboard
 from adapters.telegram.render import answer_messages
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from adapters.telegram.typing_action import typing_while
@@ -87,23 +87,27 @@ class Questions:
         await self.send_answer(context.bot, query.message.chat.id, answer,
                                reply_to=query.message.message_id)
 
+    async def on_header(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group's header button is a label, not a choice: acknowledge the tap quietly."""
+        if update.callback_query is not None:
+            await update.callback_query.answer()
+
     @staticmethod
     async def _mark_chosen(query: CallbackQuery, index: int) -> None:
-        """The keyboard shows which option was answered (the others stay available)."""
+        """The keyboard shows which option was answered (the others stay available): the
+        tapped button is found by its own callback data, wherever its group put it."""
         message = query.message
         markup = getattr(message, "reply_markup", None)
         if markup is None:
             return
-        rows, n = [], 0
-        for row in markup.inline_keyboard:
-            buttons = []
-            for button in row:
-                if n == index:
-                    button = InlineKeyboardButton(chosen_label(button.text),
-                                                  callback_data=button.callback_data)
-                buttons.append(button)
-                n += 1
-            rows.append(buttons)
+        rows = [
+            [
+                InlineKeyboardButton(chosen_label(button.text), callback_data=button.callback_data)
+                if button.callback_data == query.data else button
+                for button in row
+            ]
+            for row in markup.inline_keyboard
+        ]
         try:
             await query.edit_message_reply_markup(InlineKeyboardMarkup(rows))
         except TelegramError as exc:  # cosmetic: the answer matters, not the mark
@@ -130,7 +134,7 @@ class Questions:
         messages show which turn, so reactions on them count after a restart too."""
         shown = present(answer, show_footer=self.s.show_footer)
         texts = answer_messages(shown)
-        keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.options)
+        keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.groups)
         sent: list[int] = []
         for i, text in enumerate(texts):
             last = i == len(texts) - 1

@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from core.presentation import Presentation, pack_greedy, split_text
+from core.presentation import Presentation, pack_greedy, passage_text, split_text
+from core.types import Passage
 
 MESSAGE_LIMIT = 4096
 _GAP = "\n\n"
@@ -38,7 +39,20 @@ class Part:
 
 
 def answer_parts(p: Presentation) -> list[Part]:
-    parts = [Part(p.body)] if p.body else []
+    """Sentences plain, notices in italics, "Why:" in bold, each passage with its section
+    heading in italics above the quote; then the sources and the footer."""
+    parts: list[Part] = []
+    for kind, item in p.blocks():
+        if isinstance(item, Passage):
+            if item.heading:
+                parts.append(Part(item.heading, "<i>", "</i>"))
+            parts.append(Part(passage_text(item)))
+        elif kind == "heading":
+            parts.append(Part(item, "<b>", "</b>"))
+        elif kind == "emphasis":
+            parts.append(Part(item, "<i>", "</i>"))
+        elif item:
+            parts.append(Part(item))
     if p.sources:
         label = f"<b>{escape(p.sources_label)}</b>\n"
         parts.append(Part("\n".join(p.sources), f"<blockquote>{label}", "</blockquote>"))
