@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from core.messages import say
-from core.types import Answer, Citation, Line, Option, Passage, Segment
+from core.types import Answer, Citation, Line, Option, Passage, Segment, Table
 
 MAX_OPTIONS = 24  # more buttons than this is a wall, not a choice
 OPTION_LABEL_CHARS = 60  # a button label longer than this is cut (Telegram and Slack alike)
@@ -57,6 +57,8 @@ class Presentation:
                 run = []
             if isinstance(segment, Passage):
                 yield "passage", segment
+            elif isinstance(segment, Table):
+                yield "table", segment
             else:
                 yield "heading", segment.text
         if run:
@@ -133,6 +135,8 @@ def body_text(segments: Sequence[Segment]) -> str:
         if isinstance(segment, Passage):
             quote = passage_text(segment)
             parts.append(f"{segment.heading}\n{quote}" if segment.heading else quote)
+        elif isinstance(segment, Table):
+            parts.append(table_text(segment))
         else:
             parts.append(segment.text)
     if lines:
@@ -148,6 +152,35 @@ def plain_text(segments: Sequence[Segment], citations: Sequence[Citation], langu
         return body
     listing = f"{say('sources', language)}:\n" + "\n".join(citation_line(c) for c in citations)
     return f"{body}\n\n{listing}" if body else listing
+
+
+def table_grid(table: Table) -> str:
+    """The table's columns aligned in monospace (numbers right-aligned), header first: what a
+    chat shows in a code block, whatever the platform."""
+    rows = [table.columns, *table.rows]
+    widths = [max(_width(r[i]) if i < len(r) else 0 for r in rows)
+              for i in range(len(table.columns))]
+    lines = []
+    for r in rows:
+        cells = []
+        for i, width in enumerate(widths):
+            cell = r[i] if i < len(r) else ""
+            pad = " " * (width - _width(cell))
+            cells.append(cell + pad if i == 0 else pad + cell)
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def table_text(table: Table) -> str:
+    """Title, grid and notes as plain text."""
+    parts = [table.title, table_grid(table), *table.notes]
+    return "\n".join(p for p in parts if p)
+
+
+def _width(text: str) -> int:
+    """Columns a monospace font gives `text`: CJK characters take two."""
+    return sum(2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1
+               for ch in text)
 
 
 def citation_line(citation: Citation) -> str:

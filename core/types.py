@@ -210,7 +210,29 @@ class Passage:
                 "language": self.language, "quoted": self.quoted}
 
 
-Segment = Line | Passage
+@dataclass(frozen=True)
+class Table:
+    """A computed table (a series, a breakdown, a ranking): every cell is a number from the
+    fact table, or computed in code from them, already formatted for the reader. `points` are
+    the plotted values of the chart column (None where a period has no figure), so a chart is
+    drawn from the same numbers the table shows."""
+
+    kind: str  # "series" | "breakdown" | "ranking" | "comparison"
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    points: tuple[tuple[str, float | None], ...] = ()
+    unit: str = ""  # the plotted column's unit as the reader reads it ("€M", "%")
+    notes: tuple[str, ...] = ()  # "No figure for FY2021." said once, under the table
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "title": self.title, "columns": list(self.columns),
+                "rows": [list(r) for r in self.rows],
+                "series": [{"label": label, "value": value} for label, value in self.points],
+                "unit": self.unit, "notes": list(self.notes)}
+
+
+Segment = Line | Passage | Table
 
 
 @dataclass(frozen=True)
@@ -268,4 +290,5 @@ class Answer:
             "lines": [s.to_dict() for s in self.segments if isinstance(s, Line)],
             "passages": [s.to_dict() for s in self.segments if isinstance(s, Passage)],
             "citations": [c.to_dict() for c in self.citations],
+            "tables": [s.to_dict() for s in self.segments if isinstance(s, Table)],
         }

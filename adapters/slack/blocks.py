@@ -7,8 +7,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.callback_token import CallbackSigner
-from core.presentation import MAX_OPTIONS, OptionGroup, Presentation, passage_text, split_text
-from core.types import Passage
+from core.presentation import (
+    MAX_OPTIONS,
+    OptionGroup,
+    Presentation,
+    passage_text,
+    split_text,
+    table_grid,
+)
+from core.types import Passage, Table
 
 SECTION_CHARS = 3000  # a section's text
 CONTEXT_CHARS = 2000  # one context element's text
@@ -74,6 +81,13 @@ def body_blocks(shown: Presentation) -> list[Block]:
                 blocks.append({"type": "context", "elements": [
                     {"type": "mrkdwn", "text": f"_{escape(item.heading)}_", "verbatim": True}]})
             text = escape(passage_text(item))
+        elif isinstance(item, Table):
+            blocks.append(_section(f"*{escape(item.title)}*"))
+            blocks += [_section(f"```{piece}```")
+                       for piece in split_text(escape(table_grid(item)), SECTION_CHARS - 6)]
+            text = "\n".join(f"_{escape(note)}_" for note in item.notes)
+            if not text:
+                continue
         elif kind == "heading":
             text = f"*{escape(item)}*"
         elif kind == "emphasis":

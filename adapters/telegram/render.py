@@ -10,8 +10,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from core.presentation import Presentation, pack_greedy, passage_text, split_text
-from core.types import Passage
+from core.presentation import Presentation, pack_greedy, passage_text, split_text, table_grid
+from core.types import Passage, Table
 
 MESSAGE_LIMIT = 4096
 _GAP = "\n\n"
@@ -47,6 +47,10 @@ def answer_parts(p: Presentation) -> list[Part]:
             if item.heading:
                 parts.append(Part(item.heading, "<i>", "</i>"))
             parts.append(Part(passage_text(item)))
+        elif isinstance(item, Table):
+            parts.append(Part(item.title, "<b>", "</b>"))
+            parts.append(Part(table_grid(item), "<pre>", "</pre>"))
+            parts += [Part(note, "<i>", "</i>") for note in item.notes]
         elif kind == "heading":
             parts.append(Part(item, "<b>", "</b>"))
         elif kind == "emphasis":
