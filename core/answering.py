@@ -32,10 +32,10 @@ from core.periods import normalize_period
 from core.plan import Plan
 from core.planner import plan_for
 from core.ports import FactStore, TurnRecord, TurnStore
+from core.presentation import plain_text
 from core.security import SecurityGate
 from core.structured import StructuredChannel, two_period_difference
 from core.tool_intents import detect_tool
-from core.presentation import plain_text
 from core.types import (
     Answer,
     Citation,

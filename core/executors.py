@@ -17,10 +17,10 @@ from core.errors import RicordaError
 from core.glossary import Glossary
 from core.intent import Intent
 from core.messages import say
+from core.narrative import NarrativeResult, empty_result
 from core.periods import last_complete_fiscal_year
 from core.plan import Plan, slot_ref
 from core.ports import ScoredChunk, TurnStore
-from core.narrative import NarrativeResult, empty_result
 from core.structured import TOTAL, StructuredChannel
 from core.types import FactResult, Source
 
@@ -142,7 +142,8 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
 
 def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
     if ctx.narrative is None:
-        state.narrative, state.narrative_found = empty_result(say("no_documents", ctx.language)), False
+        state.narrative = empty_result(say("no_documents", ctx.language))
+        state.narrative_found = False
         return
     result = ctx.narrative.compose(
         ctx.text,

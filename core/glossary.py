@@ -17,9 +17,9 @@ from typing import Any
 from core.document_sources import DocumentSource, parse_document_sources
 from core.errors import ConfigError
 from core.glossary_rules import glossary_problems
-from core.units import LANGUAGES, UnitForm, parse_units, show_value
 from core.source_titles import source_title
 from core.types import Source
+from core.units import LANGUAGES, UnitForm, parse_units, show_value
 
 _MMDD = re.compile(r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.errors import ModelError
-from core.ports import LLM, ChatMessage, ScoredChunk
 from core.language import detect_language
+from core.ports import LLM, ChatMessage, ScoredChunk
 from core.snippet_text import display_name, quote_snippet, trim_at_sentence
 from core.types import Passage, Source
 

@@ -28,7 +28,8 @@ def test_found_gives_the_exact_number_and_its_source(acme_answerer) -> None:  # 
     assert d["value"] == 1320 and d["unit"] == "USD_M" and d["entity"] == "ACME_CN"
     assert d["source"] == {"doc": "ACME_FY2024_Review.pptx", "locator": "slide=2,table=1"}
     assert "1,320 USD_M" in ans.text
-    assert ans.text.index("1,320") < ans.text.index("(source: ACME FY2024 Review, slide 2, table 1)")
+    cited = "(source: ACME FY2024 Review, slide 2, table 1)"
+    assert ans.text.index("1,320") < ans.text.index(cited)
     assert ans.assumptions == [] and ans.options == []
 
 

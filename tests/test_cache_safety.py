@@ -19,8 +19,8 @@ from core.answering import Answerer
 from core.autopath import Autopaths
 from core.cascade import Cascade
 from core.feedback import Feedback
-from core.ports import Chunk, ScoredChunk
 from core.narrative import NarrativeResult, empty_result
+from core.ports import Chunk, ScoredChunk
 from core.types import Answer, Passage, Request, Source
 from storage.autopath_store import SqlAutopathStore
 from storage.db import open_database

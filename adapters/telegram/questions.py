@@ -19,7 +19,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.telegram.addressing import is_private, question_for_bot
-from adapters.telegram.keyboards import HEADER, options_keyboard
+from adapters.telegram.keyboards import options_keyboard
 from adapters.telegram.render import answer_messages
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from adapters.telegram.typing_action import typing_while
