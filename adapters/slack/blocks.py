@@ -114,7 +114,7 @@ def option_blocks(signer: CallbackSigner, turn_id: str,
 
 def _button(signer: CallbackSigner, turn_id: str, index: int, label: str) -> Block:
     return {"type": "button", "action_id": f"{OPTION_ACTION}_{index}",
-            "text": {"type": "plain_text", "text": label[:BUTTON_CHARS], "emoji": True},
+            "text": {"type": "plain_text", "text": button_label(label), "emoji": True},
             "value": signer.encode_option(turn_id, index)}
 
 
@@ -148,6 +148,19 @@ def purge_prompt(signer: CallbackSigner, prompt: str, *, user: str, issued: int,
              "text": {"type": "plain_text", "text": cancel},
              "value": signer.sign(CANCEL, user, str(issued))},
         ]}])
+
+
+def unescape(text: str) -> str:
+    """What `escape` made, back: a posted field as its reader sees it."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def button_label(label: str) -> str:
+    """A button's text escaped like every other field (a glossary name "<!here>" pings
+    nobody) and cut so that the escaped text fits Slack's 75 characters."""
+    while len(escape(label)) > BUTTON_CHARS:
+        label = label[:-1]
+    return escape(label)
 
 
 def _section(text: str) -> Block:

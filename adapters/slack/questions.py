@@ -17,12 +17,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.addressing import is_direct, question_text, reply_thread
 from adapters.slack.blocks import (
-    BUTTON_CHARS,
     OPTION_ACTION,
     OPTIONS_BLOCK,
     SlackMessage,
     answer_messages,
+    button_label,
     text_message,
+    unescape,
 )
 from adapters.slack.replies import ephemeral, post, post_answer, post_ephemeral
 from adapters.slack.services import SlackServices, chat_key, user_key
@@ -146,7 +147,8 @@ async def _mark_chosen(
             for element in elements:
                 if element.get("action_id") == f"{OPTION_ACTION}_{index}":
                     text = dict(element.get("text") or {})
-                    text["text"] = chosen_label(str(text.get("text", "")))[:BUTTON_CHARS]
+                    shown = unescape(str(text.get("text", "")))  # as posted: escaped
+                    text["text"] = button_label(chosen_label(shown))
                     element["text"] = text
             block = {**block, "elements": elements}
         marked.append(block)
