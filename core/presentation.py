@@ -150,7 +150,9 @@ def plain_text(segments: Sequence[Segment], citations: Sequence[Citation], langu
     body = body_text(segments)
     if not citations:
         return body
-    listing = f"{say('sources', language)}:\n" + "\n".join(citation_line(c) for c in citations)
+    colon = "：" if language == "zh" else ":"
+    lines = "\n".join(citation_line(c) for c in citations)
+    listing = f"{say('sources', language)}{colon}\n{lines}"
     return f"{body}\n\n{listing}" if body else listing
 
 

@@ -1,0 +1,182 @@
+"""What a person reads: the real bot on the demo knowledge base, against the fake Bot API and
+the fake Web API, for the main answer kinds in English, Italian and Chinese.
+
+Each case asserts the rendered message, as the platform would show it: values in the reader's
+units, sources as titles and pages, no internal codes, no serving footer, options under a
+header per slot. README's transcripts are these conversations.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_slack import FakeSlack
+from tests.fake_telegram import FakeTelegram
+
+DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
+INTERNAL = re.compile(r"EUR_M|K_ORDERS|\bPCT\b|page=|table=|row=|section=|\.pdf|\.md\b|"
+                      r"planner ·|L0a ·|L0b ·|L1 ·")
+
+# (question, what the reader must see, what they must not) per answer kind and language
+CASES = [
+    ("found-en", "What was Orbis Italia revenue in FY2024?",
+     ["Orbis Italia revenue, FY2024: €318.9M", "Orbis FY2024 Annual Report, p. 11"], []),
+    ("found-it", "Qual è stato il fatturato di Orbis Italia nel 2024?",
+     ["Ricavi Orbis Italia, FY2024: 318,9 M€", "fonte: Orbis FY2024 Annual Report, pag. 11"],
+     ["Revenue"]),
+    ("found-zh", "2024年意大利区营收是多少？",
+     ["2024财年营收：3.189亿欧元", "Orbis FY2024 Annual Report，第11页"], []),
+    ("not-found-en", "What was Orbis Hong Kong revenue in FY2019?",
+     ["I have no figure for Orbis Hong Kong revenue, FY2019"], ["€"]),
+    ("refused-it", "Quanto ha fatturato Vortex nel 2024?",
+     ["fuori da ciò a cui posso rispondere"], ["Vortex"]),
+    ("metric-asked-en", "How did Orbis China do in 2024?",
+     ["Which figure do you mean?"], []),
+    ("difference-en", "How did China revenue change from FY2024 to FY2025?",
+     ["€560.4M", "€478.2M", "-€82.2M (-14.7%)"], []),
+    ("narrative-it", "Perché il fatturato in Cina è calato nel 2025?",
+     ["Perché", "“", "Fonti", "[1] "], []),
+    ("composite-zh", "中国区营收为什么在2025年下降？",
+     ["4.782亿欧元", "归因分析", "来源", "[1] "], []),
+]
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo knowledge base, ingested as `ricorda demo` does."""
+    from bot.app import build_app
+    from bot.ingest import ingest_paths
+    from bot.settings import load_settings
+
+    root = tmp_path_factory.mktemp("transcripts")
+    shutil.copytree(DEMO, root / "demo")
+    app = build_app(load_settings(data_dir=root / "data", embedder="hashing"))
+    try:
+        summary = ingest_paths(app, [root / "demo" / "glossary.toml", root / "demo" / "facts.csv",
+                                     root / "demo" / "docs"])
+        assert not summary.problems, summary.problems
+    finally:
+        app.close()
+    return root / "data"
+
+
+# -- Telegram -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def telegram(data_dir: Path) -> Iterator[FakeTelegram]:
+    from tests.telegram_harness import BotProcess
+
+    fake = FakeTelegram().start()
+    bot = BotProcess(data_dir, fake, RICORDA_SHOW_FOOTER="false").start()
+    yield fake
+    bot.stop()
+    fake.stop()
+
+
+def _telegram_ask(fake: FakeTelegram, chat: int, text: str, language: str = "en"
+                  ) -> dict[str, Any]:
+    before = len(fake.sent(chat))
+    fake.inject(fake.text(chat, chat, text, language=language))
+    return fake.wait_for(lambda: fake.sent(chat)[before:], timeout=60)[0]
+
+
+def _seen(markup: str) -> str:
+    """The HTML message as the reader sees it: tags gone, entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+@pytest.mark.parametrize(("name", "question", "present", "absent"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_telegram_reads_like_a_colleague(telegram: FakeTelegram, name: str, question: str,
+                                         present: list[str], absent: list[str]) -> None:
+    chat = 5000 + [c[0] for c in CASES].index(name)
+    message = _telegram_ask(telegram, chat, question)
+    seen = _seen(message["text"])
+    for part in present:
+        assert part in seen, seen
+    for part in absent:
+        assert part not in seen, seen
+    assert not INTERNAL.search(seen), seen
+
+
+def test_telegram_options_come_under_a_header_per_slot(telegram: FakeTelegram) -> None:
+    message = _telegram_ask(telegram, 5100, "What was revenue?")
+    seen = _seen(message["text"])
+    assert "Assumed: Orbis Group (default entity)" in seen
+    rows = message["_params"]["reply_markup"]["inline_keyboard"]
+    labels = [[b["text"] for b in row] for row in rows]
+    headers = [row[0] for row in labels if len(row) == 1 and row[0].endswith(":")]
+    assert headers == ["Company or unit:", "Period:"]
+    assert ["Orbis China", "Orbis Italia"] in labels
+    assert not any("Orbis Labs" in label for row in labels for label in row)  # restricted
+
+
+def test_telegram_help_follows_the_users_language(telegram: FakeTelegram) -> None:
+    message = _telegram_ask(telegram, 5101, "/help", language="it")
+    assert "Fammi una domanda" in _seen(message["text"])
+
+
+# -- Slack ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def slack(data_dir: Path) -> Iterator[tuple[Any, FakeSlack]]:
+    from tests.slack_harness import BotProcess
+
+    fake = FakeSlack().start()
+    bot = BotProcess(data_dir, fake, RICORDA_SHOW_FOOTER="false").start()
+    yield bot, fake
+    bot.stop()
+    fake.stop()
+
+
+def _slack_seen(message: dict[str, Any]) -> str:
+    parts = []
+    for block in message.get("blocks") or []:
+        if block["type"] == "section":
+            parts.append(block["text"]["text"])
+        elif block["type"] == "context":
+            parts += [e["text"] for e in block["elements"]]
+        elif block["type"] == "actions":
+            parts += [e["text"]["text"] for e in block["elements"]]
+    text = "\n".join(parts)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+@pytest.mark.parametrize(("name", "question", "present", "absent"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_slack_reads_like_a_colleague(slack: tuple[Any, FakeSlack], name: str, question: str,
+                                      present: list[str], absent: list[str]) -> None:
+    bot, fake = slack
+    channel = f"C5{[c[0] for c in CASES].index(name):07d}"
+    before = len(fake.posted(channel))
+    assert bot.sender.mention(channel, "U0000501", question).status_code == 200
+    message = fake.wait_for(lambda: fake.posted(channel)[before:], timeout=60)[0]
+    seen = _slack_seen(message)
+    for part in present:
+        assert part in seen, seen
+    for part in absent:
+        assert part not in seen, seen
+    assert not INTERNAL.search(seen), seen
+    assert "<" not in message["text"]  # the notification text is escaped too
+
+
+def test_slack_options_come_under_a_header_per_slot(slack: tuple[Any, FakeSlack]) -> None:
+    bot, fake = slack
+    channel = "C5100000"
+    assert bot.sender.mention(channel, "U0000502", "Qual è stato il fatturato?").status_code == 200
+    message = fake.wait_for(lambda: fake.posted(channel), timeout=60)[0]
+    blocks = message["blocks"]
+    kinds = [b["type"] for b in blocks]
+    headers = [blocks[i]["elements"][0]["text"] for i, kind in enumerate(kinds)
+               if kind == "context" and i + 1 < len(blocks) and kinds[i + 1] == "actions"]
+    assert headers == ["*Società o unità:*", "*Periodo:*"]
+    assert "Ho assunto: Orbis Group (entità predefinita)" in _slack_seen(message)
