@@ -72,6 +72,41 @@ _TEXT: dict[str, dict[str, str]] = {
         "zh": "这会清除所有缓存的计划：L0 快速路径和 L1 自动路径，以及学习它们所用的回答。"
         "反向自动路径（因反馈被阻止的计划）和已批准的执行器会保留。点击“确认”全部清除。",
     },
+    # the headings of the listings (core/admin.py); their rows are ids, counts and field names
+    "no_fastpaths": {
+        "en": "no fast paths yet", "it": "ancora nessun percorso rapido", "zh": "还没有快速路径"},
+    "fastpaths_head": {
+        "en": "{shown} fast paths (most used first) of {total}:",
+        "it": "{shown} percorsi rapidi (i più usati prima) su {total}:",
+        "zh": "快速路径 {shown} 条（最常用的在前），共 {total} 条：",
+    },
+    "autopaths_off": {
+        "en": "autopaths are off (no embedder)",
+        "it": "gli autopath sono disattivati (nessun embedder)",
+        "zh": "自动路径未启用（没有嵌入模型）",
+    },
+    "autopaths_head": {
+        "en": "autopaths (champion first per cluster):",
+        "it": "autopath (per ogni cluster, prima il campione):",
+        "zh": "自动路径（每个簇中最优的在前）：",
+    },
+    "anti_in_force": {
+        "en": "anti-autopaths in force: {n}",
+        "it": "anti-autopath in vigore: {n}",
+        "zh": "生效中的反向自动路径：{n}",
+    },
+    "no_autopaths": {
+        "en": "no autopaths yet", "it": "ancora nessun autopath", "zh": "还没有自动路径"},
+    "stats_head": {
+        "en": "serving levels over the last {n} turns:",
+        "it": "livelli di risposta negli ultimi {n} turni:",
+        "zh": "最近 {n} 轮的服务层级：",
+    },
+    "stats_stored": {
+        "en": "fast paths stored: {n}",
+        "it": "percorsi rapidi memorizzati: {n}",
+        "zh": "已存储的快速路径：{n}",
+    },
     "confirm": {"en": "Confirm", "it": "Conferma", "zh": "确认"},
     "cancel": {"en": "Cancel", "it": "Annulla", "zh": "取消"},
     "cancelled": {
@@ -95,15 +130,18 @@ MAX_LIST = 200
 
 
 class AdminOps(Protocol):
-    """`cleared`: whether the chat the reply is shown in is cleared for RESTRICTED data."""
+    """`cleared`: whether the chat the reply is shown in is cleared for RESTRICTED data;
+    `language`: the reader's, for the listings' headings."""
 
-    def fastpaths_text(self, n: int = 20, *, cleared: bool = False) -> str: ...
+    def fastpaths_text(self, n: int = 20, *, cleared: bool = False,
+                       language: str = "en") -> str: ...
 
     def purge(self, target: str) -> str: ...
 
-    def autopaths_text(self, *, cleared: bool = False) -> str: ...
+    def autopaths_text(self, *, cleared: bool = False, language: str = "en") -> str: ...
 
-    def stats_text(self, last_n: int = 500, *, cleared: bool = False) -> str: ...
+    def stats_text(self, last_n: int = 500, *, cleared: bool = False,
+                   language: str = "en") -> str: ...
 
     def proposals_text(self, args: str = "", *, cleared: bool = False) -> str: ...
 
@@ -149,15 +187,16 @@ def run_admin_command(
     args = args.strip()
     if name == "fastpaths":
         n = int(args) if args.isascii() and args.isdigit() else 20
-        return admin.fastpaths_text(max(1, min(n, MAX_LIST)), cleared=cleared)
+        return admin.fastpaths_text(max(1, min(n, MAX_LIST)), cleared=cleared,
+                                    language=language)
     if name == "purge":
         if needs_confirmation(name, args) and not confirmed:
             return admin_text("purge_all_prompt", language)
         return admin.purge(args)
     if name == "autopaths":
-        return admin.autopaths_text(cleared=cleared)
+        return admin.autopaths_text(cleared=cleared, language=language)
     if name == "proposals":
         return admin.proposals_text(args, cleared=cleared)
     if name in ("approve", "reject", "retire"):
         return getattr(admin, name)(args, by=user)
-    return admin.stats_text(cleared=cleared)
+    return admin.stats_text(cleared=cleared, language=language)

@@ -425,3 +425,7 @@ def test_admin_replies_follow_the_locale(bot: BotProcess, fake: FakeSlack) -> No
     bot.sender.tap(channel, ADMIN_IT, {"ts": "1.0"}, cancel["value"], cancel["action_id"])
     done = fake.wait_for(lambda: fake.ephemeral(ADMIN_IT)[1:])[0]
     assert done["text"] == "Non ho eliminato nulla."
+    answer(bot, fake, channel, "What was ACME Group revenue in FY2025?")
+    bot.sender.command(channel, ADMIN_IT, "fastpaths")
+    listing = text_of(fake.wait_for(lambda: fake.ephemeral(ADMIN_IT)[2:])[0])
+    assert re.search(r"\d+ percorsi rapidi \(i più usati prima\) su \d+:", listing), listing

@@ -374,3 +374,5 @@ def test_admin_sentences_are_in_the_users_language(bot: BotProcess, fake: FakeTe
     assert "Tocca Conferma" in prompt["text"]
     labels = [b["text"] for row in prompt["reply_markup"]["inline_keyboard"] for b in row]
     assert labels == ["Conferma", "Annulla"]
+    stats = ask(fake, ADMIN, "/stats", language="it")
+    assert "livelli di risposta negli ultimi 500 turni:" in stats["text"]
