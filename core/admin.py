@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.admin_commands import admin_text
 from core.canonical import canonical_hash, canonical_text
 from core.clearance import shown_question
 from core.fastpath_entry import FastpathEntry, FastpathStore
@@ -106,14 +107,16 @@ class Admin:
 
     # -- text shared by every admin surface -----------------------------------------------
 
-    def fastpaths_text(self, n: int = 20, *, cleared: bool = False) -> str:
+    def fastpaths_text(self, n: int = 20, *, cleared: bool = False,
+                       language: str = "en") -> str:
         """The listing for a viewer; `cleared` is the viewing chat's clearance (the CLI is
         cleared). A question asked from a cleared chat shows as "(restricted question)" elsewhere,
         with its id and counts, so an admin can still purge it by id."""
         entries = self.list_fastpaths(n)
         if not entries:
-            return "no fast paths yet"
-        lines = [f"{len(entries)} fast paths (most used first) of {self.fastpaths.count()}:"]
+            return admin_text("no_fastpaths", language)
+        lines = [admin_text("fastpaths_head", language, shown=len(entries),
+                            total=self.fastpaths.count())]
         for e in entries:
             lines.append(
                 f"{e.id[:12]}  uses={e.n_uses:<4} {e.origin:<8} "
@@ -122,33 +125,35 @@ class Admin:
             )
         return "\n".join(lines)
 
-    def autopaths_text(self, *, cleared: bool = False) -> str:
+    def autopaths_text(self, *, cleared: bool = False, language: str = "en") -> str:
         """Clusters, scores and intent hashes: no question text, the same for every viewer."""
         if self.autopaths is None:
-            return "autopaths are off (no embedder)"
+            return admin_text("autopaths_off", language)
         self._sync()
-        lines = ["autopaths (champion first per cluster):"]
+        lines = [admin_text("autopaths_head", language)]
         for a in self.autopaths.autopaths():
             lines.append(
                 f"#{a.id} cluster={a.cluster_id} {a.status} score={a.score:.2f} "
                 f"ok={a.confirmations} fail={a.failures} uses={a.uses} {a.intent_hash}"
             )
         anti = self.autopaths.anti_autopaths()
-        lines.append(f"anti-autopaths in force: {len(anti)}")
+        lines.append(admin_text("anti_in_force", language, n=len(anti)))
         for b in anti:
             lines.append(
                 f"  cluster={b.cluster_id} framework={b.framework_hash} "
                 f"failures={b.failures} until {b.blocked_until:%Y-%m-%d}"
             )
-        return "\n".join(lines) if len(lines) > 2 or anti else "no autopaths yet"
+        return "\n".join(lines) if len(lines) > 2 or anti else admin_text(
+            "no_autopaths", language)
 
-    def stats_text(self, last_n: int = 500, *, cleared: bool = False) -> str:
+    def stats_text(self, last_n: int = 500, *, cleared: bool = False,
+                   language: str = "en") -> str:
         """Counts and latencies only: no question text, the same for every viewer."""
-        lines = [f"serving levels over the last {last_n} turns:"]
+        lines = [admin_text("stats_head", language, n=last_n)]
         for s in self.stats(last_n):
             p50 = "-" if s.p50_ms is None else f"{s.p50_ms:.2f} ms"
             lines.append(f"{s.level:<8} {s.turns:>6} turns {s.share:>6.1%}  p50 {p50}")
-        lines.append(f"fast paths stored: {self.fastpaths.count()}")
+        lines.append(admin_text("stats_stored", language, n=self.fastpaths.count()))
         return "\n".join(lines)
 
     # -- promotion proposals and composite executors (design 4.4) -------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -38,6 +38,10 @@ class TurnLookup(Protocol):
     ) -> None: ...
 
     def turn_for_message(self, platform: str, chat: str, message_id: str | int) -> str | None: ...
+
+    def feedback_for(self, turn_id: str) -> Sequence[object]:
+        """The verdicts that stand on a turn (any user, any way they were given)."""
+        ...
 
 
 class DeliveryLog(Protocol):
@@ -106,19 +110,35 @@ class ChatServices:
 
     async def admin_reply(
         self, name: str, args: str, *, user: str, is_admin: bool, chat: str,
-        confirmed: bool = False,
+        confirmed: bool = False, language: str = "en",
     ) -> str:
-        """The reply to an admin command shown in `chat`: questions asked from cleared chats
-        appear only when that chat is cleared (everyone in it reads the reply)."""
+        """The reply to an admin command shown in `chat`, its sentences in `language`:
+        questions asked from cleared chats appear only when that chat is cleared (everyone in
+        it reads the reply)."""
         from core.admin_commands import run_admin_command
 
         def reply() -> str:
             return run_admin_command(
                 self.admin, name, args, user=user, is_admin=is_admin, confirmed=confirmed,
-                cleared=self.is_cleared(chat),
+                cleared=self.is_cleared(chat), language=language,
             )
 
         return await self.run(reply)
+
+    async def reaction_verdict(self, turn_id: str, user: str, verdict: str | None) -> bool:
+        """Record a reaction's verdict (None: the user withdrew theirs). True when the answer
+        should carry the bot's acknowledgement afterwards: some verdict stands on the turn.
+        The platform shows one acknowledgement per message for everyone who reacted, so it goes
+        only when the last verdict does; when storage cannot tell, it stays."""
+        if verdict is not None:
+            outcome = await self.run(self.feedback.record, turn_id, user, verdict,
+                                     via="reaction")
+            return bool(getattr(outcome, "applied", True))
+        await self.run(self.feedback.withdraw, turn_id, user)
+        try:
+            return bool(await self.run(self.turns.feedback_for, turn_id))
+        except StorageError:
+            return True
 
     async def use_once(self, confirmation: str) -> bool:
         """True the first time a confirmation (a purge prompt's button) is used, across replicas

@@ -24,6 +24,22 @@ _TEXT: dict[str, dict[str, str]] = {
         "it": "Scrivi la domanda dopo il comando: /ask Qual è stato il fatturato nel 2024?",
         "zh": "请在命令后写问题：/ask 2024年营收是多少？",
     },
+    "help_more_slack": {  # {command}: the slash command; :names: are Slack's emoji
+        "en": "In a channel, mention me; in a DM, just write. `{command} ask <question>` answers "
+        "only you. React to an answer with :white_check_mark: or :x: to tell me whether it "
+        "was right.",
+        "it": "In un canale, menzionami; in un messaggio diretto, scrivi e basta. "
+        "`{command} ask <domanda>` risponde solo a te. Reagisci a una risposta con "
+        ":white_check_mark: o :x: per dirmi se era giusta.",
+        "zh": "在频道中请@我；在私信中直接写即可。`{command} ask <问题>` 只回复你一人。"
+        "对回答添加 :white_check_mark: 或 :x: 表情，告诉我它是否正确。",
+    },
+    "ask_usage_slack": {
+        "en": "Write the question after the command: `{command} ask What was revenue in FY2024?`",
+        "it": "Scrivi la domanda dopo il comando: "
+        "`{command} ask Qual è stato il fatturato nel 2024?`",
+        "zh": "请在命令后写问题：`{command} ask 2024年营收是多少？`",
+    },
     "already_answered": {
         "en": "Already answered above.",
         "it": "Ho già risposto qui sopra.",
@@ -57,10 +73,16 @@ _TEXT: dict[str, dict[str, str]] = {
 }
 
 
-def language_for(locale: str | None) -> str:
-    """A platform locale ("it", "zh-hans", "en-GB") -> one of the languages the bot speaks."""
+def supported_language(locale: str | None) -> str | None:
+    """A platform locale ("it", "zh-hans", "it-IT", "en_GB") -> the bot's language for it, or
+    None when the bot does not speak it (the caller picks the fallback)."""
     code = (locale or "").strip().lower().replace("_", "-").split("-", 1)[0]
-    return code if code in LANGUAGES else "en"
+    return code if code in LANGUAGES else None
+
+
+def language_for(locale: str | None) -> str:
+    """A platform locale -> one of the languages the bot speaks; English when it speaks none."""
+    return supported_language(locale) or "en"
 
 
 def reply(key: str, language: str, **values: object) -> str:

@@ -1,8 +1,12 @@
 """A fake Slack Web API: a real HTTP server on 127.0.0.1 that the real bot talks to.
 
 Implements what ricorda calls (auth.test, chat.postMessage, chat.update, chat.postEphemeral,
-reactions.add/remove/get, and apps.connections.open for Socket Mode with the app token) plus
-response URLs (`/respond/...`), and records every call. The bot's WebClient points at it with
+reactions.add/remove/get, users.info, and apps.connections.open for Socket Mode with the app
+token) plus response URLs (`/respond/...`), and records every call. reactions.add/remove keep
+the bot's own reactions with the users' (`already_reacted`, `no_reaction` as Slack answers);
+users.info returns the locale a test set with `set_locale` (en-US otherwise) when asked with
+`include_locale`; `refuse` makes every call of a method fail with an error code (an app
+without the scope). The bot's WebClient points at it with
 `base_url` (RICORDA_SLACK_API_URL = `fake.api_url`).
 `fail_once` makes the next call of a method answer 429 with Retry-After, or a 5xx, as Slack does.
 
@@ -49,6 +53,8 @@ class _State:
     held: set[str] = field(default_factory=set)  # methods whose calls wait for `release`
     outside: set[str] = field(default_factory=set)  # conversations the bot is no member of
     holding: dict[str, int] = field(default_factory=dict)  # method -> calls waiting now
+    locales: dict[str, str] = field(default_factory=dict)  # user -> Slack locale ("it-IT")
+    refused: dict[str, str] = field(default_factory=dict)  # method -> error code, every call
 
 
 class FakeSlack:
@@ -86,6 +92,26 @@ class FakeSlack:
     def fail_once(self, method: str, *, status: int = 429, retry_after: int = 1) -> None:
         with self._cond:
             self._state.failures.setdefault(method, []).append((status, retry_after))
+
+    def set_locale(self, user: str, locale: str) -> None:
+        """The user's Slack language setting, as users.info reports it ("it-IT", "zh-CN")."""
+        with self._cond:
+            self._state.locales[user] = locale
+
+    def refuse(self, method: str, error: str | None = "missing_scope") -> None:
+        """Every later call of `method` answers ok=false with `error` (HTTP 200, as Slack);
+        `error=None` lets the method work again."""
+        with self._cond:
+            if error is None:
+                self._state.refused.pop(method, None)
+            else:
+                self._state.refused[method] = error
+
+    def reactions_on(self, channel: str, ts: str, user: str = BOT_USER) -> list[str]:
+        """The reaction names `user` (the bot, by default) has on a message now."""
+        with self._cond:
+            found = self._state.reactions.get((channel, ts), {})
+            return [name for name, users in found.items() if user in users]
 
     def not_a_member(self, channel: str) -> None:
         """A conversation the bot is not in (a DM between two people): posting there fails
@@ -178,6 +204,8 @@ class FakeSlack:
         return 200, body, {}
 
     def _method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method in self._state.refused:
+            return {"ok": False, "error": self._state.refused[method]}
         if method.startswith("chat.") and params.get("channel") in self._state.outside:
             return {"ok": False, "error": "channel_not_found"}
         if method == "auth.test":
@@ -197,7 +225,30 @@ class FakeSlack:
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"{1_700_000_000 + next(self._ts)}.000200"}
         if method in ("reactions.add", "reactions.remove"):
+            key = (params.get("channel", ""), params.get("timestamp", ""))
+            if key not in self._state.messages:
+                return {"ok": False, "error": "message_not_found"}
+            if not params.get("name"):
+                return {"ok": False, "error": "invalid_name"}
+            users = self._state.reactions.setdefault(key, {}).setdefault(params["name"], [])
+            if method == "reactions.add":
+                if BOT_USER in users:
+                    return {"ok": False, "error": "already_reacted"}
+                users.append(BOT_USER)
+            elif BOT_USER not in users:
+                return {"ok": False, "error": "no_reaction"}
+            else:
+                users.remove(BOT_USER)
             return {"ok": True}
+        if method == "users.info":
+            user = str(params.get("user") or "")
+            if not user.startswith("U"):
+                return {"ok": False, "error": "user_not_found"}
+            profile: dict[str, Any] = {"id": user, "team_id": TEAM, "name": user.lower(),
+                                       "is_bot": False}
+            if str(params.get("include_locale", "")).lower() in ("true", "1"):
+                profile["locale"] = self._state.locales.get(user, "en-US")
+            return {"ok": True, "user": profile}
         if method == "reactions.get":
             key = (params.get("channel", ""), params.get("timestamp", ""))
             if key not in self._state.messages:

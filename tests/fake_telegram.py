@@ -1,9 +1,12 @@
 """A fake Telegram Bot API: a real HTTP server on 127.0.0.1 that the real bot talks to.
 
 Implements the methods ricorda uses (getMe, getUpdates, sendMessage, editMessageText,
-answerCallbackQuery, sendChatAction, setMyCommands, setWebhook, deleteWebhook, ...). A test
-injects updates and reads back every call the bot made; `fail_once` makes the next call of a
-method answer 429 with retry_after, as Telegram does under flood control.
+answerCallbackQuery, sendChatAction, setMessageReaction, setMyCommands, setWebhook,
+deleteWebhook, ...). A test injects updates and reads back every call the bot made; `fail_once`
+makes the next call of a method answer 429 with retry_after, as Telegram does under flood
+control, or another error (`status=400`). setMessageReaction checks what Telegram checks: the
+message exists and the emoji is in Telegram's fixed reaction set; `bot_reactions` reads back
+the bot's reaction on a message.
 
 In-process use: `FakeTelegram().start()`. For a benchmark that must not share the GIL with the
 bot, `python -m tests.fake_telegram --port N` runs it alone, controlled over HTTP (`/_fake/...`).
@@ -23,6 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from telegram.constants import ReactionEmoji
+
 from tests.loopback import wait_on
 
 TOKEN = "123456:FAKE-token-for-tests-0123456789abcdefgh"
@@ -32,7 +37,8 @@ BOT = {"id": 4242, "is_bot": True, "first_name": "Ricorda", "username": "ricorda
 _JSON_FIELDS = {"reply_markup", "allowed_updates", "commands", "scope", "reply_parameters",
                 "link_preview_options", "entities", "reaction"}
 _TRUE_METHODS = {"sendChatAction", "setMyCommands", "deleteWebhook", "setWebhook",
-                 "deleteMessage", "close", "logOut", "setMessageReaction", "deleteMyCommands"}
+                 "deleteMessage", "close", "logOut", "deleteMyCommands"}
+ALLOWED_REACTIONS = frozenset(e.value for e in ReactionEmoji)  # Telegram's fixed set
 
 
 @dataclass
@@ -50,7 +56,9 @@ class _State:
     delivered: dict[int, float] = field(default_factory=dict)
     calls: list[Call] = field(default_factory=list)
     messages: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
-    failures: dict[str, list[int]] = field(default_factory=dict)  # method -> [retry_after...]
+    # method -> [(status, retry_after, description)...]
+    failures: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    bot_reactions: dict[tuple[int, int], list[str]] = field(default_factory=dict)
     webhook: dict[str, Any] = field(default_factory=dict)
     held: set[str] = field(default_factory=set)  # methods whose calls wait for `release`
     holding: dict[str, int] = field(default_factory=dict)  # method -> calls waiting now
@@ -99,10 +107,18 @@ class FakeTelegram:
             self._cond.notify_all()
         return int(update["update_id"])
 
-    def fail_once(self, method: str, *, retry_after: int = 1) -> None:
-        """The next call of `method` gets 429 Too Many Requests with this retry_after."""
+    def fail_once(self, method: str, *, retry_after: int = 1, status: int = 429,
+                  description: str = "Bad Request: REACTION_INVALID") -> None:
+        """The next call of `method` gets 429 Too Many Requests with this retry_after, or
+        (another `status`) that error with `description`."""
         with self._cond:
-            self._state.failures.setdefault(method, []).append(retry_after)
+            self._state.failures.setdefault(method, []).append(
+                (status, retry_after, description))
+
+    def bot_reactions(self, chat_id: int, message_id: int) -> list[str]:
+        """The emoji the bot has set on a message (empty: none, or cleared)."""
+        with self._cond:
+            return list(self._state.bot_reactions.get((chat_id, message_id), []))
 
     def hold(self, method: str) -> None:
         """Calls of `method` wait (unanswered) until `release`; a call whose bot went away
@@ -232,12 +248,22 @@ class FakeTelegram:
         with self._cond:
             failures = self._state.failures.get(method)
             if failures:
-                retry_after = failures.pop(0)
+                status, retry_after, description = failures.pop(0)
+                if status != 429:
+                    return status, {"ok": False, "error_code": status,
+                                    "description": description}
                 return 429, {"ok": False, "error_code": 429,
                              "description": f"Too Many Requests: retry after {retry_after}",
                              "parameters": {"retry_after": retry_after}}
         if method == "getUpdates":
             return 200, {"ok": True, "result": self._get_updates(params)}
+        if method == "setMessageReaction":
+            with self._cond:
+                refused = self._set_reaction(params)
+                self._cond.notify_all()
+            if refused:
+                return 400, {"ok": False, "error_code": 400, "description": refused}
+            return 200, {"ok": True, "result": True}
         with self._cond:
             result = self._method(method, params)
             self._cond.notify_all()
@@ -289,6 +315,21 @@ class FakeTelegram:
                     "pending_update_count": 0}
         if method in _TRUE_METHODS:
             return True
+        return None
+
+    def _set_reaction(self, params: dict[str, Any]) -> str | None:
+        """The bot's reaction replaces its earlier one ([] clears it); the error, if refused."""
+        key = (int(params["chat_id"]), int(params["message_id"]))
+        if key not in self._state.messages:
+            return "Bad Request: message to react not found"
+        reaction = params.get("reaction") or []
+        emojis = [r.get("emoji", "") for r in reaction]
+        if any(r.get("type") != "emoji" for r in reaction) or not set(emojis) <= (
+                ALLOWED_REACTIONS):
+            return "Bad Request: REACTION_INVALID"
+        if len(emojis) > 1:
+            return "Bad Request: REACTIONS_TOO_MANY"
+        self._state.bot_reactions[key] = emojis
         return None
 
     def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -25,6 +25,7 @@ from tests.loopback import free_port, stop_process
 REPO = Path(__file__).resolve().parents[1]
 SIGNING_SECRET = "fake-signing-secret-0123456789abcdef"
 ADMIN = "UADMIN01"
+ADMIN_IT = "UADMIN02"  # a second admin, for tests that set an Italian locale
 _EVENT_IDS = itertools.count(1)
 
 
@@ -140,7 +141,7 @@ class BotProcess:
             "RICORDA_SLACK_HOST": "127.0.0.1",
             "RICORDA_SLACK_PORT": str(self.port),
             "RICORDA_EMBEDDER": "hashing",
-            "RICORDA_ADMINS": f"slack:{ADMIN}",
+            "RICORDA_ADMINS": f"slack:{ADMIN},slack:{ADMIN_IT}",
             "RICORDA_LOG_LEVEL": "INFO",
             "RICORDA_METRICS_PORT": "0",  # a free port: several bots may run at once
             "RICORDA_REFERENCE_DATE": "2026-06-15",

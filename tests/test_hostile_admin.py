@@ -18,7 +18,8 @@ class SpyAdmin:
     calls: list[str] = field(default_factory=list)
     fastpaths: list[str] = field(default_factory=lambda: ["p1", "p2", "p3"])
 
-    def fastpaths_text(self, n: int = 20, *, cleared: bool = False) -> str:
+    def fastpaths_text(self, n: int = 20, *, cleared: bool = False,
+                       language: str = "en") -> str:
         self.calls.append("fastpaths")
         return "\n".join(self.fastpaths[:n])
 
@@ -27,11 +28,12 @@ class SpyAdmin:
         self.fastpaths.clear()
         return "purged"
 
-    def autopaths_text(self, *, cleared: bool = False) -> str:
+    def autopaths_text(self, *, cleared: bool = False, language: str = "en") -> str:
         self.calls.append("autopaths")
         return ""
 
-    def stats_text(self, last_n: int = 500, *, cleared: bool = False) -> str:
+    def stats_text(self, last_n: int = 500, *, cleared: bool = False,
+                   language: str = "en") -> str:
         self.calls.append("stats")
         return ""
 

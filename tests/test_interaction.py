@@ -240,17 +240,19 @@ class FakeAdmin:
     def __init__(self) -> None:
         self.purged: list[str] = []
 
-    def fastpaths_text(self, n: int = 20, *, cleared: bool = False) -> str:
+    def fastpaths_text(self, n: int = 20, *, cleared: bool = False,
+                       language: str = "en") -> str:
         return f"fastpaths {n}"
 
     def purge(self, target: str) -> str:
         self.purged.append(target)
         return f"purged {target}"
 
-    def autopaths_text(self, *, cleared: bool = False) -> str:
+    def autopaths_text(self, *, cleared: bool = False, language: str = "en") -> str:
         return "autopaths"
 
-    def stats_text(self, last_n: int = 500, *, cleared: bool = False) -> str:
+    def stats_text(self, last_n: int = 500, *, cleared: bool = False,
+                   language: str = "en") -> str:
         return "stats"
 
 

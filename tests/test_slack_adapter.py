@@ -19,7 +19,7 @@ from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import load_acme
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
-from tests.slack_harness import ADMIN, SIGNING_SECRET, BotProcess
+from tests.slack_harness import ADMIN, ADMIN_IT, SIGNING_SECRET, BotProcess
 
 CHINA_2024 = "What was ACME China revenue in FY2024?"
 FOOTER = re.compile(r"_(L0a|L0b|L1|planner) · [\d.]+ ms_")
@@ -325,3 +325,107 @@ def test_a_refused_request_body_is_not_logged(bot: BotProcess, fake: FakeSlack) 
     log = bot.output()
     assert "Invalid request signature" in log  # the refusal is logged...
     assert "Nightingale" not in log  # ...without what the user wrote
+
+
+def test_a_reaction_is_recorded_and_acknowledged_with_the_bots_reaction(
+        bot: BotProcess, fake: FakeSlack, db: Any) -> None:
+    channel = "C0000115"
+    reply = answer(bot, fake, channel, "What was ACME HK revenue in FY2024?")
+    turn = turn_of(db, channel, reply["ts"])
+    for user, name in (("U0000115", "+1"), ("U0000116", "x")):
+        fake.react(channel, reply["ts"], user, name)
+        bot.sender.reaction(channel, reply["ts"], user, name)
+    wait_until(lambda: sorted(f.verdict for f in db.turns.feedback_for(turn)) == [
+        "negative", "positive"])
+    fake.wait_for(lambda: len(fake.calls("reactions.add", channel=channel)) == 2)
+    assert fake.reactions_on(channel, reply["ts"]) == ["memo"]  # one ack for everyone
+    assert len(fake.posted(channel)) == 1  # and no message
+    fake.react(channel, reply["ts"], "U0000116", "x", add=False)
+    bot.sender.reaction(channel, reply["ts"], "U0000116", "x", added=False)
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    time.sleep(0.3)
+    assert fake.reactions_on(channel, reply["ts"]) == ["memo"]  # U0000115's verdict stands
+    fake.react(channel, reply["ts"], "U0000115", "+1", add=False)
+    bot.sender.reaction(channel, reply["ts"], "U0000115", "+1", added=False)
+    fake.wait_for(lambda: fake.reactions_on(channel, reply["ts"]) == [])
+    assert db.turns.feedback_for(turn) == []
+
+
+def test_a_refused_ack_still_records_the_feedback(bot: BotProcess, fake: FakeSlack,
+                                                 db: Any) -> None:
+    """An app installed without reactions:write: the verdict counts, nobody is told."""
+    channel = "C0000117"
+    reply = answer(bot, fake, channel, "What was ACME Italia revenue in FY2025?")
+    turn = turn_of(db, channel, reply["ts"])
+    fake.refuse("reactions.add", "missing_scope")
+    try:
+        fake.react(channel, reply["ts"], "U0000117", "-1")
+        bot.sender.reaction(channel, reply["ts"], "U0000117", "-1")
+        wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+        fake.wait_for(lambda: fake.calls("reactions.add", channel=channel))
+    finally:
+        fake.refuse("reactions.add", None)
+    time.sleep(0.3)
+    assert fake.reactions_on(channel, reply["ts"]) == [] and len(fake.posted(channel)) == 1
+    assert fake.ephemeral("U0000117") == []
+    assert "reactions.add on" in bot.output() and "missing_scope" in bot.output()
+
+
+@pytest.mark.parametrize(("user", "locale", "expected"), [
+    ("U0000160", "it-IT", "Fammi una domanda"),
+    ("U0000161", "zh-CN", "请提问"),
+    ("U0000162", "fr-FR", "Ask me a question"),  # a locale the bot does not speak
+])
+def test_slash_help_is_in_the_users_slack_locale(bot: BotProcess, fake: FakeSlack, user: str,
+                                                 locale: str, expected: str) -> None:
+    fake.set_locale(user, locale)
+    for _ in range(2):
+        helped = bot.sender.command("C0000160", user, "help")
+        assert helped.status_code == 200 and expected in helped.json()["text"]
+    assert len(fake.calls("users.info", user=user)) == 1  # cached: one call per user
+
+
+def test_notes_fall_back_to_english_without_users_read(bot: BotProcess, fake: FakeSlack) -> None:
+    fake.set_locale("U0000163", "it-IT")
+    fake.refuse("users.info", "missing_scope")
+    try:
+        helped = bot.sender.command("C0000163", "U0000163", "help")
+    finally:
+        fake.refuse("users.info", None)
+    assert "Ask me a question" in helped.json()["text"]
+    assert "users.info failed (missing_scope)" in bot.output()
+
+
+def test_help_and_expired_notes_follow_the_locale(bot: BotProcess, fake: FakeSlack) -> None:
+    channel, user = "C0000164", "U0000164"
+    fake.set_locale(user, "it-IT")
+    bot.sender.mention(channel, user, "")  # a bare mention: help, in the thread
+    helped = fake.wait_for(lambda: fake.posted(channel))[0]
+    assert "Fammi una domanda" in helped["text"] and "menzionami" in helped["text"]
+    reply = answer(bot, fake, channel, "What was revenue?", user="U0000165")
+    kind, turn, index, _ = buttons(reply)[0]["value"].split(":")
+    bot.sender.tap(channel, user, reply, f"{kind}:{turn}:{index}:AAAAAAAAAAAA")
+    note = fake.wait_for(lambda: fake.ephemeral(user))[0]
+    assert note["text"] == "Questo pulsante è scaduto. Fai di nuovo la domanda."
+
+
+def test_admin_replies_follow_the_locale(bot: BotProcess, fake: FakeSlack) -> None:
+    channel = "C0000166"
+    fake.set_locale("U0000166", "zh-CN")
+    bot.sender.command(channel, "U0000166", "stats")
+    refused = fake.wait_for(lambda: fake.ephemeral("U0000166"))[0]
+    assert refused["text"] == "抱歉，只有 ricorda 管理员可以使用 /stats。"
+    fake.set_locale(ADMIN_IT, "it-IT")
+    helped = bot.sender.command(channel, ADMIN_IT, "help").json()["text"]
+    assert "admin: elenca i piani memorizzati" in helped
+    bot.sender.command(channel, ADMIN_IT, "purge all")
+    prompt = fake.wait_for(lambda: fake.ephemeral(ADMIN_IT))[0]
+    assert "Tocca Conferma" in text_of(prompt)
+    cancel = next(b for b in buttons(prompt) if b["text"]["text"] == "Annulla")
+    bot.sender.tap(channel, ADMIN_IT, {"ts": "1.0"}, cancel["value"], cancel["action_id"])
+    done = fake.wait_for(lambda: fake.ephemeral(ADMIN_IT)[1:])[0]
+    assert done["text"] == "Non ho eliminato nulla."
+    answer(bot, fake, channel, "What was ACME Group revenue in FY2025?")
+    bot.sender.command(channel, ADMIN_IT, "fastpaths")
+    listing = text_of(fake.wait_for(lambda: fake.ephemeral(ADMIN_IT)[2:])[0])
+    assert re.search(r"\d+ percorsi rapidi \(i più usati prima\) su \d+:", listing), listing

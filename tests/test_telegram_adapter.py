@@ -318,3 +318,61 @@ def test_a_used_purge_confirmation_cannot_be_replayed(bot: BotProcess, fake: Fak
     fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))  # the same tap, again
     fake.wait_for(lambda: len(_expired(fake)) > expired_before)
     assert fastpaths.count() == count
+
+
+def test_a_reaction_is_recorded_and_acknowledged_with_the_bots_reaction(
+        bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
+    reply = ask(fake, 116, "What was ACME HK revenue in FY2024?")
+    turn = turn_of(db.turns, 116, reply["message_id"])
+    fake.inject(fake.reaction(116, 116, reply["message_id"], ["👍"]))
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    assert fake.wait_for(lambda: fake.bot_reactions(116, reply["message_id"])) == ["✍"]
+    assert len(fake.sent(116)) == 1  # acknowledged without a chat message
+    fake.inject(fake.reaction(116, 116, reply["message_id"], [], old=["👍"]))  # withdrawn
+    wait_until(lambda: db.turns.feedback_for(turn) == [])
+    fake.wait_for(lambda: fake.bot_reactions(116, reply["message_id"]) == [])
+    assert len(fake.sent(116)) == 1
+
+
+def test_in_a_group_the_ack_stays_while_a_verdict_stands(bot: BotProcess, fake: FakeTelegram,
+                                                         db: Any) -> None:
+    group = -2117
+    reply = ask(fake, group, "/ask What was ACME HK revenue in FY2024?", user=31)
+    turn = turn_of(db.turns, group, reply["message_id"])
+    fake.inject(fake.reaction(group, 31, reply["message_id"], ["👍"]))
+    fake.inject(fake.reaction(group, 32, reply["message_id"], ["👎"]))
+    wait_until(lambda: len(db.turns.feedback_for(turn)) == 2)
+    before = len(fake.calls("setMessageReaction", message_id=reply["message_id"]))
+    fake.inject(fake.reaction(group, 32, reply["message_id"], [], old=["👎"]))
+    fake.wait_for(lambda: len(fake.calls("setMessageReaction",
+                                         message_id=reply["message_id"])) > before)
+    assert [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"]
+    assert fake.bot_reactions(group, reply["message_id"]) == ["✍"]  # user 31's verdict stands
+
+
+def test_a_refused_ack_still_records_the_feedback(bot: BotProcess, fake: FakeTelegram,
+                                                 db: Any) -> None:
+    """A chat whose admins limited the reactions refuses the bot's: the verdict counts, the
+    user sees nothing (no apology), the log says why without the token."""
+    reply = ask(fake, 118, "What was ACME Italia revenue in FY2025?")
+    turn = turn_of(db.turns, 118, reply["message_id"])
+    fake.fail_once("setMessageReaction", status=400, description="Bad Request: REACTION_INVALID")
+    fake.inject(fake.reaction(118, 118, reply["message_id"], ["👎"]))
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+    fake.wait_for(lambda: fake.calls("setMessageReaction", message_id=reply["message_id"]))
+    time.sleep(0.3)
+    assert fake.bot_reactions(118, reply["message_id"]) == []
+    assert len(fake.sent(118)) == 1  # no "something went wrong" for a courtesy that failed
+    log = bot.output()
+    assert "cannot set the reaction" in log and fake.token not in log
+
+
+def test_admin_sentences_are_in_the_users_language(bot: BotProcess, fake: FakeTelegram) -> None:
+    refused = ask(fake, 119, "/stats", language="zh")
+    assert "抱歉，只有 ricorda 管理员可以使用 /stats。" in refused["text"]
+    prompt = ask(fake, ADMIN, "/purge all", language="it")
+    assert "Tocca Conferma" in prompt["text"]
+    labels = [b["text"] for row in prompt["reply_markup"]["inline_keyboard"] for b in row]
+    assert labels == ["Conferma", "Annulla"]
+    stats = ask(fake, ADMIN, "/stats", language="it")
+    assert "livelli di risposta negli ultimi 500 turni:" in stats["text"]

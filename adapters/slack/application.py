@@ -103,9 +103,9 @@ def add_listeners(bolt: AsyncApp, services: SlackServices,
     bolt.event("app_mention")(finished(questions.on_mention))
     bolt.event("message")(finished(questions.on_message))
     bolt.event("reaction_added")(finished(lambda event, client, context: reactions.on_added(
-        event)))
+        event, client, context.bot_user_id)))
     bolt.event("reaction_removed")(finished(lambda event, client, context: reactions.on_removed(
-        event, client)))
+        event, client, context.bot_user_id)))
     bolt.action(re.compile(rf"^{OPTION_ACTION}_\d+$"))(questions.on_option)
     bolt.action(re.compile(f"^(?:{PURGE_CONFIRM}|{PURGE_CANCEL})$"))(commands.on_purge_choice)
     bolt.command(COMMAND)(commands.on_command)

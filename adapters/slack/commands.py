@@ -1,9 +1,11 @@
 """`/ricorda ask|help|fastpaths|purge|autopaths|stats` and the purge-all confirmation.
 
-Every reply is ephemeral. Help is the ack itself (instant, no core call); everything else is
-acked empty first and answered afterwards with chat.postEphemeral, falling back to the
-command's response_url where the bot is not a member (`ask` included). The command's text is
-decoded as event text is (`&amp;` is `&`, `<#C1|name>` is `name`).
+Every reply is ephemeral. Help is the ack itself (no core call); everything else is acked
+empty first and answered afterwards with chat.postEphemeral, falling back to the command's
+response_url where the bot is not a member (`ask` included). The command's text is decoded as
+event text is (`&amp;` is `&`, `<#C1|name>` is `name`). Replies are in the user's Slack locale
+(users.info, cached per user: adapters/slack/locales.py), English when the bot does not speak
+it; the answer to `ask` follows the question's language, as every answer does.
 """
 
 from __future__ import annotations
@@ -17,15 +19,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.addressing import question_text
 from adapters.slack.blocks import CANCEL, PURGE, purge_prompt, text_message
-from adapters.slack.questions import LANGUAGE, Questions
+from adapters.slack.questions import Questions
 from adapters.slack.replies import ephemeral
 from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
 from core.admin_commands import (
-    CANCEL_LABEL,
-    CANCELLED,
     COMMANDS,
-    CONFIRM_LABEL,
-    DESCRIPTIONS,
+    admin_text,
     confirmation_id,
     is_admin,
     needs_confirmation,
@@ -40,14 +39,9 @@ Ack = Callable[..., Awaitable[Any]]
 
 def slack_help(language: str, *, admin: bool = False) -> str:
     """What to ask and how to ask it in Slack; admins also see their subcommands."""
-    lines = [
-        say("usage", language), "",
-        f"In a channel, mention me; in a DM, just write. `{COMMAND} ask <question>` answers "
-        "only you. React to an answer with :white_check_mark: or :x: to tell me whether it "
-        "was right.",
-    ]
+    lines = [say("usage", language), "", reply("help_more_slack", language, command=COMMAND)]
     if admin:
-        lines += ["", *(f"`{COMMAND} {name}` {DESCRIPTIONS[name]}" for name in COMMANDS)]
+        lines += ["", *(f"`{COMMAND} {name}` {admin_text(name, language)}" for name in COMMANDS)]
     return "\n".join(lines)
 
 
@@ -66,29 +60,31 @@ class Commands:
                          respond: AsyncRespond) -> None:
         """Help and malformed commands are answered in the ack; the rest after an empty ack."""
         name, args = parse(question_text(command.get("text"), bot_user_id=None))
-        admin = is_admin(user_key(command.get("user_id") or ""), self.s.admins)
-        if name == "ask" and not args:
-            await ack(text=f"Write the question after the command: `{COMMAND} ask "
-                           "What was revenue in FY2024?`", response_type="ephemeral")
-            return
-        if name != "ask" and name not in COMMANDS:
-            await ack(text=slack_help(LANGUAGE, admin=admin), response_type="ephemeral")
-            return
-        await ack()
         channel, user_id = command.get("channel_id") or "", command.get("user_id") or ""
         user = user_key(user_id)
-        if name == "ask":
-            shown = await self.questions.ephemeral_answer(channel, user_id, args)
+        admin = is_admin(user, self.s.admins)
+        if name == "ask" and args:
+            await ack()
+            shown = await self.questions.ephemeral_answer(channel, user_id, args, client=client)
             await ephemeral(client, respond, channel, user_id, shown)
             return
-        allowed = is_admin(user, self.s.admins)
-        text = await self.s.admin_reply(name, args, user=user, is_admin=allowed,
-                                        chat=chat_key(channel))
-        if allowed and needs_confirmation(name, args):
+        language = await self.s.language(client, user_id)
+        if name == "ask":
+            await ack(text=reply("ask_usage_slack", language, command=COMMAND),
+                      response_type="ephemeral")
+            return
+        if name not in COMMANDS:
+            await ack(text=slack_help(language, admin=admin), response_type="ephemeral")
+            return
+        await ack()
+        text = await self.s.admin_reply(name, args, user=user, is_admin=admin,
+                                        chat=chat_key(channel), language=language)
+        if admin and needs_confirmation(name, args):
             message = purge_prompt(self.s.signer, text, user=user_id, issued=int(self.s.clock()),
-                                   confirm=CONFIRM_LABEL, cancel=CANCEL_LABEL)
+                                   confirm=admin_text("confirm", language),
+                                   cancel=admin_text("cancel", language))
         else:
-            message = text_message(text, monospace=allowed)
+            message = text_message(text, monospace=admin)
         await ephemeral(client, respond, channel, user_id, message)
 
     async def on_purge_choice(self, ack: Ack, body: dict[str, Any], client: AsyncWebClient,
@@ -101,6 +97,7 @@ class Commands:
         tapper = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
         fields = self.s.signer.verify(value, kind) if kind in (PURGE, CANCEL) else None
+        language = await self.s.language(client, tapper)
         fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
             0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
         if not fresh or fields is None or fields[0] != tapper or not is_admin(
@@ -108,11 +105,12 @@ class Commands:
                 confirmation_id(PLATFORM, fields[0], fields[1])):
             log.warning("purge confirmation refused for %s", user_key(tapper))
             await ephemeral(client, respond, channel, tapper,
-                            text_message(reply("expired", LANGUAGE)))
+                            text_message(reply("expired", language)))
             return
         if kind == CANCEL:
-            text = CANCELLED
+            text = admin_text("cancelled", language)
         else:
             text = await self.s.admin_reply("purge", "all", user=user_key(tapper),
-                                            is_admin=True, confirmed=True, chat=chat_key(channel))
+                                            is_admin=True, confirmed=True, chat=chat_key(channel),
+                                            language=language)
         await ephemeral(client, respond, channel, tapper, text_message(text))

@@ -4,6 +4,13 @@ Only messages the bot posted for a turn count (the map is in the database, so th
 a restart and across replicas); reactions elsewhere are ignored with a log line. Removing a
 reaction withdraws the user's verdict unless another meaningful reaction of theirs remains on
 the message, in which case that one stands.
+
+A verdict is acknowledged with the bot's own reaction on the answer (`ACK`, :memo:, "noted"),
+never with a message: it reads the same whichever way the user voted (:white_check_mark: would
+look like the bot agreeing with an :x:) and is in neither verdict set, so clicking it casts no
+vote. Slack shows one bot reaction per message for everyone, so it goes when the last verdict
+on the answer is withdrawn. The verdict is recorded first; a refused reactions.add/remove
+(missing `reactions:write`, a deleted message) is logged and changes nothing else.
 """
 
 from __future__ import annotations
@@ -17,24 +24,31 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
 
 log = logging.getLogger("ricorda.slack")
+ACK = "memo"
+_SETTLED = {"reactions.add": "already_reacted", "reactions.remove": "no_reaction"}
 
 
 class Reactions:
     def __init__(self, services: SlackServices) -> None:
         self.s = services
 
-    async def on_added(self, event: dict[str, Any]) -> None:
+    async def on_added(self, event: dict[str, Any], client: AsyncWebClient,
+                       bot_user_id: str | None = None) -> None:
         verdict = self.s.verdicts.for_reaction(PLATFORM, event.get("reaction") or "")
-        if verdict is None:
+        if verdict is None or event.get("user") == bot_user_id:
             return
         found = await self._turn(event)
         if found is not None:
             turn_id, user = found
-            await self.s.run(self.s.feedback.record, turn_id, user, verdict, via="reaction")
+            shown = await self.s.reaction_verdict(turn_id, user, verdict)
+            await acknowledge(client, event["item"]["channel"], event["item"]["ts"],
+                              shown=shown)
 
-    async def on_removed(self, event: dict[str, Any], client: AsyncWebClient) -> None:
+    async def on_removed(self, event: dict[str, Any], client: AsyncWebClient,
+                         bot_user_id: str | None = None) -> None:
         removed = event.get("reaction") or ""
-        if self.s.verdicts.for_reaction(PLATFORM, removed) is None:
+        if self.s.verdicts.for_reaction(PLATFORM, removed) is None or (
+                event.get("user") == bot_user_id):
             return
         found = await self._turn(event)
         if found is None:
@@ -44,10 +58,10 @@ class Reactions:
         remaining = await self._remaining(client, item["channel"], item["ts"], event["user"])
         verdict, withdrawn = self.s.verdicts.for_reaction_change(
             PLATFORM, [*remaining, removed], remaining)
-        if verdict is not None:
-            await self.s.run(self.s.feedback.record, turn_id, user, verdict, via="reaction")
-        elif withdrawn:
-            await self.s.run(self.s.feedback.withdraw, turn_id, user)
+        if verdict is None and not withdrawn:
+            return
+        shown = await self.s.reaction_verdict(turn_id, user, verdict)
+        await acknowledge(client, item["channel"], item["ts"], shown=shown)
 
     async def _turn(self, event: dict[str, Any]) -> tuple[str, str] | None:
         """(turn id, user key) when the reaction is a person's, on one of the bot's answers."""
@@ -72,3 +86,19 @@ class Reactions:
             return []
         reactions = (response.get("message") or {}).get("reactions") or []
         return [r.get("name", "") for r in reactions if user in (r.get("users") or [])]
+
+
+async def acknowledge(client: AsyncWebClient, channel: str, ts: str, *, shown: bool) -> None:
+    """Add (or remove) the bot's reaction on an answer; a refusal is logged, never raised."""
+    method = "reactions.add" if shown else "reactions.remove"
+    call = client.reactions_add if shown else client.reactions_remove
+    try:
+        await call(channel=channel, timestamp=ts, name=ACK)
+    except SlackApiError as exc:  # the verdict is recorded already; the mark is a courtesy
+        code = exc.response.get("error") if exc.response is not None else None
+        if code != _SETTLED[method]:  # already there / already gone: nothing to say
+            log.info("%s on %s in %s failed: %s", method, ts, chat_key(channel),
+                     code or exc.__class__.__name__)
+    except Exception as exc:  # connection errors left after the client's retries
+        log.info("%s on %s in %s failed: %s", method, ts, chat_key(channel),
+                 exc.__class__.__name__)

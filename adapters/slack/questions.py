@@ -2,6 +2,8 @@
 
 Every listener here works after the ack went out (events are acked by bolt before the listener
 runs; a button tap acks first): the answer may take an LLM's time, the ack never does.
+Notes (help, "expired", "already answered", "failed") are in the user's Slack locale, else the
+question's language, else English (SlackServices.language); answers follow their question.
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ from adapters.slack.blocks import (
 from adapters.slack.replies import ephemeral, post, post_answer, post_ephemeral
 from adapters.slack.services import SlackServices, chat_key, user_key
 from core.chat_replies import help_text, reply
+from core.language import detect_language
 from core.option_tap import chosen_label, tap_key, tap_request
 from core.presentation import present
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.slack")
 Ack = Callable[..., Awaitable[Any]]
-LANGUAGE = "en"  # Slack events carry no locale; asking users.info per event costs a call
 
 
 class Questions:
@@ -71,32 +73,40 @@ class Questions:
         if request is None:
             log.info("expired or forged option button from %s", user_key(user))
             if channel and user:
+                language = await self.s.language(client, user)
                 await post_ephemeral(client, channel, user,
-                                     text_message(reply("expired", LANGUAGE)), thread_ts=thread)
+                                     text_message(reply("expired", language)), thread_ts=thread)
             return
         assert decoded is not None
         if not await self.s.use_once(tap_key(*decoded)):  # each option answered once
+            language = await self.s.language(client, user)
             await post_ephemeral(client, channel, user,
-                                 text_message(reply("already_answered", LANGUAGE)),
+                                 text_message(reply("already_answered", language)),
                                  thread_ts=thread)
             return
         if not container.get("is_ephemeral"):
             await _mark_chosen(client, channel, message, decoded[1])
         answer = await self._ask(request)
         if answer is None:
-            await post(client, channel, text_message(reply("failed", LANGUAGE)), thread_ts=thread)
+            language = await self.s.language(client, user, question=request.text)
+            await post(client, channel, text_message(reply("failed", language)), thread_ts=thread)
         elif container.get("is_ephemeral"):  # a button under a /ricorda ask answer
             await ephemeral(client, respond, channel, user, self._ephemeral_answer(answer))
         else:
             await post_answer(self.s, client, channel, answer, thread_ts=thread)
 
-    async def ephemeral_answer(self, channel: str, user: str, question: str) -> SlackMessage:
-        """`/ricorda ask ...`: the answer only the asker sees (the caller posts it)."""
+    async def ephemeral_answer(self, channel: str, user: str, question: str, *,
+                               client: AsyncWebClient | None = None) -> SlackMessage:
+        """`/ricorda ask ...`: the answer only the asker sees (the caller posts it). `client`
+        looks up the asker's locale for a failure note (without it: the question's language)."""
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
                           reference_date=self.s.today())
         answer = await self._ask(request)
-        return text_message(reply("failed", LANGUAGE)) if answer is None else (
-            self._ephemeral_answer(answer))
+        if answer is not None:
+            return self._ephemeral_answer(answer)
+        language = (await self.s.language(client, user, question=question) if client
+                    else detect_language(question))
+        return text_message(reply("failed", language))
 
     async def _answer_event(self, event: dict[str, Any], client: AsyncWebClient,
                             context: AsyncBoltContext) -> None:
@@ -106,13 +116,15 @@ class Questions:
         question = question_text(event.get("text"), bot_user_id=context.bot_user_id)
         thread = reply_thread(event)
         if not question:
-            await post(client, channel, text_message(help_text(LANGUAGE)), thread_ts=thread)
+            language = await self.s.language(client, user)
+            await post(client, channel, text_message(help_text(language)), thread_ts=thread)
             return
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
                           reference_date=self.s.today())
         answer = await self._ask(request)
         if answer is None:
-            await post(client, channel, text_message(reply("failed", LANGUAGE)), thread_ts=thread)
+            language = await self.s.language(client, user, question=question)
+            await post(client, channel, text_message(reply("failed", language)), thread_ts=thread)
             return
         await post_answer(self.s, client, channel, answer, thread_ts=thread)
 

@@ -13,8 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.locales import UserLocales
 from core.chat_ports import ChatServices
 from core.errors import StorageError
+from core.language import detect_language
 
 log = logging.getLogger("ricorda.slack")
 
@@ -29,6 +33,16 @@ class SlackServices(ChatServices):
         init=False,
         repr=False,
     )
+    locales: UserLocales = field(default_factory=UserLocales)
+
+    async def language(self, client: AsyncWebClient, user: str, *,
+                       question: str | None = None) -> str:
+        """The language a note to `user` is written in: their Slack locale when the bot speaks
+        it, else the language of the question they asked, else English."""
+        known = await self.locales.language(client, user)
+        if known is not None:
+            return known
+        return detect_language(question) if question else "en"
 
     async def first_time(self, delivery_id: str) -> bool:
         """Claim a Slack delivery (event id) across replicas; True for whoever handles it."""

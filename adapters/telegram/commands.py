@@ -12,9 +12,7 @@ from adapters.telegram.keyboards import CANCEL, PURGE, purge_keyboard
 from adapters.telegram.render import Part, pack
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from core.admin_commands import (
-    CANCEL_LABEL,
-    CANCELLED,
-    CONFIRM_LABEL,
+    admin_text,
     confirmation_id,
     is_admin,
     needs_confirmation,
@@ -50,16 +48,17 @@ class Commands:
         name = head.lstrip("/").split("@", 1)[0].lower()
         user = user_key(message.from_user.id)
         allowed = is_admin(user, self.s.admins)
+        language = _language(message)
         if allowed and needs_confirmation(name, args):
             issued = int(self.s.clock())
             text = await self.s.admin_reply(name, args, user=user, is_admin=True,
-                                            chat=chat_key(message.chat.id))
+                                            chat=chat_key(message.chat.id), language=language)
             await message.reply_text(text, reply_markup=purge_keyboard(
                 self.s.signer, message.from_user.id, issued,
-                confirm=CONFIRM_LABEL, cancel=CANCEL_LABEL))
+                confirm=admin_text("confirm", language), cancel=admin_text("cancel", language)))
             return
         text = await self.s.admin_reply(name, args, user=user, is_admin=allowed,
-                                        chat=chat_key(message.chat.id))
+                                        chat=chat_key(message.chat.id), language=language)
         await self._reply_pre(message, text)
 
     async def on_purge_choice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -70,22 +69,23 @@ class Commands:
         kind = (query.data or "")[:1]
         fields = self.s.signer.verify(query.data, kind) if kind in (PURGE, CANCEL) else None
         tapper = query.from_user.id
+        language = language_for(query.from_user.language_code)
         fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
             0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
         if not fresh or fields is None or fields[0] != str(tapper) or not is_admin(
                 user_key(tapper), self.s.admins) or not await self.s.use_once(
                 confirmation_id(PLATFORM, fields[0], fields[1])):
             log.warning("purge confirmation refused for %s", user_key(tapper))
-            await query.answer(reply("expired", language_for(query.from_user.language_code)),
-                               show_alert=True)
+            await query.answer(reply("expired", language), show_alert=True)
             return
         await query.answer()
         if kind == CANCEL:
-            text = CANCELLED
+            text = admin_text("cancelled", language)
         else:
             chat = query.message.chat.id if query.message is not None else 0
             text = await self.s.admin_reply("purge", "all", user=user_key(tapper),
-                                            is_admin=True, confirmed=True, chat=chat_key(chat))
+                                            is_admin=True, confirmed=True, chat=chat_key(chat),
+                                            language=language)
         await query.edit_message_text(text)  # the buttons go: a prompt is answered once
 
     async def on_non_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

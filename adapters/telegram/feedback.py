@@ -3,13 +3,22 @@
 Only messages the bot sent for a turn count (the message map is in the database, so this holds
 after a restart); a reaction on anything else is ignored with a log line. A changed reaction
 replaces the user's earlier verdict; removing it withdraws the verdict.
+
+A reaction is acknowledged with the bot's own reaction on the same message (`ACK`), never with
+a chat message: ✍ reads "noted down" whichever way the user voted (👌 or 👍 would look like the
+bot agreeing with a 👎), it is in Telegram's fixed reaction set, and it is in neither verdict
+set, so a user tapping it casts no vote. It goes when the last verdict on the answer is
+withdrawn. An acknowledgement Telegram refuses (a chat that limits reactions, a deleted message)
+is logged and dropped: the verdict is recorded first and stands.
 """
 
 from __future__ import annotations
 
 import logging
 
-from telegram import Message, ReactionTypeEmoji, Update
+from telegram import Bot, Message, ReactionTypeEmoji, Update
+from telegram.constants import ReactionEmoji
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes, filters
 
 from adapters.telegram.addressing import replies_to_bot
@@ -18,6 +27,7 @@ from core.chat_replies import language_for, reply
 from core.reactions import ReactionVerdicts
 
 log = logging.getLogger("ricorda.telegram")
+ACK = ReactionEmoji.WRITING_HAND  # "✍"
 
 
 class VerdictReply(filters.MessageFilter):
@@ -57,10 +67,8 @@ class Reactions:
             log.info("reaction on message %s in %s: not one of my answers, ignored",
                      change.message_id, chat_key(change.chat.id))
             return
-        if verdict is None:
-            await self.s.run(self.s.feedback.withdraw, turn_id, user)
-        else:
-            await self.s.run(self.s.feedback.record, turn_id, user, verdict, via="reaction")
+        shown = await self.s.reaction_verdict(turn_id, user, verdict)
+        await acknowledge(context.bot, change.chat.id, change.message_id, shown=shown)
 
     async def on_verdict_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """"✓" / "✗" as a reply to one of the bot's answers."""
@@ -80,3 +88,13 @@ class Reactions:
         if getattr(outcome, "applied", True):
             language = language_for(message.from_user.language_code)
             await message.reply_text(reply(f"noted_{verdict}", language))
+
+
+async def acknowledge(bot: Bot, chat_id: int, message_id: int, *, shown: bool) -> None:
+    """Set (or clear) the bot's reaction on an answer; a refusal is logged, never raised."""
+    try:
+        await bot.set_message_reaction(chat_id, message_id, [ACK] if shown else [])
+    except TelegramError as exc:  # the verdict is recorded already; the mark is a courtesy
+        log.info("cannot %s the reaction on message %s in %s: %s (%s)",
+                 "set" if shown else "clear", message_id, chat_key(chat_id),
+                 exc.__class__.__name__, exc.message[:80])

@@ -9,7 +9,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from telegram import Update
-from telegram.error import NetworkError, TimedOut
+from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import AIORateLimiter, ApplicationHandlerStop, ContextTypes
 
 from adapters.telegram.services import PLATFORM, TelegramServices
@@ -23,7 +23,8 @@ class RetryingRateLimiter(AIORateLimiter):
     network error that happened before the request reached Telegram.
 
     A timeout is not retried: the message may already be delivered, and a duplicate answer is
-    worse than a missing one the user can ask again.
+    worse than a missing one the user can ask again. Nor is a 400 (PTB's BadRequest is a
+    NetworkError): Telegram answered, and the same request would be refused again.
     """
 
     def __init__(self, *, network_retries: int = 2, backoff: float = 0.5, **kwargs: Any) -> None:
@@ -44,7 +45,7 @@ class RetryingRateLimiter(AIORateLimiter):
             try:
                 return await super().process_request(
                     callback, args, kwargs, endpoint, data, rate_limit_args)
-            except TimedOut:
+            except (TimedOut, BadRequest):
                 raise
             except NetworkError as exc:
                 if attempt == self.network_retries:
