@@ -128,9 +128,9 @@ def test_a_proposal_from_cleared_chats_is_shown_only_to_cleared_viewers(app: App
 def test_previous_sources_are_withheld_once_clearance_is_revoked(
     app: App, tmp_path: Path
 ) -> None:
-    assert "LABS_Confidential.pdf" in _ask(app, SECRET_Q, "telegram:9001")
+    assert "LABS Confidential, p. 1" in _ask(app, SECRET_Q, "telegram:9001")
     asked = "Show the sources of my previous answer"
-    assert "LABS_Confidential.pdf" in _ask(app, asked, "telegram:9001")  # still cleared
+    assert "[1] LABS Confidential, p. 1" in _ask(app, asked, "telegram:9001")  # still cleared
     revoked = tmp_path / "glossary.toml"
     revoked.write_text(
         (ACME / "glossary.toml").read_text(encoding="utf-8").replace('"telegram:9001", ', ""),

@@ -113,7 +113,7 @@ def test_mention_gets_a_threaded_cited_answer(bot: BotProcess, fake: FakeSlack) 
     question = fake.calls("chat.postMessage", channel="C0000101")[0]
     assert reply["thread_ts"]  # in the thread of the question
     shown = text_of(reply)
-    assert "1,320 USD_M" in shown and "ACME_FY2024_Review.pptx" in shown  # the citation
+    assert "1,320 USD_M" in shown and "ACME FY2024 Review, slide 2" in shown  # the citation
     assert served_by(reply) == "planner"
     assert reply["text"].startswith("ACME China revenue")  # the notification fallback
     assert question.token == BOT_TOKEN and fake.calls("auth.test")

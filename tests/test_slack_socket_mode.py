@@ -81,7 +81,7 @@ def test_connects_with_the_app_token_and_answers_a_mention_in_its_thread(
     reply = fake.wait_for(lambda: fake.posted("C0000201"))[0]
     assert reply["thread_ts"]
     shown = text_of(reply)
-    assert "1,320 USD_M" in shown and "ACME_FY2024_Review.pptx" in shown
+    assert "1,320 USD_M" in shown and "ACME FY2024 Review, slide 2" in shown
     assert fake.calls("chat.postMessage", channel="C0000201")[0].token == BOT_TOKEN
 
 

@@ -50,7 +50,7 @@ HOSTILE = "<!channel> <!here> <@U0BOSS> <#C0ALL> <mailto:a@b.c|x> <http://evil|c
         lambda: answer_messages(_shown("", sources=[HOSTILE]), signer=SIGNER, turn_id="t1")[0],
         lambda: text_message(HOSTILE),
         lambda: text_message(HOSTILE, monospace=True),
-        lambda: purge_prompt(SIGNER, HOSTILE, user="U1", issued=1, confirm="OK", cancel="No"),
+        lambda: purge_prompt(HOSTILE, ("p:U1:1:mac", "x:U1:1:mac"), confirm="OK", cancel="No"),
     ],
     ids=["answer", "sources only", "text", "listing", "purge prompt"],
 )

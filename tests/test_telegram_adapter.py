@@ -97,7 +97,7 @@ def wait_until(condition: Any, timeout: float = 10.0) -> None:
 def test_private_question_gets_a_cited_html_answer(bot: BotProcess, fake: FakeTelegram) -> None:
     reply = ask(fake, 101, CHINA_2024)
     assert "1,320 USD_M" in reply["text"]
-    assert "ACME_FY2024_Review.pptx" in reply["text"]  # the citation
+    assert "(source: ACME FY2024 Review, slide 2, table 1)" in reply["text"]  # the citation
     assert reply["_params"]["parse_mode"] == "HTML"
     assert served_by(reply) == "planner"
     setup = {c.method for c in fake.calls()}
@@ -170,7 +170,7 @@ def test_an_option_is_answered_once_and_shows_it_was_chosen(bot: BotProcess,
 def test_forged_callback_says_expired_and_changes_nothing(bot: BotProcess, fake: FakeTelegram,
                                                           db: Any) -> None:
     reply = ask(fake, 105, "What was revenue?")
-    genuine = reply["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    genuine = reply["reply_markup"]["inline_keyboard"][1][0]["callback_data"]  # under a header
     kind, turn, index, mac = genuine.split(":")
     turns_before = len(db.turns.recent_turns(1000))
     for forged in (f"{kind}:{turn}:{int(index) + 1}:{mac}", f"{kind}:{turn}:{index}:AAAA",

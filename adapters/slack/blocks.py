@@ -26,7 +26,6 @@ FALLBACK_CHARS = 3000  # the notification text; the blocks carry the full answer
 OPTION_ACTION = "ricorda_option"  # action ids: ricorda_option_0, ricorda_option_1, ...
 OPTIONS_BLOCK = "ricorda_options"
 PURGE_CONFIRM, PURGE_CANCEL = "ricorda_purge_confirm", "ricorda_purge_cancel"
-PURGE, CANCEL = "p", "x"
 
 Block = dict[str, Any]
 
@@ -136,17 +135,17 @@ def text_message(text: str, *, monospace: bool = False) -> SlackMessage:
     return SlackMessage(escape(text[:FALLBACK_CHARS]), blocks[:MAX_BLOCKS])
 
 
-def purge_prompt(signer: CallbackSigner, prompt: str, *, user: str, issued: int,
-                 confirm: str, cancel: str) -> SlackMessage:
-    """Confirm / Cancel, signed for this admin and this moment (a stale prompt expires)."""
+def purge_prompt(prompt: str, tokens: tuple[str, str], *, confirm: str,
+                 cancel: str) -> SlackMessage:
+    """Confirm / Cancel, with the signed tokens core.chat_turn issued for this admin."""
     return SlackMessage(escape(prompt), [_section(escape(prompt)), {
         "type": "actions", "block_id": "ricorda_purge", "elements": [
             {"type": "button", "action_id": PURGE_CONFIRM, "style": "danger",
-             "text": {"type": "plain_text", "text": confirm},
-             "value": signer.sign(PURGE, user, str(issued))},
+             "text": {"type": "plain_text", "text": button_label(confirm)},
+             "value": tokens[0]},
             {"type": "button", "action_id": PURGE_CANCEL,
-             "text": {"type": "plain_text", "text": cancel},
-             "value": signer.sign(CANCEL, user, str(issued))},
+             "text": {"type": "plain_text", "text": button_label(cancel)},
+             "value": tokens[1]},
         ]}])
 
 

@@ -18,18 +18,13 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.addressing import question_text
-from adapters.slack.blocks import CANCEL, PURGE, purge_prompt, text_message
+from adapters.slack.blocks import purge_prompt, text_message
 from adapters.slack.questions import Questions
 from adapters.slack.replies import ephemeral
-from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
-from core.admin_commands import (
-    COMMANDS,
-    admin_text,
-    confirmation_id,
-    is_admin,
-    needs_confirmation,
-)
+from adapters.slack.services import SlackServices, chat_key, user_key
+from core.admin_commands import COMMANDS, admin_text, is_admin, needs_confirmation
 from core.chat_replies import reply
+from core.chat_turn import CANCEL
 from core.messages import say
 
 log = logging.getLogger("ricorda.slack")
@@ -65,8 +60,8 @@ class Commands:
         admin = is_admin(user, self.s.admins)
         if name == "ask" and args:
             await ack()
-            shown = await self.questions.ephemeral_answer(channel, user_id, args, client=client)
-            await ephemeral(client, respond, channel, user_id, shown)
+            await self.questions.ask_privately(channel, user_id, args, client=client,
+                                               respond=respond)
             return
         language = await self.s.language(client, user_id)
         if name == "ask":
@@ -80,7 +75,7 @@ class Commands:
         text = await self.s.admin_reply(name, args, user=user, is_admin=admin,
                                         chat=chat_key(channel), language=language)
         if admin and needs_confirmation(name, args):
-            message = purge_prompt(self.s.signer, text, user=user_id, issued=int(self.s.clock()),
+            message = purge_prompt(text, self.questions.turns.purge_tokens(user_id),
                                    confirm=admin_text("confirm", language),
                                    cancel=admin_text("cancel", language))
         else:
@@ -92,18 +87,12 @@ class Commands:
         """Confirm / Cancel under a purge-all prompt: only the admin who asked, only soon."""
         await ack()
         action = (body.get("actions") or [{}])[0]
-        value = action.get("value") or ""
-        kind = value[:1]
         tapper = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
-        fields = self.s.signer.verify(value, kind) if kind in (PURGE, CANCEL) else None
         language = await self.s.language(client, tapper)
-        fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
-            0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
-        if not fresh or fields is None or fields[0] != tapper or not is_admin(
-                user_key(tapper), self.s.admins) or not await self.s.use_once(
-                confirmation_id(PLATFORM, fields[0], fields[1])):
-            log.warning("purge confirmation refused for %s", user_key(tapper))
+        kind = await self.questions.turns.purge_choice(action.get("value"), tapper_id=tapper,
+                                                       user=user_key(tapper))
+        if kind is None:
             await ephemeral(client, respond, channel, tapper,
                             text_message(reply("expired", language)))
             return

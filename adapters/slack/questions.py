@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
@@ -27,21 +28,63 @@ from adapters.slack.blocks import (
     text_message,
     unescape,
 )
-from adapters.slack.replies import ephemeral, post, post_answer, post_ephemeral
-from adapters.slack.services import SlackServices, chat_key, user_key
-from core.chat_replies import help_text, reply
-from core.language import detect_language
-from core.option_tap import chosen_label, tap_key, tap_request
-from core.presentation import present
+from adapters.slack.replies import ephemeral, post, post_ephemeral, post_messages
+from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
+from core.chat_replies import help_text
+from core.chat_turn import ChatTurns
+from core.option_tap import chosen_label
+from core.presentation import Presentation
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.slack")
 Ack = Callable[..., Awaitable[Any]]
 
 
+class SlackPort:
+    """Where one Slack reply goes: a channel's thread, or a note only the asker sees."""
+
+    def __init__(self, services: SlackServices, client: AsyncWebClient, channel: str,
+                 user: str, *, thread: str | None = None, respond: AsyncRespond | None = None,
+                 private: bool = False, tapped: dict[str, Any] | None = None) -> None:
+        self.s, self.client, self.channel, self.user = services, client, channel, user
+        self.thread, self.respond, self.private, self.tapped = thread, respond, private, tapped
+
+    async def deliver(self, answer: Answer, shown: Presentation) -> list[str]:
+        messages = answer_messages(shown, signer=self.s.signer, turn_id=answer.turn_id)
+        if self.private:  # the whole answer in one ephemeral message (its first part if long)
+            message = messages[0] if messages else text_message(answer.text)
+            await self._ephemeral(message)
+            return []  # nobody can react to an ephemeral message
+        return await post_messages(self.client, self.channel, messages, thread_ts=self.thread)
+
+    async def note(self, text: str, *, alert: bool = False) -> None:
+        if self.private or self.tapped is not None or alert:
+            await self._ephemeral(text_message(text))
+        else:
+            await post(self.client, self.channel, text_message(text), thread_ts=self.thread)
+
+    async def language(self, question: str | None = None) -> str:
+        return await self.s.language(self.client, self.user, question=question)
+
+    def working(self) -> AbstractAsyncContextManager[object]:
+        return nullcontext()
+
+    async def chosen(self, index: int) -> None:
+        if self.tapped is not None and not self.private:
+            await _mark_chosen(self.client, self.channel, self.tapped, index)
+
+    async def _ephemeral(self, message: SlackMessage) -> None:
+        if self.respond is not None:
+            await ephemeral(self.client, self.respond, self.channel, self.user, message)
+        else:
+            await post_ephemeral(self.client, self.channel, self.user, message,
+                                 thread_ts=self.thread)
+
+
 class Questions:
     def __init__(self, services: SlackServices) -> None:
         self.s = services
+        self.turns = ChatTurns(services, PLATFORM)
 
     async def on_mention(self, event: dict[str, Any], client: AsyncWebClient,
                          context: AsyncBoltContext) -> None:
@@ -62,51 +105,24 @@ class Questions:
         user = (body.get("user") or {}).get("id") or ""
         container = body.get("container") or {}
         actions = body.get("actions") or [{}]
-        decoded = self.s.signer.decode_option(actions[0].get("value"))
-        request = None
-        if decoded is not None and channel and user:
-            turn = await self.s.run(self.s.turns.get_turn, decoded[0])
-            request = tap_request(turn, decoded[1], chat=chat_key(channel), user=user_key(user),
-                                  today=self.s.today())
         message = body.get("message") or {}
         thread = message.get("thread_ts") or message.get("ts") or container.get("message_ts")
-        if request is None:
-            log.info("expired or forged option button from %s", user_key(user))
-            if channel and user:
-                language = await self.s.language(client, user)
-                await post_ephemeral(client, channel, user,
-                                     text_message(reply("expired", language)), thread_ts=thread)
+        if not channel or not user:
+            log.info("option button without a channel or user")
             return
-        assert decoded is not None
-        if not await self.s.use_once(tap_key(*decoded)):  # each option answered once
-            language = await self.s.language(client, user)
-            await post_ephemeral(client, channel, user,
-                                 text_message(reply("already_answered", language)),
-                                 thread_ts=thread)
-            return
-        if not container.get("is_ephemeral"):
-            await _mark_chosen(client, channel, message, decoded[1])
-        answer = await self._ask(request)
-        if answer is None:
-            language = await self.s.language(client, user, question=request.text)
-            await post(client, channel, text_message(reply("failed", language)), thread_ts=thread)
-        elif container.get("is_ephemeral"):  # a button under a /ricorda ask answer
-            await ephemeral(client, respond, channel, user, self._ephemeral_answer(answer))
-        else:
-            await post_answer(self.s, client, channel, answer, thread_ts=thread)
+        private = bool(container.get("is_ephemeral"))  # a button under a /ricorda ask answer
+        port = SlackPort(self.s, client, channel, user, thread=thread,
+                         respond=respond if private else None, private=private, tapped=message)
+        await self.turns.tap(actions[0].get("value"), chat=chat_key(channel),
+                             user=user_key(user), port=port)
 
-    async def ephemeral_answer(self, channel: str, user: str, question: str, *,
-                               client: AsyncWebClient | None = None) -> SlackMessage:
-        """`/ricorda ask ...`: the answer only the asker sees (the caller posts it). `client`
-        looks up the asker's locale for a failure note (without it: the question's language)."""
+    async def ask_privately(self, channel: str, user: str, question: str, *,
+                            client: AsyncWebClient, respond: AsyncRespond) -> None:
+        """`/ricorda ask ...`: the answer only the asker sees."""
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
                           reference_date=self.s.today())
-        answer = await self._ask(request)
-        if answer is not None:
-            return self._ephemeral_answer(answer)
-        language = (await self.s.language(client, user, question=question) if client
-                    else detect_language(question))
-        return text_message(reply("failed", language))
+        port = SlackPort(self.s, client, channel, user, respond=respond, private=True)
+        await self.turns.answer(request, port)
 
     async def _answer_event(self, event: dict[str, Any], client: AsyncWebClient,
                             context: AsyncBoltContext) -> None:
@@ -121,26 +137,7 @@ class Questions:
             return
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
                           reference_date=self.s.today())
-        answer = await self._ask(request)
-        if answer is None:
-            language = await self.s.language(client, user, question=question)
-            await post(client, channel, text_message(reply("failed", language)), thread_ts=thread)
-            return
-        await post_answer(self.s, client, channel, answer, thread_ts=thread)
-
-    async def _ask(self, request: Request) -> Answer | None:
-        """The core's answer, or None after logging why it failed (the user gets a sentence)."""
-        try:
-            return await self.s.run(self.s.ask, request)
-        except Exception as exc:  # one failing question must not take the listener down
-            log.error("answering failed: %s", exc.__class__.__name__, exc_info=exc)
-            return None
-
-    def _ephemeral_answer(self, answer: Answer) -> SlackMessage:
-        """The whole answer in one ephemeral message (its first part if it is very long)."""
-        shown = present(answer, show_footer=self.s.show_footer)
-        messages = answer_messages(shown, signer=self.s.signer, turn_id=answer.turn_id)
-        return messages[0] if messages else text_message(answer.text)
+        await self.turns.answer(request, SlackPort(self.s, client, channel, user, thread=thread))
 
 
 async def _mark_chosen(

@@ -10,31 +10,20 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.blocks import SlackMessage, answer_messages
-from adapters.slack.services import PLATFORM, SlackServices, chat_key
-from core.errors import StorageError
-from core.presentation import present
-from core.types import Answer
+from adapters.slack.blocks import SlackMessage
 
 log = logging.getLogger("ricorda.slack")
 
 
-async def post_answer(services: SlackServices, client: AsyncWebClient, channel: str,
-                      answer: Answer, *, thread_ts: str | None) -> list[str]:
-    """Post the answer and remember which messages show which turn, so reactions on them
-    count after a restart too. Returns the posted message timestamps."""
-    shown = present(answer, show_footer=services.show_footer)
-    messages = answer_messages(shown, signer=services.signer, turn_id=answer.turn_id)
+async def post_messages(client: AsyncWebClient, channel: str, messages: list[SlackMessage], *,
+                        thread_ts: str | None) -> list[str]:
+    """Post an answer's messages in order (a failed one ends the answer); their timestamps."""
     posted: list[str] = []
     for message in messages:
         ts = await post(client, channel, message, thread_ts=thread_ts)
         if ts is None:
             break
         posted.append(ts)
-    try:
-        await services.run(_map, services, channel, posted, answer.turn_id)
-    except StorageError as exc:  # the answer is out; only its feedback link is lost
-        log.warning("cannot map messages to turn %s: %s", answer.turn_id, exc)
     return posted
 
 
@@ -74,11 +63,6 @@ async def ephemeral(client: AsyncWebClient, respond: AsyncRespond, channel: str,
                       replace_original=False)
     except Exception as exc:  # a lost note is logged, never raised into bolt
         log.warning("could not reply through the response URL: %s", exc.__class__.__name__)
-
-
-def _map(services: SlackServices, channel: str, posted: list[str], turn_id: str) -> None:
-    for ts in posted:
-        services.turns.map_message(PLATFORM, chat_key(channel), ts, turn_id)
 
 
 def _error(exc: SlackApiError) -> str:

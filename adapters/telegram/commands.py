@@ -8,16 +8,12 @@ from telegram import Message, Update
 from telegram.ext import ContextTypes
 
 from adapters.telegram.addressing import is_private
-from adapters.telegram.keyboards import CANCEL, PURGE, purge_keyboard
+from adapters.telegram.keyboards import CANCEL, purge_keyboard
 from adapters.telegram.render import Part, pack
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
-from core.admin_commands import (
-    admin_text,
-    confirmation_id,
-    is_admin,
-    needs_confirmation,
-)
+from core.admin_commands import admin_text, is_admin, needs_confirmation
 from core.chat_replies import help_text, language_for, reply
+from core.chat_turn import ChatTurns
 
 log = logging.getLogger("ricorda.telegram")
 
@@ -25,6 +21,7 @@ log = logging.getLogger("ricorda.telegram")
 class Commands:
     def __init__(self, services: TelegramServices) -> None:
         self.s = services
+        self.turns = ChatTurns(services, PLATFORM)
 
     async def on_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message
@@ -50,12 +47,12 @@ class Commands:
         allowed = is_admin(user, self.s.admins)
         language = _language(message)
         if allowed and needs_confirmation(name, args):
-            issued = int(self.s.clock())
             text = await self.s.admin_reply(name, args, user=user, is_admin=True,
                                             chat=chat_key(message.chat.id), language=language)
+            tokens = self.turns.purge_tokens(str(message.from_user.id))
             await message.reply_text(text, reply_markup=purge_keyboard(
-                self.s.signer, message.from_user.id, issued,
-                confirm=admin_text("confirm", language), cancel=admin_text("cancel", language)))
+                tokens, confirm=admin_text("confirm", language),
+                cancel=admin_text("cancel", language)))
             return
         text = await self.s.admin_reply(name, args, user=user, is_admin=allowed,
                                         chat=chat_key(message.chat.id), language=language)
@@ -66,16 +63,11 @@ class Commands:
         query = update.callback_query
         if query is None:
             return
-        kind = (query.data or "")[:1]
-        fields = self.s.signer.verify(query.data, kind) if kind in (PURGE, CANCEL) else None
         tapper = query.from_user.id
         language = language_for(query.from_user.language_code)
-        fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
-            0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
-        if not fresh or fields is None or fields[0] != str(tapper) or not is_admin(
-                user_key(tapper), self.s.admins) or not await self.s.use_once(
-                confirmation_id(PLATFORM, fields[0], fields[1])):
-            log.warning("purge confirmation refused for %s", user_key(tapper))
+        kind = await self.turns.purge_choice(query.data, tapper_id=str(tapper),
+                                             user=user_key(tapper))
+        if kind is None:
             await query.answer(reply("expired", language), show_alert=True)
             return
         await query.answer()

@@ -5,10 +5,12 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from core.callback_token import CallbackSigner
+from core.chat_turn import CANCEL, PURGE
 from core.presentation import OptionGroup
 
+__all__ = ["CANCEL", "HEADER", "PURGE", "options_keyboard", "purge_keyboard"]
+
 SHORT_LABEL = 18  # two buttons per row when every label of a group is at most this long
-PURGE, CANCEL = "p", "x"
 HEADER = "h"  # a group's header button: tapping it only shows the header again
 
 
@@ -30,11 +32,10 @@ def options_keyboard(
     return InlineKeyboardMarkup(rows) if rows else None
 
 
-def purge_keyboard(
-    signer: CallbackSigner, user_id: int, issued: int, *, confirm: str, cancel: str
-) -> InlineKeyboardMarkup:
-    """Confirm / Cancel, signed for this admin and this moment (a stale prompt expires)."""
+def purge_keyboard(tokens: tuple[str, str], *, confirm: str,
+                   cancel: str) -> InlineKeyboardMarkup:
+    """Confirm / Cancel, with the signed tokens core.chat_turn issued for this admin."""
     return InlineKeyboardMarkup([[
-        InlineKeyboardButton(confirm, callback_data=signer.sign(PURGE, str(user_id), str(issued))),
-        InlineKeyboardButton(cancel, callback_data=signer.sign(CANCEL, str(user_id), str(issued))),
+        InlineKeyboardButton(confirm, callback_data=tokens[0]),
+        InlineKeyboardButton(cancel, callback_data=tokens[1]),
     ]])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from contextlib import AbstractAsyncContextManager
 
 from telegram import (
     Bot,
@@ -24,18 +25,87 @@ from adapters.telegram.render import answer_messages
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from adapters.telegram.typing_action import typing_while
 from core.chat_replies import language_for, reply
-from core.errors import StorageError
-from core.option_tap import chosen_label, tap_key, tap_request
-from core.presentation import present
+from core.chat_turn import ChatTurns
+from core.option_tap import chosen_label
+from core.presentation import Presentation
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.telegram")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
+class TelegramPort:
+    """Where one Telegram reply goes: a chat, the message it answers, the tap it follows."""
+
+    def __init__(self, services: TelegramServices, bot: Bot, chat_id: int, *,
+                 reply_to: int | None = None, query: CallbackQuery | None = None,
+                 locale: str | None = None) -> None:
+        self.s, self.bot, self.chat_id = services, bot, chat_id
+        self.reply_to, self.query, self.locale = reply_to, query, locale
+        self._tap_answered = False
+
+    async def deliver(self, answer: Answer, shown: Presentation) -> list[int]:
+        """HTML messages (split if long), the option keyboard under the last one."""
+        texts = answer_messages(shown)
+        keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.groups)
+        sent: list[int] = []
+        for i, text in enumerate(texts):
+            last = i == len(texts) - 1
+            msg = await self.bot.send_message(
+                self.chat_id, text, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW,
+                reply_markup=keyboard if last else None,
+                reply_parameters=ReplyParameters(self.reply_to, allow_sending_without_reply=True)
+                if self.reply_to is not None and i == 0 else None,
+            )
+            sent.append(msg.message_id)
+        return sent
+
+    async def note(self, text: str, *, alert: bool = False) -> None:
+        if self.query is not None and not self._tap_answered:  # the tap's own answer
+            self._tap_answered = True
+            await self.query.answer(text, show_alert=alert)
+            return
+        await self.bot.send_message(self.chat_id, text, reply_parameters=ReplyParameters(
+            self.reply_to, allow_sending_without_reply=True) if self.reply_to else None)
+
+    async def language(self, question: str | None = None) -> str:
+        return language_for(self.locale)
+
+    def working(self) -> AbstractAsyncContextManager[object]:
+        async def typing() -> object:
+            return await self.bot.send_chat_action(self.chat_id, ChatAction.TYPING)
+
+        return typing_while(typing, delay=self.s.typing_delay)
+
+    async def chosen(self, index: int) -> None:
+        """Acknowledge the tap, and show which option was answered (the others stay
+        available): the tapped button is found by its own callback data."""
+        query = self.query
+        if query is None:
+            return
+        self._tap_answered = True
+        await query.answer()
+        markup = getattr(query.message, "reply_markup", None)
+        if markup is None:
+            return
+        rows = [
+            [
+                InlineKeyboardButton(chosen_label(button.text), callback_data=button.callback_data)
+                if button.callback_data == query.data else button
+                for button in row
+            ]
+            for row in markup.inline_keyboard
+        ]
+        try:
+            await query.edit_message_reply_markup(InlineKeyboardMarkup(rows))
+        except TelegramError as exc:  # cosmetic: the answer matters, not the mark
+            log.info("cannot mark the chosen option: %s", exc.__class__.__name__)
+
+
 class Questions:
     def __init__(self, services: TelegramServices) -> None:
         self.s = services
+        self.turns = ChatTurns(services, PLATFORM)
 
     async def on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Any text message: answered in private chats, in groups only when addressed."""
@@ -61,96 +131,28 @@ class Questions:
         await self._answer(context.bot, message, question.strip())
 
     async def on_option(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A narrowing button: re-ask the stored question with that slot fixed, as a reply."""
+        """A narrowing button: the stored question re-asked with that slot fixed, as a reply."""
         query = update.callback_query
         if query is None:
             return
-        decoded = self.s.signer.decode_option(query.data)
-        request = None
-        if decoded is not None and query.message is not None:
-            turn = await self.s.run(self.s.turns.get_turn, decoded[0])
-            request = tap_request(turn, decoded[1], chat=chat_key(query.message.chat.id),
-                                  user=user_key(query.from_user.id), today=self.s.today())
-        if request is None or query.message is None:
-            log.info("expired or forged option button from %s", user_key(query.from_user.id))
-            language = language_for(query.from_user.language_code)
-            await query.answer(reply("expired", language), show_alert=True)
-            return
-        assert decoded is not None
-        if not await self.s.use_once(tap_key(*decoded)):  # each option answered once
-            await query.answer(reply("already_answered", language_for(
-                query.from_user.language_code)))
-            return
-        await query.answer()
-        await self._mark_chosen(query, decoded[1])
-        answer = await self._ask(context.bot, query.message.chat.id, request)
-        await self.send_answer(context.bot, query.message.chat.id, answer,
-                               reply_to=query.message.message_id)
+        message = query.message
+        port = TelegramPort(self.s, context.bot, message.chat.id if message else 0,
+                            reply_to=message.message_id if message else None, query=query,
+                            locale=query.from_user.language_code)
+        await self.turns.tap(query.data if message is not None else None,
+                             chat=chat_key(port.chat_id), user=user_key(query.from_user.id),
+                             port=port)
 
     async def on_header(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group's header button is a label, not a choice: acknowledge the tap quietly."""
         if update.callback_query is not None:
             await update.callback_query.answer()
 
-    @staticmethod
-    async def _mark_chosen(query: CallbackQuery, index: int) -> None:
-        """The keyboard shows which option was answered (the others stay available): the
-        tapped button is found by its own callback data, wherever its group put it."""
-        message = query.message
-        markup = getattr(message, "reply_markup", None)
-        if markup is None:
-            return
-        rows = [
-            [
-                InlineKeyboardButton(chosen_label(button.text), callback_data=button.callback_data)
-                if button.callback_data == query.data else button
-                for button in row
-            ]
-            for row in markup.inline_keyboard
-        ]
-        try:
-            await query.edit_message_reply_markup(InlineKeyboardMarkup(rows))
-        except TelegramError as exc:  # cosmetic: the answer matters, not the mark
-            log.info("cannot mark the chosen option: %s", exc.__class__.__name__)
-
     async def _answer(self, bot: Bot, message: Message, question: str) -> None:
         assert message.from_user is not None
         request = Request(text=question, chat=chat_key(message.chat.id),
                           user=user_key(message.from_user.id), reference_date=self.s.today())
-        answer = await self._ask(bot, message.chat.id, request)
         reply_to = None if is_private(message) else message.message_id
-        await self.send_answer(bot, message.chat.id, answer, reply_to=reply_to)
-
-    async def _ask(self, bot: Bot, chat_id: int, request: Request) -> Answer:
-        async def typing() -> object:
-            return await bot.send_chat_action(chat_id, ChatAction.TYPING)
-
-        async with typing_while(typing, delay=self.s.typing_delay):
-            return await self.s.run(self.s.ask, request)
-
-    async def send_answer(self, bot: Bot, chat_id: int, answer: Answer, *,
-                          reply_to: int | None = None) -> list[int]:
-        """Send the answer (split if long, buttons under the last part) and remember which
-        messages show which turn, so reactions on them count after a restart too."""
-        shown = present(answer, show_footer=self.s.show_footer)
-        texts = answer_messages(shown)
-        keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.groups)
-        sent: list[int] = []
-        for i, text in enumerate(texts):
-            last = i == len(texts) - 1
-            msg = await bot.send_message(
-                chat_id, text, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW,
-                reply_markup=keyboard if last else None,
-                reply_parameters=ReplyParameters(reply_to, allow_sending_without_reply=True)
-                if reply_to is not None and i == 0 else None,
-            )
-            sent.append(msg.message_id)
-        try:
-            await self.s.run(self._map, chat_id, sent, answer.turn_id)
-        except StorageError as exc:  # the answer is out; only its feedback link is lost
-            log.warning("cannot map messages to turn %s: %s", answer.turn_id, exc)
-        return sent
-
-    def _map(self, chat_id: int, message_ids: list[int], turn_id: str) -> None:
-        for message_id in message_ids:
-            self.s.turns.map_message(PLATFORM, chat_key(chat_id), message_id, turn_id)
+        port = TelegramPort(self.s, bot, message.chat.id, reply_to=reply_to,
+                            locale=message.from_user.language_code)
+        await self.turns.answer(request, port)
