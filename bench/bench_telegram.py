@@ -1,7 +1,7 @@
 """Telegram adapter throughput and latency for cached (L0a) questions, 50 concurrent chats.
 
 The fake Bot API (tests/fake_telegram.py) runs in its own process so it does not share the
-GIL with the bot; the bot is the real python-telegram-bot Application built by bot.serve,
+GIL with the bot; the bot is the real python-telegram-bot Application built by bot.serve_telegram,
 polling the fake, with Telegram's flood limits lifted (they would cap sending at 30/s).
 
 Timestamps are taken by the fake on one monotonic clock:
@@ -63,7 +63,7 @@ async def wait_replies(client: httpx.AsyncClient, url: str, n: int, timeout: flo
 
 async def run(chats: int, rounds: int, data_dir: Path, concurrency: int) -> dict[str, Any]:
     from adapters.telegram import ALLOWED_UPDATES, Limits
-    from bot.serve import telegram_application
+    from bot.serve_telegram import telegram_application
 
     fake, url = start_fake("tests.fake_telegram")
     app = build(data_dir, url)

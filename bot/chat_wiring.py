@@ -1,6 +1,6 @@
 """What every chat adapter is given: the core services built once from the application, and
-the secrets its logs must never show. Used by each platform's runner (bot.serve for Telegram,
-bot.serve_slack for Slack), which import this and not each other."""
+the secrets its logs must never show. Used by each platform's runner (bot.serve_telegram,
+bot.serve_slack), which import this and not each other."""
 
 from __future__ import annotations
 

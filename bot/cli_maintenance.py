@@ -28,9 +28,8 @@ def register(app: typer.Typer) -> None:
 def _run(ctx: typer.Context, action: Callable[[MaintenanceServices], str]) -> None:
     """Print what `action(services)` returns, through the CLI's one open-print-close helper."""
     from bot.cli_output import print_result
-    from bot.maintenance_wiring import services_for
 
-    print_result(ctx, lambda app_: action(services_for(app_)))
+    print_result(ctx, lambda app_: action(app_.maintenance))
 
 
 def maintain(

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from bot.metrics import CONTENT_TYPE, Metrics, attach_metrics
+from bot.metrics import CONTENT_TYPE, Metrics
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -130,13 +130,13 @@ def start_health_server(
 ) -> HealthServer:
     """Serve /healthz and /metrics for `app` on a daemon thread (port 0: any free port).
 
-    Without `metrics`, the app's cascade and feedback get hooked to a fresh set here. With
-    `ready`, /healthz says 503 `warming` until it is set."""
+    Without `metrics`, the app's own (`App.metrics`, which its cascade and feedback report
+    to). With `ready`, /healthz says 503 `warming` until it is set."""
     s = app.settings
     host = host if host is not None else s.metrics_host
     port = port if port is not None else s.metrics_port
     if metrics is None:
-        metrics = attach_metrics(app)
+        metrics = app.metrics
     handler = _handler(app, metrics, ready)
     try:
         server = ThreadingHTTPServer((host, port), handler)

@@ -1,8 +1,8 @@
 """Run the maintenance job nightly inside `ricorda serve`.
 
 `start_nightly(app)` runs the timer on its own daemon thread, whatever platforms serve (Telegram
-owns the main loop, Slack may run on a thread or alone); `NightlyMaintenance.start()` or
-`attach_to_telegram` put it on an existing asyncio loop instead. The job itself is blocking
+owns the main loop, Slack may run on a thread or alone); `NightlyMaintenance.start()` puts it
+on an existing asyncio loop instead. The job itself is blocking
 database work, run in a worker thread (`asyncio.to_thread`): answering never waits for it, and
 it shares no in-memory state with the core worker except the catalog, which is thread-safe.
 Every replica runs the timer; the job's lock and its per-night record make it run once a night
@@ -23,8 +23,6 @@ from core.maintenance import MaintenanceReport
 from core.maintenance_schedule import next_run
 
 if TYPE_CHECKING:
-    from telegram.ext import Application
-
     from bot.app import App
 
 log = logging.getLogger("ricorda.maintenance")
@@ -90,31 +88,10 @@ class NightlyMaintenance:
                 await task
 
 
-def attach_to_telegram(application: Application, nightly: NightlyMaintenance) -> None:
-    """Start the timer when the Telegram application starts and stop it when it stops,
-    keeping the application's own post_init/post_shutdown hooks."""
-    before_init, before_shutdown = application.post_init, application.post_shutdown
-
-    async def post_init(app: Application) -> None:
-        if before_init is not None:
-            await before_init(app)
-        nightly.start()
-
-    async def post_shutdown(app: Application) -> None:
-        await nightly.stop()
-        if before_shutdown is not None:
-            await before_shutdown(app)
-
-    application.post_init = post_init
-    application.post_shutdown = post_shutdown
-
-
 def start_nightly(app: App) -> NightlyMaintenance:
     """Start nightly maintenance for `ricorda serve` (settings `maintenance_time`,
     `maintenance_timezone`); ConfigError on a bad time or zone, before anything serves."""
-    from bot.maintenance_wiring import services_for
-
-    services = services_for(app)
+    services = app.maintenance
     nightly = NightlyMaintenance(
         services.maintenance.run_nightly,
         at=services.at,

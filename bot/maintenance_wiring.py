@@ -27,7 +27,6 @@ from storage.maintenance_store import SqlMaintenanceStore
 from storage.promotion_store import SqlPromotionStore
 
 if TYPE_CHECKING:
-    from bot.app import App
     from bot.settings import Settings
 
 Clock = Callable[[], dt.datetime]
@@ -120,10 +119,3 @@ def maintenance_services(
     )
     return MaintenanceServices(maintenance, promotions, store, at, tz)
 
-
-def services_for(app: App) -> MaintenanceServices:
-    """From an App: its own catalog when it has one (`App.catalog`), else one built here."""
-    catalog = getattr(app, "catalog", None)
-    if not isinstance(catalog, Catalog):
-        catalog = build_catalog(app.engine)
-    return maintenance_services(app.settings, app.engine, catalog)

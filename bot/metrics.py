@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -25,9 +24,6 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from core.types import Answer
-
-if TYPE_CHECKING:
-    from bot.app import App
 
 log = logging.getLogger("ricorda.metrics")
 
@@ -91,12 +87,3 @@ class _CacheSize(Collector):
             return
         yield GaugeMetricFamily("ricorda_fastpath_entries", "L0 plan-cache entries", value=value)
 
-
-def attach_metrics(app: App) -> Metrics:
-    """Metrics for `app`, hooked into its cascade and feedback.
-
-    Until bot/app.py passes the hooks itself, they are set on the built objects here."""
-    metrics = Metrics(cache_size=lambda: app.fastpaths.count())
-    app.cascade.on_answer = metrics.observe_answer
-    app.feedback.on_feedback = metrics.observe_feedback
-    return metrics

@@ -1,8 +1,10 @@
-"""Run the Slack adapter (`ricorda serve` starts it when RICORDA_SLACK_BOT_TOKEN is set).
+"""The Slack runner (bot.runner): `ricorda serve` runs it when RICORDA_SLACK_BOT_TOKEN is set.
 
 Socket Mode when RICORDA_SLACK_APP_TOKEN is set (no public URL needed); otherwise HTTP mode:
 `/slack/events` on RICORDA_SLACK_HOST:RICORDA_SLACK_PORT (default 0.0.0.0:3000), where every
-request must carry a valid Slack signature (RICORDA_SLACK_SIGNING_SECRET, required).
+request must carry a valid Slack signature (RICORDA_SLACK_SIGNING_SECRET, required). Before
+anything starts, the mode's settings and port are checked and Slack is asked once about the
+token (apps.connections.open in Socket Mode, auth.test in HTTP mode).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import signal
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 
+from bot.runner import Runner, check_port_free
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
 
     from adapters.slack import SlackServices
     from bot.app import App
+    from bot.settings import Settings
 
 log = logging.getLogger("ricorda.serve")
 
@@ -68,6 +72,20 @@ def check_slack_settings(app: App) -> str:
         )
     listen_address(app)
     return "http"
+
+
+def check_slack(app: App) -> None:
+    """The mode's settings and, in HTTP mode, the events port: locally, before anything starts."""
+    if check_slack_settings(app) == "http":
+        check_port_free(*listen_address(app), "RICORDA_SLACK_PORT")
+
+
+def confirm_slack_tokens(app: App) -> None:
+    """Slack asked once about the token the mode uses (after every local check)."""
+    if check_slack_settings(app) == "socket":
+        check_socket_mode(app)
+    else:
+        check_bot_token(app)
 
 
 def check_socket_mode(app: App) -> None:
@@ -135,6 +153,24 @@ def run_slack(
     """Block serving Slack until SIGINT/SIGTERM (or forever when `handle_signals` is False,
     e.g. on a background thread next to Telegram)."""
     asyncio.run(serve_slack(app, core_worker=core_worker, handle_signals=handle_signals))
+
+
+def _serve(app: App, core_worker: Executor, on_main_thread: bool) -> None:
+    run_slack(app, core_worker=core_worker, handle_signals=on_main_thread)
+
+
+def _configured(settings: Settings) -> bool:
+    return settings.slack_bot_token is not None
+
+
+SLACK = Runner(
+    name="slack",
+    switch="RICORDA_SLACK_BOT_TOKEN",
+    configured=_configured,
+    check=check_slack,
+    confirm=confirm_slack_tokens,
+    serve=_serve,
+)
 
 
 async def serve_slack(

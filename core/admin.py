@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from core.admin_commands import admin_text
 from core.canonical import canonical_hash, canonical_text
@@ -14,16 +14,13 @@ from core.clearance import shown_question
 from core.fastpath_entry import FastpathEntry, FastpathStore
 from core.language import detect_language
 from core.messages import LANGUAGES
+from core.ports import RecentTurns as RecentTurns  # declared with every storage port
 
 if TYPE_CHECKING:
     from core.autopath import Autopaths
     from core.promotion import Promotions
 
 LEVELS = ("L0a", "L0b", "L1", "planner")
-
-
-class RecentTurns(Protocol):
-    def recent_turns(self, n: int, *, chat: str | None = None) -> list[Any]: ...
 
 
 @dataclass(frozen=True)

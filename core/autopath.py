@@ -31,9 +31,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Protocol
 
 import numpy as np
 
@@ -47,6 +45,10 @@ from core.autopath_records import (
     Plan,
 )
 from core.autopath_score import status_for
+from core.ports import AutopathStore as AutopathStore
+from core.ports import (  # declared with every storage port
+    AutopathTransaction as AutopathTransaction,
+)
 from core.thresholds import CosineThresholds
 
 __all__ = [
@@ -65,73 +67,6 @@ __all__ = [
 log = logging.getLogger("ricorda.autopath")
 
 _EPS = 1e-6  # float32 rounding: a cosine of exactly 0.90 must meet a 0.90 threshold
-
-
-class AutopathTransaction(Protocol):
-    """Reads and writes inside one database transaction (rows read here are locked)."""
-
-    def observation(self, turn_id: str) -> Observation | None: ...
-
-    def set_verdict_counts(self, turn_id: str, *, positives: int, negatives: int) -> None: ...
-
-    def autopath(self, cluster_id: str, framework_hash: str) -> AutopathView | None: ...
-
-    def autopath_by_id(self, autopath_id: int) -> AutopathView | None: ...
-
-    def save_autopath(self, autopath: AutopathView) -> AutopathView:
-        """Insert (id None, returns it with its id) or update by id."""
-        ...
-
-    def antis(self, intent_hash: str, framework_hash: str) -> list[AntiView]: ...
-
-    def save_anti(self, anti: AntiView) -> None:
-        """Insert or replace the row of (cluster, intent hash, framework hash)."""
-        ...
-
-    def delete_anti(self, cluster_id: str, intent_hash: str, framework_hash: str) -> None: ...
-
-    def other_verdicts(
-        self,
-        user: str,
-        verdict: str,
-        turn_id: str,
-        *,
-        framework_hash: str,
-        cluster_id: str | None = None,
-        intent_hash: str | None = None,
-    ) -> int:
-        """How many other observed turns with this framework (and cluster, or intent hash)
-        carry `user`'s `verdict`."""
-        ...
-
-
-class AutopathStore(Protocol):
-    """Where observations, autopaths and anti-autopaths live (storage.autopath_store)."""
-
-    def add_observation(self, observation: Observation) -> bool:
-        """Store it; False (and no change) when that turn was already observed."""
-        ...
-
-    def recent_embeddings(self, per_cluster: int) -> list[tuple[str, np.ndarray]]:
-        """(cluster id, embedding) of the newest `per_cluster` observations of each cluster,
-        oldest first."""
-        ...
-
-    def intent_clusters(self) -> list[tuple[str, str]]:
-        """Every distinct (intent hash, cluster id) observed."""
-        ...
-
-    def cluster_state(self, cluster_id: str) -> tuple[list[AutopathView], list[AntiView]]: ...
-
-    def autopaths(self) -> list[AutopathView]: ...
-
-    def anti_autopaths(self) -> list[AntiView]: ...
-
-    def purge_plans(self) -> tuple[int, int]:
-        """Delete every autopath and observation (anti-autopaths stay): (autopaths, obs)."""
-        ...
-
-    def transaction(self) -> AbstractContextManager[AutopathTransaction]: ...
 
 
 def champion_key(autopath: AutopathView) -> tuple[float, int, int, int]:

@@ -13,7 +13,6 @@ import datetime as dt
 import logging
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from core.answering import Answerer, Prepared
 from core.canonical import cache_key
 from core.executors import Executor, cacheable
-from core.fastpath_entry import FastpathEntry, FastpathStore
+from core.fastpath_entry import FastpathEntry, FastpathStore, new_fastpath_id
 from core.learning import BackgroundLearning, InlineLearning, Learning
 from core.plan import Plan, intent_hash
 from core.ports import Embedder, TurnRecord
@@ -53,6 +52,7 @@ class Cascade:
         thresholds: Callable[[], CosineThresholds | None] = lambda: None,
         l0_threshold: float | None = None,
         clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+        new_id: Callable[[], str] = new_fastpath_id,
         exact_only: bool = False,
         on_answer: Callable[[Answer], None] | None = None,
         background: bool = False,
@@ -80,6 +80,7 @@ class Cascade:
         self._thresholds = thresholds
         self.l0_threshold = l0_threshold
         self.clock = clock
+        self.new_id = new_id  # ids of the entries it registers (injected, like the clock)
         self.exact_only = exact_only
         self.on_answer = on_answer
         self.observe_on_feedback = observe_on_feedback
@@ -282,7 +283,7 @@ class Cascade:
         embedder = self._embedder() if embedding is not None else None
         self.fastpaths.upsert(
             FastpathEntry(
-                id=uuid.uuid4().hex,
+                id=self.new_id(),
                 canonical_text=canonical,
                 canonical_hash=key,
                 plan=ans.plan,

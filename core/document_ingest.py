@@ -11,10 +11,9 @@ import datetime as dt
 import hashlib
 import os
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
 
 from core.chunking import Section, chunk_document
 from core.document_sources import (
@@ -25,7 +24,8 @@ from core.document_sources import (
     path_is_restricted,
 )
 from core.errors import IngestError
-from core.ports import Chunk, ChunkStore, Embedder, VectorIndex
+from core.ports import Chunk, Embedder, VectorIndex
+from core.ports import DocumentCatalog as DocumentCatalog  # declared with every storage port
 
 DOCUMENT_SUFFIXES = frozenset({".md", ".txt", ".pdf", ".docx", ".pptx"})
 EMBED_BATCH = 64
@@ -45,20 +45,6 @@ class DocumentRecord:
     ingested_at: dt.datetime
     n_chunks: int
     source: str = DEFAULT_SOURCE
-
-
-class DocumentCatalog(ChunkStore, Protocol):
-    """A chunk store that also keeps the per-file records needed to re-ingest incrementally."""
-
-    def documents(self, source: str | None = None) -> list[DocumentRecord]:
-        """Every record, or those of one source."""
-        ...
-
-    def replace_document(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        """Atomically replace every chunk of `record.path` and its record."""
-        ...
-
-    def delete_document(self, doc: str) -> None: ...
 
 
 @dataclass

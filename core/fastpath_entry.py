@@ -7,12 +7,12 @@ again. The plan, route and intent are opaque here: the cascade gives them meanin
 
 from __future__ import annotations
 
-import builtins
 import datetime as dt
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
+
+from core.ports import FastpathStore as FastpathStore  # declared with every storage port
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,41 +71,3 @@ class FastpathEntry:
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like any eq dataclass
-
-
-class FastpathStore(Protocol):
-    """Storage of L0 entries; the database is the source of truth (see storage.fastpath_store)."""
-
-    def upsert(self, entry: FastpathEntry) -> FastpathEntry:
-        """Insert, or overwrite the entry with the same `canonical_hash` (last writer wins);
-        returns the stored entry (which keeps the existing row's id, created_at and n_uses)."""
-        ...
-
-    def by_hash(self, canonical_hash: str) -> FastpathEntry | None: ...
-
-    def by_id(self, entry_id: str) -> FastpathEntry | None: ...
-
-    def touch(self, entry_id: str, now: dt.datetime | None = None) -> bool:
-        """Count one use (n_uses + 1, last_used_at = now); False when the entry is gone."""
-        ...
-
-    def delete(self, entry_id: str) -> bool: ...
-
-    def delete_by_hash(self, canonical_hash: str) -> bool: ...
-
-    def purge_all(self) -> int: ...
-
-    def count(self) -> int: ...
-
-    def list(self, limit: int = 20, offset: int = 0) -> builtins.list[FastpathEntry]:
-        """Most used first; ties by most recently used, then id."""
-        ...
-
-    def iter_all(self) -> Iterator[FastpathEntry]: ...
-
-    def nearest(
-        self, embedding: np.ndarray, *, embedder: str, k: int = 1
-    ) -> builtins.list[tuple[FastpathEntry, float]]:
-        """Best cosine first, among entries that are not query-specific and were embedded by
-        `embedder`; every entry returned still exists in the database."""
-        ...

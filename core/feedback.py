@@ -13,10 +13,11 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from core.canonical import cache_key
 from core.fastpath_entry import FastpathStore
+from core.ports import FeedbackTurns as FeedbackTurns  # declared with every storage port
 from core.ports import TurnRecord
 from core.rejections import lift_rejection, mark_rejected
 
@@ -26,14 +27,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("ricorda.feedback")
 
 POSITIVE, NEGATIVE = "positive", "negative"
-
-
-class FeedbackTurns(Protocol):
-    def get_turn(self, turn_id: str) -> TurnRecord | None: ...
-
-    def set_feedback(self, turn_id: str, user: str, verdict: str, via: str) -> str | None: ...
-
-    def withdraw_feedback(self, turn_id: str, user: str) -> str | None: ...
 
 
 @dataclass(frozen=True)

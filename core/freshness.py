@@ -16,17 +16,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Protocol
+
+from core.ports import KbVersions as KbVersions  # declared with every storage port
 
 log = logging.getLogger("ricorda.freshness")
-
-
-class KbVersions(Protocol):
-    """Where the knowledge-base versions live (implemented by storage.kb_version)."""
-
-    def read(self) -> Mapping[str, int]:
-        """{part: version}; an absent part reads as 0."""
-        ...
 
 
 class Freshness:

@@ -18,10 +18,9 @@ import logging
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from core.catalog import Catalog
 from core.clearance import shown_question
@@ -29,41 +28,16 @@ from core.maintenance_rules import (
     FASTPATH,
     RULES,
     AgingPolicy,
-    AutopathSummary,
-    EntrySummary,
     Removal,
     autopath_removals,
     fastpath_removals,
     promotion_groups,
 )
+from core.ports import MaintenanceStore as MaintenanceStore  # declared with every storage port
+from core.ports import RunLock as RunLock
 from core.promotion import PromotionNote, Promotions
 
 log = logging.getLogger("ricorda.maintenance")
-
-
-class MaintenanceStore(Protocol):
-    def scan_fastpaths(self) -> Iterable[EntrySummary]: ...
-
-    def scan_autopaths(self) -> Iterable[AutopathSummary]: ...
-
-    def remove(self, removals: list[Removal], *, run_id: str, at: dt.datetime) -> list[Removal]:
-        """Remove and log in the same transactions; an L0 entry rewritten or used since it was
-        read is kept. Inherited uses are added to the heir executor. Returns what was removed."""
-        ...
-
-    def night_done(self, night: str) -> bool: ...
-
-    def mark_night(
-        self, night: str, *, run_id: str, at: dt.datetime, summary: dict[str, Any]
-    ) -> bool:
-        """Record the night as done; False when another replica recorded it first."""
-        ...
-
-
-class RunLock(Protocol):
-    def hold(self) -> AbstractContextManager[bool]:
-        """True inside when this process holds the lock, False when another one does."""
-        ...
 
 
 @dataclass

@@ -17,11 +17,12 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from core.catalog import Catalog, CompositeSpec, macro_name, valid_name
 from core.clearance import RESTRICTED_PROPOSAL
-from core.maintenance_rules import Group, PromotionPolicy, Provenance, meets_tier2, promotion_groups
+from core.maintenance_rules import Group, PromotionPolicy, meets_tier2, promotion_groups
+from core.ports import PromotionStore as PromotionStore  # declared with every storage port
 
 log = logging.getLogger("ricorda.promotion")
 
@@ -88,52 +89,6 @@ class PromotionNote:
             f"{self.action} {ref}{self.intent} [{' > '.join(self.tools)}]: {self.entries} "
             f"entries, {self.uses} uses, oldest {self.oldest_days} days{extra}"
         )
-
-
-class PromotionStore(Protocol):
-    """Proposals, composite executors and provenance (storage.promotion_store)."""
-
-    def proposal_for(self, framework_hash: str, intent: str) -> ProposalView | None: ...
-
-    def proposal(self, proposal_id: int) -> ProposalView | None: ...
-
-    def proposals(self, status: str | None = None) -> list[ProposalView]: ...
-
-    def add_proposal(self, proposal: ProposalView) -> ProposalView: ...
-
-    def update_proposal(self, proposal: ProposalView) -> None:
-        """Refresh a pending proposal's members, counts and nights (by id)."""
-        ...
-
-    def group_members(self, framework_hash: str, intent: str) -> list[tuple[str, str]]:
-        """(id, canonical hash) of the L0 entries of that group now (not query-specific)."""
-        ...
-
-    def approve(
-        self, proposal_id: int, spec: CompositeSpec, members: list[tuple[str, str]], *,
-        by: str, at: dt.datetime, night: str,
-    ) -> bool:
-        """In one transaction: the executor row, its provenance, the proposal decided.
-        False (and no change) when the proposal is no longer pending."""
-        ...
-
-    def reject(self, proposal_id: int, *, by: str, at: dt.datetime, night: str) -> bool: ...
-
-    def executor_named(self, name: str) -> ExecutorView | None: ...
-
-    def executors(self) -> list[ExecutorView]: ...
-
-    def composites(self) -> list[CompositeSpec]:
-        """The active composite executors, as the catalog loads them."""
-        ...
-
-    def retire(self, name: str, *, by: str, at: dt.datetime) -> bool: ...
-
-    def provenance(self) -> list[Provenance]:
-        """Provenance rows of the active executors."""
-        ...
-
-    def auto_approved_on(self, night: str) -> bool: ...
 
 
 class Promotions:

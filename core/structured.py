@@ -8,7 +8,6 @@ Several metrics/entities/periods become one deterministic query per combination.
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
@@ -44,9 +43,11 @@ class StructuredChannel:
         channel: str | None = None,
         *,
         cleared: bool = False,
-        reference_date: dt.date | None = None,
+        reference_date: dt.date,
     ) -> FactResult:
-        """Look up one fact; raw names and codes are both accepted for every parameter."""
+        """Look up one fact; raw names and codes are both accepted for every parameter.
+        `reference_date`: the day the request was asked at (the answerer's injected clock),
+        which a relative period ("last year") is read against."""
         metric_code = self.names.normalize("metric", metric)
         if metric_code is None:
             return FactResult(FactStatus.UNRECOGNIZED, param="metric", raw=metric)
@@ -61,8 +62,7 @@ class StructuredChannel:
         if isinstance(period, Period):
             period_value: Period | None = period
         else:
-            ref = reference_date or dt.date.today()
-            period_value = normalize_period(period, ref, self.glossary.fiscal_year_end)
+            period_value = normalize_period(period, reference_date, self.glossary.fiscal_year_end)
         if period_value is None:
             return FactResult(FactStatus.UNRECOGNIZED, param="period", raw=str(period))
         fact = self.facts.lookup(metric_code, entity_code, period_value, channel_code)
@@ -82,21 +82,6 @@ class StructuredChannel:
             period=period_value,
             channel=channel_code,
         )
-
-    def query_all(
-        self,
-        metrics: list[str],
-        entities: list[str],
-        periods: list[Period],
-        channels: list[str],
-        *,
-        cleared: bool,
-    ) -> list[FactResult]:
-        """One query per combination, in the order the user named them."""
-        return [
-            self.query_metric(m, e, p, c, cleared=cleared)
-            for m, e, c, p in itertools.product(metrics, entities, channels or [TOTAL], periods)
-        ]
 
     def available_periods(self, metric: str, entity: str, channel: str) -> list[Period]:
         return self.facts.periods(metric, entity, channel)

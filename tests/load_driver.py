@@ -120,7 +120,7 @@ def run_load(data_dir: Path, *, chats: int, rounds: int, timeout: float = 600) -
     from adapters.telegram import Limits
     from bot.app import build_app
     from bot.ingest import ingest_paths
-    from bot.serve import telegram_application
+    from bot.serve_telegram import telegram_application
     from bot.settings import load_settings
     from tests.acme import ACME
     from tests.fake_telegram import TOKEN
