@@ -8,7 +8,7 @@ control (restricted data) is enforced inside the tools with the requesting chat'
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -43,8 +43,10 @@ class NarrativeTools(Protocol):
         cleared: bool,
         rerank: bool,
         reuse: bool = False,
+        entities: Sequence[str] = (),
     ) -> tuple[str, list[Source], bool]:
-        """(text, sources, found); `reuse` (a replay) may reuse an identical earlier synthesis."""
+        """(text, sources, found); `reuse` (a replay) may reuse an identical earlier synthesis;
+        `entities`, the codes the question names, steer which passages are quoted."""
         ...
 
 
@@ -150,6 +152,7 @@ def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: Execu
         cleared=ctx.cleared,
         rerank=bool(args.get("rerank")),
         reuse=ctx.replay,
+        entities=tuple(ctx.intent.entities),
     )
     state.narrative_text, state.narrative_found = text, found
     state.sources.extend(sources)

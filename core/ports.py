@@ -82,6 +82,9 @@ class Chunk:
 class ScoredChunk:
     chunk: Chunk
     score: float
+    # best cosine of the chunk with any query variant, when the vector channel returned it
+    # (None: found lexically only); core.passage_pick compares it with the relevance floor
+    similarity: float | None = None
 
 
 @runtime_checkable

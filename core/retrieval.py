@@ -152,8 +152,11 @@ class HybridRetriever:
             hits = self.bm25.search(self.bm25.tokenizer.tokenize(query), depth, allowed=allowed)
             rankings.append([cid for cid, _ in hits])
         known: dict[str, Chunk] = {}
+        cosines: dict[str, float] = {}
         if embeddings is not None:
-            vector, best = self._vector_rankings(embeddings, depth, cleared, filters, known)
+            vector, best = self._vector_rankings(
+                embeddings, depth, cleared, filters, known, cosines
+            )
             floor = self.relevance_floor
             if best is not None and floor is not None and best < floor:
                 log.debug("below the relevance floor: best cosine %.3f", best)
@@ -165,7 +168,7 @@ class HybridRetriever:
         for cid, score in fused:
             chunk = resolved.get(cid)
             if chunk is not None and _admissible(chunk, cleared, filters):
-                results.append(ScoredChunk(chunk=chunk, score=score))
+                results.append(ScoredChunk(chunk, score, cosines.get(cid)))
         return results
 
     def _vector_rankings(
@@ -175,9 +178,10 @@ class HybridRetriever:
         cleared: bool,
         filters: dict[str, str] | None,
         known: dict[str, Chunk],
+        cosines: dict[str, float],
     ) -> tuple[list[list[str]], float | None]:
         """One ranking per query embedding, and the best cosine of an admissible hit (None when
-        the vector store failed or returned nothing)."""
+        the vector store failed or returned nothing). `cosines` gets each hit's best cosine."""
         assert self.vector_index is not None
         where: dict[str, Any] | None = None if cleared else {"restricted": False}
         fetch = depth * 4 if filters else depth  # metadata is filtered here, so ask for more
@@ -198,6 +202,7 @@ class HybridRetriever:
                 if chunk is None or not _admissible(chunk, cleared, filters):
                     continue  # unknown to the database, restricted, or outside the filters
                 best = similarity if best is None else max(best, similarity)
+                cosines[cid] = max(similarity, cosines.get(cid, similarity))
                 if self.min_similarity is not None and similarity < self.min_similarity:
                     continue
                 ranking.append(cid)

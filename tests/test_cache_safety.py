@@ -9,6 +9,7 @@ autopaths, feedback; a small fake document search stands in for the narrative ch
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,7 @@ class FakeDocuments:
         cleared: bool,
         rerank: bool,
         reuse: bool = False,
+        entities: Sequence[str] = (),
     ) -> tuple[str, list[Source], bool]:
         if not snippets:
             return "Nothing found in the documents.", [], False
