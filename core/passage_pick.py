@@ -3,27 +3,28 @@
 Retrieval ranks chunks; a chunk is not yet a passage a person wants to read. The chunker
 (core.chunking) gives a section's first chunk its heading as the first line, and every later
 chunk starts with the ~80-character tail of the one before (mid-sentence). Plain-text sections
-pack several paragraphs, short title lines included, into one chunk. So, per chunk:
+pack several paragraphs, title lines included, into one chunk. So, per chunk:
 
-- the heading (the `section=` locator's heading line, a markdown `#` line, or a short first line
-  without final punctuation) becomes `PickedPassage.heading`, shown as context, never quoted;
-- the quote starts on a sentence start (a continuation's carried fragment is dropped) and ends on
-  a sentence end (. ! ? … and Chinese 。！？), stops before an inner title line, and keeps whole
-  sentences up to `QUOTE_CHARS` (one sentence longer than that is cut at a word, marked "…").
+- the heading (the `section=` locator's heading line, a markdown `#` line, or a short line
+  without final punctuation above the text) becomes `PickedPassage.heading`, never the quote;
+- the quote starts on a sentence start (a continuation's carried fragment is dropped) and ends
+  on a sentence end (. ! ? … and Chinese 。！？), stops before an inner title line, and keeps
+  whole sentences up to `QUOTE_CHARS` (one sentence longer than that is cut at a word, "…").
 
-And across chunks, in this order:
+Across chunks, in this order:
 
-1. Relevance floor: a passage whose cosine with the question (`ScoredChunk.similarity`, set by
-   the retriever's vector channel) is below `floor` is left out, never padded in. The floor is
-   the embedder's calibrated retrieval floor (core.thresholds `relevance`), the one the retriever
-   already applies to the question as a whole, here applied to each passage. A passage found by
-   BM25 alone has no cosine and is kept, as the retriever keeps lexical-only hits.
-2. Entity: when the question names entities, a passage (its heading and whole chunk) that names
-   other entities more often than the asked ones, or only others, is about something else and
-   dropped: "Italia ... Orbis Italia ... il calo della Cina" is not about China. A passage that
-   names no entity keeps its rank (a section of a document about China may not repeat the
-   name). An asked entity's sub-entities (glossary `parent`) count as the asked entity ("Orbis
-   Group" includes its subsidiaries) and its parents count as neither.
+1. Relevance floor: a passage whose cosine with the question (`ScoredChunk.similarity`, from the
+   retriever's vector channel) is below `floor` is left out, never padded in. The floor is the
+   embedder's calibrated retrieval floor (core.thresholds `relevance`) that the retriever already
+   applies to the question as a whole, here applied to each passage. A chunk found by BM25 alone
+   carries the bound its cosine is below; with no vector channel at all (None) it is kept.
+2. Entity: when the question names entities, a passage about other entities is dropped. It is
+   judged on its document's file name, heading and whole chunk: naming other entities more often
+   than the asked ones (or only others) is about something else, so "italia_crescita_2025.md:
+   Orbis Italia ... l'Italia ... il calo della Cina" is not about China. A passage naming no
+   entity is kept, after those about the asked one. Sub-entities (glossary `parent`) count as
+   the asked entity ("Orbis Group" includes its subsidiaries), its parents as neither; a question
+   naming an entity and its parent ("Orbis ... in China") is about the more specific one.
 3. Language: at each place the best remaining passage is taken, unless one in the question's
    language is *equally relevant*: its score is within `LANGUAGE_TOLERANCE` (5%) of that best
    score, about two ranks in one fused list. Then it goes first. A clearly better passage in
@@ -31,8 +32,8 @@ And across chunks, in this order:
 4. Duplicates (the same quote, or one quote inside another, as overlapping chunks produce) are
    shown once.
 
-Ties keep the retrieval order, and equal scores are ordered by chunk id, so the same snippets
-always give the same passages.
+Otherwise the retrieval order is kept (core.retrieval orders equal scores by chunk id), so the
+same snippets always give the same passages, and a reranked order is not undone.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ _CJK_GAP = re.compile(
     r"(?<=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])\s+"
     r"(?=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])"
 )
+_NAME_SEPARATORS = re.compile(r"[_\-.]+")
 _FRAGMENT_START = re.compile(r"^[a-zà-ÿ,;:)\]”’.…]")
 
 
@@ -87,27 +89,34 @@ def pick_passages(
     """At most `limit` passages worth quoting from `snippets` (best first); see the module
     docstring for the rules. Fewer, or none, when fewer are worth it."""
     family = _asked_family(entities, names)
-    candidates: list[PickedPassage] = []
-    for snippet in _ties_by_id(snippets):
+    candidates: list[tuple[int, PickedPassage]] = []
+    for snippet in snippets:
         if floor is not None and snippet.similarity is not None and snippet.similarity < floor:
             continue
         passage = cut_passage(snippet)
         if not passage.text:
             continue
+        about = None
         if family is not None and names is not None:
-            context = f"{passage.heading}\n{snippet.chunk.text}"
-            if _about(context, family, names) is False:
+            about = _about(_context(passage), family, names)
+            if about is False:
                 continue
-        candidates.append(passage)
+        candidates.append((0 if about or family is None else 1, passage))
+    candidates.sort(key=lambda c: c[0])  # stable: retrieval order within a tier
 
     picked: list[PickedPassage] = []
     while candidates and len(picked) < limit:
-        best = candidates[0].snippet.score
-        window = (c for c in candidates if c.snippet.score >= best - LANGUAGE_TOLERANCE * abs(best))
-        choice = next((c for c in window if c.language == language), candidates[0])
+        tier, lead = candidates[0]
+        best = lead.snippet.score
+        window = (
+            c
+            for c in candidates
+            if c[0] == tier and c[1].snippet.score >= best - LANGUAGE_TOLERANCE * abs(best)
+        )
+        choice = next((c for c in window if c[1].language == language), candidates[0])
         candidates.remove(choice)
-        if not any(_duplicate(choice, p) for p in picked):
-            picked.append(choice)
+        if not any(_duplicate(choice[1], p) for p in picked):
+            picked.append(choice[1])
     return picked
 
 
@@ -128,7 +137,9 @@ def cut_passage(snippet: ScoredChunk, limit: int = QUOTE_CHARS) -> PickedPassage
     carried = carried and not (lines and _title(lines[0]) and len(lines) > 1)
     for n, (segment_heading, body) in enumerate(segments):
         sentences, _ = _sentences(_join_lines(body))
-        if sentences and ((carried and n == 0) or _FRAGMENT_START.match(sentences[0])):
+        if len(sentences) > 1 and (
+            (carried and n == 0) or _FRAGMENT_START.match(sentences[0])
+        ):  # a chunk of one sentence has no carried part: it is quoted whole
             sentences = sentences[1:]
         text = _fit(sentences, limit)
         if text:
@@ -145,14 +156,20 @@ def about_entities(text: str, names: NameIndex) -> Counter[str]:
     return Counter(m.code for m in names.find(text) if m.kind == "entity")
 
 
-def is_about(
-    text: str, entities: Sequence[str], names: NameIndex, *, heading: str = ""
-) -> bool | None:
-    """Whether a passage is about one of `entities`: True when it names an asked entity (or a
-    sub-entity) at least as often as any other; False when it names others more (or only
-    others); None when it names no entity but the asked ones' parents, or none at all."""
+def is_about(passage: PickedPassage, entities: Sequence[str], names: NameIndex) -> bool | None:
+    """Whether a passage is about one of `entities`, judged on its document's name, heading and
+    whole chunk: True when it names an asked entity (or a sub-entity) at least as often as any
+    other; False when it names others more (or only others); None when it names no entity but
+    the asked ones' parents, or none at all."""
     family = _asked_family(entities, names)
-    return None if family is None else _about(f"{heading}\n{text}", family, names)
+    return None if family is None else _about(_context(passage), family, names)
+
+
+def _context(passage: PickedPassage) -> str:
+    """What a passage's topic is judged on: the document's file name ("guerra_prezzi_cina.md"
+    reads "guerra prezzi cina"), the heading and the whole chunk, not only the quoted part."""
+    name = _NAME_SEPARATORS.sub(" ", passage.snippet.chunk.doc.rsplit("/", 1)[-1])
+    return f"{name}\n{passage.heading}\n{passage.snippet.chunk.text}"
 
 
 # --- entities -----------------------------------------------------------------------------
@@ -178,9 +195,11 @@ def _asked_family(entities: Sequence[str], names: NameIndex | None) -> _Family |
             parent = table[parent].parent if parent in table else None
         return out
 
-    asked = {c for c in entities if c in table}
-    asked |= {code for code in table if set(chain(code)) & set(entities)}
-    ancestors = {p for c in entities for p in chain(c)} - asked
+    named = {c for c in entities if c in table}
+    # "Orbis ... in China" names the group and China: the more specific one is asked about
+    named -= {p for c in named for p in chain(c)}
+    asked = named | {code for code in table if set(chain(code)) & named}
+    ancestors = {p for c in named for p in chain(c)} - asked
     if not asked:
         return None
     return _Family(frozenset(asked), frozenset(ancestors))
@@ -257,18 +276,6 @@ def _fit(sentences: list[str], limit: int) -> str:
             break
         text += sep + sentence
     return text
-
-
-def _ties_by_id(snippets: Sequence[ScoredChunk]) -> list[ScoredChunk]:
-    """Retrieval order, with runs of equal scores ordered by chunk id."""
-    out: list[ScoredChunk] = []
-    run: list[ScoredChunk] = []
-    for snippet in snippets:
-        if run and snippet.score != run[0].score:
-            out += sorted(run, key=lambda s: s.chunk.id)
-            run = []
-        run.append(snippet)
-    return out + sorted(run, key=lambda s: s.chunk.id)
 
 
 def _normal(text: str) -> str:

@@ -82,8 +82,9 @@ class Chunk:
 class ScoredChunk:
     chunk: Chunk
     score: float
-    # best cosine of the chunk with any query variant, when the vector channel returned it
-    # (None: found lexically only); core.passage_pick compares it with the relevance floor
+    # The chunk's best cosine with any query variant; for a chunk found lexically only, the
+    # cosine every chunk outside the vector lists is below (an upper bound), or None when the
+    # vector channel did not answer. core.passage_pick compares it with the relevance floor.
     similarity: float | None = None
 
 
