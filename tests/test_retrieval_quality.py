@@ -38,11 +38,9 @@ def synonym_groups(glossary: Glossary) -> list[list[str]]:
     return [[*term.names, term.code] for table in tables for term in table.values()]
 
 
-@pytest.fixture(scope="module")
-def stack(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[HybridRetriever, HybridRetriever, list[list[str]]]:
-    data = tmp_path_factory.mktemp("quality")
+def build_stack(data: Path) -> tuple[HybridRetriever, HybridRetriever, list[list[str]]]:
+    """(BM25 alone, hybrid with the USE floor, synonym groups) over the labeled corpus, ingested
+    under `data` (also used by `bench/bench_retrieval.py --quality`)."""
     glossary = load_glossary(CORPUS / "glossary.toml")
     groups = synonym_groups(glossary)
     store = SqlChunkStore(open_database(f"sqlite:///{data / 'ricorda.db'}"))
@@ -60,6 +58,13 @@ def stack(
     hybrid = HybridRetriever(store, bm25, index, embedder, relevance_floor=floor)
     lexical = HybridRetriever(store, bm25, None, None)
     return lexical, hybrid, groups
+
+
+@pytest.fixture(scope="module")
+def stack(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[HybridRetriever, HybridRetriever, list[list[str]]]:
+    return build_stack(tmp_path_factory.mktemp("quality"))
 
 
 def load_queries() -> list[dict[str, object]]:
