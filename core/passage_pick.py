@@ -144,10 +144,11 @@ def cut_passage(snippet: ScoredChunk, limit: int = QUOTE_CHARS) -> PickedPassage
         text = _fit(sentences, limit)
         if text:
             return PickedPassage(snippet, text, segment_heading, detect_language(text))
-    if lines and not any(_SENTENCE_END.search(line) for line in lines):
+    if segments and not any(_SENTENCE_END.search(line) for line in lines):
         # no sentence punctuation at all (a table, a list of names): cut as before
-        text = trim_at_sentence(" ".join(lines), limit)
-        return PickedPassage(snippet, text, heading, detect_language(text))
+        segment_heading, body = segments[0]
+        text = trim_at_sentence(" ".join(body), limit)
+        return PickedPassage(snippet, text, segment_heading, detect_language(text))
     return PickedPassage(snippet, "", heading, "")
 
 
@@ -187,7 +188,8 @@ def _asked_family(entities: Sequence[str], names: NameIndex | None) -> _Family |
     table = names.glossary.entities
 
     def chain(code: str) -> list[str]:
-        out, seen = [], set()
+        out: list[str] = []
+        seen: set[str] = set()
         parent = table[code].parent if code in table else None
         while parent and parent not in seen:
             seen.add(parent)

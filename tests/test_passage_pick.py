@@ -124,9 +124,11 @@ def test_chinese_passages_start_and_end_on_chinese_sentence_marks() -> None:
     assert (wrapped.heading, wrapped.language) == ("概览", "zh")
 
 
-def test_text_without_any_sentence_mark_is_still_quoted() -> None:
+def test_text_without_any_sentence_mark_is_still_quoted_without_its_title() -> None:
     table = "Revenue | 478.2 | 560.4; Gross margin | 35.6 | 40.1"
     assert cut_passage(scored("a", table)).text == table
+    titled = cut_passage(scored("b", f"Key figures\n{table}"))
+    assert (titled.heading, titled.text) == ("Key figures", table)
 
 
 # --- entities -----------------------------------------------------------------------------
