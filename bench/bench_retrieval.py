@@ -1,6 +1,7 @@
 """Benchmark: hybrid retrieval over 10,000 chunks, and document ingest throughput.
 
     .venv/bin/python bench/bench_retrieval.py [--chunks 10000] [--iterations 200]
+    .venv/bin/python bench/bench_retrieval.py --quality     # the labeled corpus instead
 
 Retrieval is timed with the query embeddings computed beforehand (BM25 for 5 rewritten queries
 + 5 vector queries + RRF + chunk lookup); the query embedding is timed on its own, per
@@ -8,6 +9,10 @@ embedder. Chunk vectors are random unit vectors: search cost does not depend on 
 mean, and embedding 10,000 chunks with USE would dominate the run. Ingest throughput is
 measured separately, for real (read, chunk, embed with USE, Chroma + SQLite), on a smaller
 synthetic folder. Target (issue 3): retrieval p50 <= 30 ms.
+
+`--quality` measures on the labeled corpus (tests/fixtures/retrieval) instead: recall@5, and
+for the passages an extractive answer shows, precision@3, answered@3 and the share about the
+entity the question names, before (first three distinct chunks) and after core.passage_pick.
 """
 
 from __future__ import annotations
@@ -269,6 +274,34 @@ def bench_ingest(n_docs: int, embedder: Any, tmp: Path) -> list[tuple]:
     ]
 
 
+def bench_quality(tmp: Path) -> None:
+    from core.glossary import load_glossary
+    from core.names import NameIndex
+    from tests.test_retrieval_quality import (
+        CORPUS,
+        K,
+        build_stack,
+        load_queries,
+        passage_quality,
+        picked,
+        recall_at_k,
+        top_distinct,
+    )
+
+    lexical, hybrid, groups = build_stack(tmp)
+    queries = load_queries()
+    names = NameIndex(load_glossary(CORPUS / "glossary.toml"))
+    print(f"recall@{K} over {len(queries)} queries: BM25 alone "
+          f"{recall_at_k(lexical, queries, groups, rewrite=True)['all']:.3f}, hybrid "
+          f"{recall_at_k(hybrid, queries, groups, rewrite=True)['all']:.3f}")  # fmt: skip
+    print(f"\n{'extractive passages':34}{'precision@3':>14}{'answered@3':>14}{'about entity':>14}")
+    for name, select in (("before: first 3 distinct chunks", top_distinct),
+                         ("after: passage_pick", picked)):  # fmt: skip
+        row = passage_quality(hybrid, queries, groups, names, select)
+        figures = "".join(f"{row[k]:>14.3f}" for k in ("precision@3", "answered@3", "about"))
+        print(f"{name:34}{figures}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=10_000)
@@ -277,7 +310,14 @@ def main() -> None:
     parser.add_argument(
         "--embed-threads", type=int, default=None, help="BLAS threads for USE (default: all cores)"
     )
+    parser.add_argument(
+        "--quality", action="store_true", help="measure answer quality on the labeled corpus"
+    )
     args = parser.parse_args()
+    if args.quality:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_quality(Path(tmp))
+        return
 
     from bot.embedders import UseEmbedder
 

@@ -27,6 +27,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])")
 _CJK_CHARS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_END = re.compile(f"[{_CJK_CHARS}]$")
 _CJK_START = re.compile(f"[{_CJK_CHARS}]")
+TITLE_CHARS = 80
+_TITLE_END = re.compile(r"[.!?…。！？:：;；,，\-–—]\W*$")
+_LIST_ITEM = re.compile(r"^(?:[-*•·]|\d+[.)])\s")
+_SENTENCE_START = re.compile(f'[A-ZÀ-Ý0-9"“‘«({_CJK_CHARS}]')
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,36 @@ def _pack_sections(
 
 
 def split_paragraphs(text: str) -> list[str]:
-    """Paragraphs separated by blank lines, inner whitespace (PDF line wraps) collapsed."""
-    paras = (_SPACES.sub(" ", p).strip() for p in _PARAGRAPH_BREAK.split(text))
+    """Paragraphs separated by blank lines, inner whitespace (PDF line wraps) collapsed.
+
+    A title line written directly above its text ("Overview" then the paragraph, no blank line
+    between, as plain text and PDFs do) keeps its line break, so a quote can tell it apart
+    from the first sentence (core.passage_pick)."""
+    paras = (_collapse(p) for p in _PARAGRAPH_BREAK.split(text))
     return [p for p in paras if p]
+
+
+def _collapse(paragraph: str) -> str:
+    lines = [_SPACES.sub(" ", line).strip() for line in paragraph.strip().splitlines()]
+    lines = [line for line in lines if line]
+    if len(lines) >= 2 and _is_title(lines[0], lines[1]):
+        return f"{lines[0]}\n{_SPACES.sub(' ', ' '.join(lines[1:]))}"
+    return _SPACES.sub(" ", paragraph).strip()
+
+
+def is_title_line(line: str) -> bool:
+    """A short line without final punctuation that is not a list item reads as a title."""
+    return (
+        0 < len(line) <= TITLE_CHARS and not _TITLE_END.search(line) and not _LIST_ITEM.match(line)
+    )
+
+
+def _is_title(line: str, after: str) -> bool:
+    """A title line above a longer line that starts a sentence, not the first line of a
+    wrapped paragraph (those run to the full width)."""
+    return (
+        is_title_line(line) and len(line) < len(after) and _SENTENCE_START.match(after) is not None
+    )
 
 
 def _pack(pieces: list[tuple[str, str]], target: int, overlap: int) -> Iterator[tuple[str, str]]:

@@ -8,7 +8,7 @@ control (restricted data) is enforced inside the tools with the requesting chat'
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -43,8 +43,10 @@ class NarrativeTools(Protocol):
         cleared: bool,
         rerank: bool,
         reuse: bool = False,
+        entities: Sequence[str] = (),
     ) -> NarrativeResult:
-        """The narrative parts; `reuse` (a replay) may reuse an identical earlier synthesis."""
+        """The narrative parts; `reuse` (a replay) may reuse an identical earlier synthesis;
+        `entities`, the codes the question names, steer which passages are quoted."""
         ...
 
 
@@ -152,6 +154,7 @@ def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: Execu
         cleared=ctx.cleared,
         rerank=bool(args.get("rerank")),
         reuse=ctx.replay,
+        entities=tuple(ctx.intent.entities),
     )
     state.narrative, state.narrative_found = result, result.mode != "empty"
     state.sources.extend(result.sources)

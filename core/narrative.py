@@ -18,12 +18,14 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from core.errors import ModelError
 from core.language import detect_language
+from core.names import NameIndex
+from core.passage_pick import pick_passages
 from core.ports import LLM, ChatMessage, ScoredChunk
-from core.snippet_text import display_name, quote_snippet, trim_at_sentence
+from core.snippet_text import display_name, quote_snippet
 from core.types import Passage, Source
 
 logger = logging.getLogger(__name__)
@@ -31,7 +33,6 @@ logger = logging.getLogger(__name__)
 Mode = Literal["synthesised", "extractive", "degraded", "empty"]
 
 EXTRACTIVE_SNIPPETS = 3
-QUOTE_CHARS = 300
 PROMPT_SNIPPETS = 8
 PROMPT_SNIPPET_CHARS = 800
 
@@ -111,21 +112,33 @@ def _plain_source(number: int, source: Source) -> str:
     return f"[{number}] {doc} ({locator})" if locator else f"[{number}] {doc}"
 
 
-def extractive_answer(language: str, snippets: Sequence[ScoredChunk]) -> NarrativeResult:
-    """The best few snippets quoted verbatim (trimmed at a sentence), each with its citation."""
-    chosen: list[ScoredChunk] = []
-    for snippet in snippets:
-        if all(snippet.chunk.text != c.chunk.text for c in chosen):
-            chosen.append(snippet)
-        if len(chosen) == EXTRACTIVE_SNIPPETS:
-            break
-    if not chosen:
+def extractive_answer(
+    language: str,
+    snippets: Sequence[ScoredChunk],
+    *,
+    entities: Sequence[str] = (),
+    names: NameIndex | None = None,
+    floor: float | None = None,
+) -> NarrativeResult:
+    """The best few passages quoted verbatim, each with its citation. core.passage_pick chooses
+    and cuts them: whole sentences, the heading apart, about the asked `entities`, none below
+    `floor`."""
+    picked = pick_passages(
+        snippets,
+        language=language,
+        entities=entities,
+        names=names,
+        limit=EXTRACTIVE_SNIPPETS,
+        floor=floor,
+    )
+    if not picked:
         return empty_result(_texts(language)["empty"])
-    numbers = _number_sources(chosen)
-    passages = []
-    for s in chosen:
-        text = trim_at_sentence(s.chunk.text, QUOTE_CHARS)
-        passages.append(Passage(text, (numbers[_source(s)],), language=detect_language(text)))
+    numbers = _number_sources([p.snippet for p in picked])
+    passages = [
+        Passage(p.text, (numbers[_source(p.snippet)],), heading=p.heading,
+                language=p.language or detect_language(p.text))
+        for p in picked
+    ]
     quotes = [f"“{p.text}” [{p.cites[0]}]" for p in passages]
     listing = _source_lines(_texts(language)["sources"], [(n, s) for s, n in numbers.items()])
     return NarrativeResult(
@@ -167,8 +180,10 @@ def _keep_valid_citations(reply: str, valid: set[int]) -> tuple[str, list[int]]:
     return _CITATION.sub(keep, reply).strip(), cited
 
 
-def _degraded(language: str, snippets: Sequence[ScoredChunk]) -> NarrativeResult:
-    fallback = extractive_answer(language, snippets)
+def _degraded(
+    language: str, snippets: Sequence[ScoredChunk], picking: dict[str, Any]
+) -> NarrativeResult:
+    fallback = extractive_answer(language, snippets, **picking)
     lead = _texts(language)["degraded"]
     return dataclasses.replace(
         fallback, text=f"{lead}\n\n{fallback.text}", mode="degraded", lead=lead
@@ -184,13 +199,19 @@ def answer_narrative(
     timeout: float | None = None,
     cleared: bool = False,
     max_tokens: int = 400,
+    entities: Sequence[str] = (),
+    names: NameIndex | None = None,
+    floor: float | None = None,
 ) -> NarrativeResult:
-    """Answer `question` from `snippets` (best first) only; see the module docstring for modes."""
+    """Answer `question` from `snippets` (best first) only; see the module docstring for modes.
+    `entities` (the codes the question names), `names` and `floor` steer which passages an
+    extractive answer quotes (core.passage_pick)."""
     visible = [s for s in snippets if cleared or not s.chunk.restricted]
     if not visible:
         return empty_result(_texts(language)["empty"])
+    picking: dict[str, Any] = {"entities": entities, "names": names, "floor": floor}
     if llm is None:
-        return extractive_answer(language, visible)
+        return extractive_answer(language, visible, **picking)
 
     prompt_snippets = visible[:PROMPT_SNIPPETS]
     numbers = _number_sources(prompt_snippets)
@@ -203,15 +224,15 @@ def answer_narrative(
         )
     except ModelError as exc:
         logger.warning("Synthesis failed, answering extractively: %s", exc)
-        return _degraded(language, visible)
+        return _degraded(language, visible, picking)
     except Exception:  # a provider bug must still not reach the user as an exception
         logger.exception("Synthesis raised an unexpected error, answering extractively")
-        return _degraded(language, visible)
+        return _degraded(language, visible, picking)
 
     text, cited = _keep_valid_citations(reply, set(numbers.values()))
     if not text or not cited or _ECHOED_FENCE.search(text):
         logger.warning("Synthesis cited no snippet, answering extractively: %.200r", reply)
-        return dataclasses.replace(_degraded(language, visible), model_answered=True)
+        return dataclasses.replace(_degraded(language, visible, picking), model_answered=True)
     by_number = {n: s for s, n in numbers.items()}
     order = sorted(cited) + [n for n in sorted(by_number) if n not in cited]
     listing = _source_lines(_texts(language)["sources"], [(n, by_number[n]) for n in order])

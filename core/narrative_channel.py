@@ -12,7 +12,7 @@ import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from core.names import NameIndex, term_names
 from core.narrative import NarrativeResult, answer_narrative
@@ -119,8 +119,12 @@ class DocumentNarrative:
         cleared: bool,
         rerank: bool,
         reuse: bool = False,
+        entities: Sequence[str] = (),
     ) -> NarrativeResult:
         """The narrative answer as parts: synthesised with an LLM, extractive without one.
+
+        `entities`: the entity codes the question names; an extractive answer quotes passages
+        about them (core.passage_pick).
 
         `reuse` (a replayed plan): when the question and the freshly retrieved snippets are
         exactly those of an earlier synthesis, its result is reused instead of asking the LLM
@@ -134,12 +138,18 @@ class DocumentNarrative:
             rerank,
             self.llm is not None,
             tuple((s.chunk.id, s.chunk.text) for s in snippets),
+            tuple(entities),
         )
         if reuse and self.llm is not None and key in self._memo:
             self._memo.move_to_end(key)
             return self._memo[key]
         out, model_answered = self._compose(
-            question, language=language, snippets=snippets, cleared=cleared, rerank=rerank
+            question,
+            language=language,
+            snippets=snippets,
+            cleared=cleared,
+            rerank=rerank,
+            entities=entities,
         )
         if self.llm is not None and out.mode != "empty" and model_answered:
             self._memo[key] = out
@@ -155,13 +165,24 @@ class DocumentNarrative:
         snippets: list[ScoredChunk],
         cleared: bool,
         rerank: bool,
+        entities: Sequence[str],
     ) -> tuple[NarrativeResult, bool]:
         if snippets and self.llm is not None and rerank:
             snippets = listwise_rerank(
                 question, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
             )
+        retriever = self._retriever
         result = answer_narrative(
-            question, language, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
+            question,
+            language,
+            snippets,
+            self.llm,
+            timeout=self.llm_timeout,
+            cleared=cleared,
+            entities=entities,
+            names=self.names,
+            # the retriever's question-level floor, applied to each quoted passage
+            floor=retriever.relevance_floor if retriever is not None else None,
         )
         log.debug("narrative mode=%s snippets=%d", result.mode, len(snippets))
         return result, result.model_answered

@@ -94,6 +94,10 @@ class Chunk:
 class ScoredChunk:
     chunk: Chunk
     score: float
+    # The chunk's best cosine with any query variant; for a chunk found lexically only, the
+    # cosine every chunk outside the vector lists is below (an upper bound), or None when the
+    # vector channel did not answer. core.passage_pick compares it with the relevance floor.
+    similarity: float | None = None
 
 
 @runtime_checkable

@@ -152,8 +152,12 @@ class HybridRetriever:
             hits = self.bm25.search(self.bm25.tokenizer.tokenize(query), depth, allowed=allowed)
             rankings.append([cid for cid, _ in hits])
         known: dict[str, Chunk] = {}
+        cosines: dict[str, float] = {}
+        beyond: float | None = None  # the cosine of a chunk outside every vector list is below
         if embeddings is not None:
-            vector, best = self._vector_rankings(embeddings, depth, cleared, filters, known)
+            vector, best, beyond = self._vector_rankings(
+                embeddings, depth, cleared, filters, known, cosines
+            )
             floor = self.relevance_floor
             if best is not None and floor is not None and best < floor:
                 log.debug("below the relevance floor: best cosine %.3f", best)
@@ -165,7 +169,7 @@ class HybridRetriever:
         for cid, score in fused:
             chunk = resolved.get(cid)
             if chunk is not None and _admissible(chunk, cleared, filters):
-                results.append(ScoredChunk(chunk=chunk, score=score))
+                results.append(ScoredChunk(chunk, score, cosines.get(cid, beyond)))
         return results
 
     def _vector_rankings(
@@ -175,9 +179,13 @@ class HybridRetriever:
         cleared: bool,
         filters: dict[str, str] | None,
         known: dict[str, Chunk],
-    ) -> tuple[list[list[str]], float | None]:
-        """One ranking per query embedding, and the best cosine of an admissible hit (None when
-        the vector store failed or returned nothing)."""
+        cosines: dict[str, float],
+    ) -> tuple[list[list[str]], float | None, float | None]:
+        """One ranking per query embedding; the best cosine of an admissible hit (None when
+        the vector store failed or returned nothing); and a bound on the cosine of any chunk
+        in none of the lists: the last cosine of the highest list, when every list was cut at
+        `fetch` (None when one was not, so a chunk missing from it was never scored).
+        `cosines` gets each hit's best cosine."""
         assert self.vector_index is not None
         where: dict[str, Any] | None = None if cleared else {"restricted": False}
         fetch = depth * 4 if filters else depth  # metadata is filtered here, so ask for more
@@ -187,7 +195,7 @@ class HybridRetriever:
                 raw.append(self.vector_index.query(embedding, fetch, where=where))
         except StorageError as exc:
             log.warning("vector search failed, lexical retrieval only: %s", exc)
-            return [], None
+            return [], None, None
         known.update(self._resolve([cid for hits in raw for cid, _ in hits], known))
         rankings = []
         best: float | None = None
@@ -198,11 +206,14 @@ class HybridRetriever:
                 if chunk is None or not _admissible(chunk, cleared, filters):
                     continue  # unknown to the database, restricted, or outside the filters
                 best = similarity if best is None else max(best, similarity)
+                cosines[cid] = max(similarity, cosines.get(cid, similarity))
                 if self.min_similarity is not None and similarity < self.min_similarity:
                     continue
                 ranking.append(cid)
             rankings.append(ranking[:depth])
-        return rankings, best
+        full = raw and all(len(hits) >= fetch for hits in raw)
+        beyond = max(hits[-1][1] for hits in raw) if full else None
+        return rankings, best, beyond
 
     def _resolve(self, ids: Sequence[str], known: Mapping[str, Chunk]) -> dict[str, Chunk]:
         """Chunks by id: from the in-memory index, else one batched read of the chunk store."""

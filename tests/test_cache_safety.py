@@ -9,6 +9,7 @@ autopaths, feedback; a small fake document search stands in for the narrative ch
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,7 @@ class FakeDocuments:
         cleared: bool,
         rerank: bool,
         reuse: bool = False,
+        entities: Sequence[str] = (),
     ) -> NarrativeResult:
         if not snippets:
             return empty_result("Nothing found in the documents.")

@@ -4,6 +4,7 @@ composite answers, restricted isolation and document ingest, with the real offli
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -48,6 +49,49 @@ def test_composite_gives_number_then_attribution_with_both_sources(demo: Path) -
     assert "Orbis_FY2025_Annual_Report.pdf" in docs  # the fact's source
     assert any(d.endswith(".md") for d in docs)  # the documents' sources
     assert len(docs) == len({(s["doc"], s["locator"]) for s in answer["sources"]})
+
+
+_MD_SECTION = re.compile(r"^#+\s+(.+)\n\n(?=([^#\s][^\s，。,]*))", re.MULTILINE)
+_TEXT_TITLE = re.compile(r"^([^\n.?!]{1,60})\n(?=(\S+))", re.MULTILINE)
+
+
+def _glued_headings() -> list[str]:
+    """Each demo section's heading with the first word of its text ("Sintesi Nell'esercizio",
+    "Overview Orbis", "概览 2025财年"): how a quote began when the heading was glued in."""
+    glued = []
+    for path in (DEMO / "docs").iterdir():
+        if path.is_file():
+            pattern = _MD_SECTION if path.suffix == ".md" else _TEXT_TITLE
+            text = path.read_text(encoding="utf-8")
+            glued += [f"{h.strip()} {first}" for h, first in pattern.findall(text)]
+    return glued
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Why did China revenue fall in 2025?",
+        "Perché il fatturato in Cina è calato nel 2025?",
+        "中国区2025年营收为什么下降？",
+    ],
+)
+def test_why_passages_are_whole_sentences_about_the_asked_entity(
+    demo: Path, question: str
+) -> None:
+    """No Italy-growth passage in an answer about China (the Italy summary names China once),
+    no quote starting with its section heading ("Sintesi Nell'esercizio..."), every quote a
+    run of whole sentences."""
+    answer = ask(demo, question)
+    quotes = re.findall(r"“(.*?)” \[\d+\]", answer["text"], re.DOTALL)
+    assert quotes
+    assert not any(s["doc"].endswith("italia_crescita_2025.md") for s in answer["sources"])
+    assert not any(re.search(r"Ital|意大利", q) for q in quotes), quotes
+    glued = _glued_headings()
+    assert {"Sintesi Nell'esercizio", "Overview Orbis", "概览 2025财年"} <= set(glued)
+    assert not [q for q in quotes for g in glued if q.startswith(g)], quotes
+    assert all(q[0].isupper() or q[0].isdigit() or "\u4e00" <= q[0] <= "\u9fff" or q[0] in "《“"
+               for q in quotes), quotes  # fmt: skip
+    assert all(q.endswith((".", "!", "?", "。", "！", "？", "”")) for q in quotes), quotes
 
 
 def test_attribution_heading_in_the_question_language(demo: Path) -> None:

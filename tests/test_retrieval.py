@@ -265,3 +265,35 @@ def test_no_queries_or_empty_corpus_give_nothing() -> None:
         MemoryCatalog(), Bm25Index([], Tokenizer()), InMemoryVectorIndex(), SpyEmbedder()
     )
     assert empty.retrieve(["China"], cleared=True) == []
+
+
+def test_each_result_carries_its_cosine_or_the_bound_it_is_below() -> None:
+    """core.passage_pick compares these with the relevance floor: a vector hit has its best
+    cosine over the query variants; a chunk in no vector list, when every list was cut at its
+    depth, has the last cosine of the highest list (its own is no higher)."""
+    embedder = SpyEmbedder()
+    # spelled like "layoffs" (close vectors) without the word (no BM25 match)
+    filler = [Chunk(f"f{i:02d}", "f.md", f"para={i}", f"Playoffs, layouts, lay-offs {i}")
+              for i in range(30)]  # fmt: skip
+    # the word once among many others: found by BM25, below every vector list
+    lexical = Chunk("x1", "x.md", "para=1", "Layoffs " + " ".join(f"w{i}" for i in range(80)))
+    retriever = build(embedder=embedder, chunks=[*CHUNKS, *filler, lexical])
+    queries = ["layoffs", "Layoffs?"]
+    results = retriever.retrieve(queries, cleared=True, k=8)
+    vectors = embedder.embed(queries)
+    lists = [retriever.vector_index.query(v, 16, where=None) for v in vectors]
+    listed = {cid for hits in lists for cid, _ in hits}
+    bound = max(hits[-1][1] for hits in lists)
+    assert "x1" in {s.chunk.id for s in results} and "x1" not in listed
+    for s in results:
+        cosine = max(float(embedder.embed([s.chunk.text])[0] @ v) for v in vectors)
+        if s.chunk.id in listed:
+            assert s.similarity == pytest.approx(cosine, abs=1e-5)
+        else:
+            assert s.similarity == pytest.approx(bound) and cosine <= bound + 1e-6
+
+
+def test_results_found_without_a_vector_channel_carry_no_cosine() -> None:
+    retriever = build(BrokenIndex())
+    results = retriever.retrieve(["China revenue"], cleared=True, k=3)
+    assert results and all(s.similarity is None for s in results)
