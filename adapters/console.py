@@ -48,7 +48,8 @@ def render_answer(answer: Answer, *, footer: bool = True) -> str:
     shown = present(answer)
     lines = [shown.body]
     if shown.sources:
-        lines += ["", f"{shown.sources_label}:", *shown.sources]
+        colon = "：" if answer.language == "zh" else ":"
+        lines += ["", f"{shown.sources_label}{colon}", *shown.sources]
     for group in shown.groups:
         lines.append(group.header)
         lines += [f"  [{index + 1}] {label}" for index, label in group.options]
