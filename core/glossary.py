@@ -145,7 +145,11 @@ class _Validator:
         return f"{self.source}, line {self._line_of(key)}, key '{key}': {problem}"
 
     def _line_of(self, key: str) -> int:
-        """Best line for a dotted key: its own line inside its table, else the table header."""
+        """Best line for a dotted key: its own line inside its table, else the table header
+        (the key's own header when the key is a table: "derived.EBITDA_MARGIN")."""
+        for i, line in enumerate(self.lines):
+            if line.strip().replace(" ", "") == f"[{key}]":
+                return i + 1
         *tables, last = key.split(".")
         header = "[" + ".".join(tables) + "]" if tables else None
         start = 0
