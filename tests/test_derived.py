@@ -220,7 +220,7 @@ def test_a_missing_input_is_named_with_no_number(demo: Answerer) -> None:
 # ---------------------------------------------------------------- the computation
 
 
-def acme_structured(extra: list[Fact] = ()) -> StructuredChannel:  # type: ignore[assignment]
+def acme_structured(extra: tuple[Fact, ...] = ()) -> StructuredChannel:
     from tests.acme import ACME
 
     glossary = load_glossary(ACME / "glossary.toml")
@@ -291,7 +291,7 @@ def test_a_zero_denominator_says_why_with_no_number(demo_glossary: Glossary) -> 
 
 def test_an_input_in_another_unit_gives_no_number() -> None:
     odd = fact("EBITDA", "ACME_HK", "2024", "41", "EUR_M")  # the glossary says USD_M
-    r = query_derived(acme_structured([odd]), "EBITDA_MARGIN", "ACME_HK", "FY2024",
+    r = query_derived(acme_structured((odd,)), "EBITDA_MARGIN", "ACME_HK", "FY2024",
                       cleared=False)
     assert r.status is FactStatus.NOT_FOUND and r.to_dict()["reason"] == "unit_mismatch"
     assert "value" not in r.to_dict()
