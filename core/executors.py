@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from core.derived import DerivedFact, query_derived
 from core.errors import RicordaError
 from core.glossary import Glossary
 from core.intent import Intent
@@ -132,6 +133,24 @@ def _query_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionS
         state.sources.append(result.fact.source)
 
 
+def _derived_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    """A derived metric (glossary [derived]): both inputs looked up, computed in code."""
+    if args["metric"] not in ctx.glossary.derived:
+        raise Unresolvable(f"{args['metric']} is a stored metric, not a derived one")
+    result = query_derived(
+        ctx.structured,
+        args["metric"],
+        args["entity"],
+        args["period"],
+        args.get("channel"),
+        cleared=ctx.cleared,
+        reference_date=ctx.reference_date,
+    )
+    state.results.append(result)
+    if isinstance(result, DerivedFact):
+        state.sources.extend(result.sources)
+
+
 def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
     if ctx.narrative is None:
         return
@@ -194,6 +213,7 @@ BUILTIN: Mapping[str, Executor] = MappingProxyType(
         e.name: e
         for e in (
             Executor("query_metric", _query_metric),
+            Executor("derived_metric", _derived_metric),
             Executor("search_documents", _search_documents),
             Executor("compose_narrative", _compose_narrative),
             Executor("clock", _clock),

@@ -16,6 +16,7 @@ from typing import Any
 
 from core.document_sources import DocumentSource, parse_document_sources
 from core.errors import ConfigError
+from core.formulas import Formula, parse_formula, rounded
 from core.glossary_rules import glossary_problems
 from core.source_titles import source_title
 from core.types import Source
@@ -57,6 +58,19 @@ class Term:
 
 
 @dataclass(frozen=True)
+class DerivedMetric:
+    """A metric computed from two stored ones (`[derived.CODE]`): its names and unit, the
+    formula, and how many decimals an answer shows."""
+
+    term: Term
+    formula: Formula
+    decimals: int
+
+    def rounded(self, value: Decimal) -> Decimal:
+        return rounded(value, self.decimals)
+
+
+@dataclass(frozen=True)
 class Glossary:
     default_entity: str
     fiscal_year_end: str = "12-31"
@@ -68,6 +82,7 @@ class Glossary:
     documents: tuple[DocumentSource, ...] = ()  # declared document sources ([[documents]])
     units: dict[str, dict[str, UnitForm]] = field(default_factory=dict)  # core.units
     titles: dict[str, str] = field(default_factory=dict)  # document -> readable title
+    derived: dict[str, DerivedMetric] = field(default_factory=dict)  # [derived.CODE]
 
     def source_title(self, source: Source, language: str) -> str:
         """"Orbis FY2024 Annual Report, p. 11": a source as a reader looks it up."""
@@ -90,6 +105,8 @@ class Glossary:
         """Display name of a metric/entity/channel code in the reader's language."""
         table = {"metric": self.metrics, "entity": self.entities, "channel": self.channels}[kind]
         term = table.get(code)
+        if term is None and kind == "metric" and code in self.derived:
+            term = self.derived[code].term
         return term.label_for(language) if term else code
 
 
@@ -128,7 +145,11 @@ class _Validator:
         return f"{self.source}, line {self._line_of(key)}, key '{key}': {problem}"
 
     def _line_of(self, key: str) -> int:
-        """Best line for a dotted key: its own line inside its table, else the table header."""
+        """Best line for a dotted key: its own line inside its table, else the table header
+        (the key's own header when the key is a table: "derived.EBITDA_MARGIN")."""
+        for i, line in enumerate(self.lines):
+            if line.strip().replace(" ", "") == f"[{key}]":
+                return i + 1
         *tables, last = key.split(".")
         header = "[" + ".".join(tables) + "]" if tables else None
         start = 0
@@ -185,6 +206,7 @@ class _Validator:
             documents=self.document_sources(data),
             units=parse_units(data.get("units"), self.fail),
             titles=self.titles(data),
+            derived=self.derived(data, metrics),
         )
         problems = glossary_problems(glossary)  # the rules on the whole (core.glossary_rules)
         if problems:
@@ -200,6 +222,22 @@ class _Validator:
             if not isinstance(title, str) or not title.strip():
                 raise self.fail(f"titles.{doc}", "must be a non-empty title")
         return {doc: " ".join(title.split()) for doc, title in table.items()}
+
+    def derived(self, data: dict[str, Any], metrics: dict[str, Term]) -> dict[str, DerivedMetric]:
+        """[derived.CODE]: names, unit and labels as a metric's, plus the formula
+        (core.formulas) over stored metrics and the decimals shown."""
+        terms = self.terms(data, "derived", with_unit=True)
+        units = {code: term.unit for code, term in metrics.items()}
+        out: dict[str, DerivedMetric] = {}
+        for code, term in terms.items():
+            key = f"derived.{code}"
+            if not term.names:
+                raise self.fail(f"{key}.names", "a derived metric needs names to be asked by")
+            if not term.unit:
+                raise self.fail(f"{key}.unit", 'must name the result\'s unit, like "PCT"')
+            formula, decimals = parse_formula(data["derived"][code], key, units, self.fail)
+            out[code] = DerivedMetric(term, formula, decimals)
+        return out
 
     # -- [[documents]]: declared document sources (core.document_sources) ------------------
 

@@ -128,7 +128,8 @@ def parent_cycle_problems(glossary: Glossary) -> list[Problem]:
 
 
 def _members(glossary: Glossary) -> list[tuple[str, str, Term]]:
-    """(table, code, term) in matching order, the built-in TOTAL channel first."""
+    """(table, code, term) in matching order, the built-in TOTAL channel first, derived
+    metrics last."""
     out: list[tuple[str, str, Term]] = []
     total = glossary.channels.get("TOTAL")
     if total is not None:
@@ -136,6 +137,8 @@ def _members(glossary: Glossary) -> list[tuple[str, str, Term]]:
     for table in _TABLES:
         terms: dict[str, Term] = getattr(glossary, table)
         out += [(table, c, t) for c, t in terms.items() if (table, c) != ("channels", "TOTAL")]
+    # derived metrics are asked for by name like stored ones: "EBITDA margin" must be theirs alone
+    out += [("derived", c, d.term) for c, d in glossary.derived.items()]
     return out
 
 

@@ -42,7 +42,9 @@ class NameIndex:
         self._by_name: dict[str, tuple[str, str]] = {}  # squash(name) -> (kind, code)
         self._patterns: dict[str, int] = {}  # regex of a name -> its length, longest first
         tables = {
-            "metric": glossary.metrics,
+            # a derived metric is a metric to the question ("EBITDA margin"); being longer than
+            # its inputs' names, it wins over "EBITDA" and "margin" in the longest-first match
+            "metric": {**glossary.metrics, **{c: d.term for c, d in glossary.derived.items()}},
             "entity": glossary.entities,
             "channel": glossary.channels,
         }

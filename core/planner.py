@@ -52,10 +52,16 @@ def plan_for(
             "${channel:total}"
         ]
         metric_refs = [f"${{metric[{i}]}}" for i in range(shape["metric"])]
+        # a derived metric is computed, not looked up: its own tool, so the plan's framework
+        # (and a cached plan's fit) tells "EBITDA margin" from "EBITDA"
+        tools = {
+            ref: "derived_metric" if code in names.glossary.derived else "query_metric"
+            for ref, code in zip(metric_refs, intent.metrics, strict=True)
+        }
         for m, e, c, p in itertools.product(metric_refs, entity_refs, channel_refs, period_refs):
             steps.append(
                 {
-                    "tool": "query_metric",
+                    "tool": tools[m],
                     "args": {"metric": m, "entity": e, "period": p, "channel": c},
                 }
             )

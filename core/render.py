@@ -6,6 +6,7 @@ contains no number. Shared by every platform: adapters only add markup.
 
 from __future__ import annotations
 
+from core.derived import DerivedFact, derived_sentence, running_name
 from core.glossary import Glossary
 from core.messages import join_list, percent, period_label, say
 from core.structured import Difference
@@ -24,7 +25,7 @@ def subject(glossary: Glossary, r: FactResult, language: str) -> str:
         channel = glossary.label("channel", r.channel, language)
     if language == "zh":
         return f"{entity}{period}{metric}" + (f"（{channel}）" if channel else "")
-    metric = metric if language == "it" or metric.isupper() else metric.lower()
+    metric = metric if language == "it" else running_name(metric, language)
     if language == "it":
         text = f"{metric} {entity}" + (f" ({channel})" if channel else "")
     else:
@@ -92,7 +93,11 @@ def structured_lines(
     said twice (two unknown names alike) is said once."""
     lines: list[Line] = []
     for r in results:
-        if r.status is FactStatus.UNRECOGNIZED:
+        if isinstance(r, DerivedFact):  # computed in code, both inputs cited (core.derived)
+            kind = "derived" if r.status is FactStatus.FOUND else "not_found"
+            sentence = derived_sentence(glossary, r, language, subject(glossary, r, language))
+            lines.append(Line(kind, sentence))
+        elif r.status is FactStatus.UNRECOGNIZED:
             lines.append(Line("unrecognized", unrecognized_line(glossary, r, language,
                                                                 cleared=cleared)))
         else:
@@ -106,6 +111,7 @@ def structured_lines(
 
 
 def scope_summary(glossary: Glossary, language: str, *, cleared: bool) -> dict[str, str]:
-    metrics = [t.label_for(language) for t in glossary.metrics.values()]
+    terms = [*glossary.metrics.values(), *(d.term for d in glossary.derived.values())]
+    metrics = [t.label_for(language) for t in terms]
     entities = [t.label_for(language) for t in glossary.visible_entities(cleared)]
     return {"metrics": join_list(metrics, language), "entities": join_list(entities, language)}

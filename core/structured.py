@@ -49,7 +49,8 @@ class StructuredChannel:
         `reference_date`: the day the request was asked at (the answerer's injected clock),
         which a relative period ("last year") is read against."""
         metric_code = self.names.normalize("metric", metric)
-        if metric_code is None:
+        if metric_code is None or metric_code not in self.glossary.metrics:
+            # a derived metric has no row to look up: core.derived computes it, never this
             return FactResult(FactStatus.UNRECOGNIZED, param="metric", raw=metric)
         entity_code = self.names.normalize("entity", entity)
         term = self.glossary.entities.get(entity_code or "")
@@ -84,6 +85,10 @@ class StructuredChannel:
         )
 
     def available_periods(self, metric: str, entity: str, channel: str) -> list[Period]:
+        derived = self.glossary.derived.get(metric)
+        if derived is not None:  # the periods both inputs have
+            left, right = (self.facts.periods(m, entity, channel) for m in derived.formula.inputs)
+            return [p for p in left if p in set(right)]
         return self.facts.periods(metric, entity, channel)
 
 

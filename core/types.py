@@ -183,8 +183,9 @@ class Line:
     """One sentence of an answer, already in the reader's language.
 
     `kind` says what it is so a renderer may style it (a notice in italics, an assumption
-    apart) without reading the words: fact, not_found, unrecognized, difference, assumed,
-    narrow, notice, message, attribution, degraded, tool.
+    apart) without reading the words: fact, derived (a computed figure with its inputs),
+    not_found, unrecognized, difference, assumed, narrow, notice, message, attribution,
+    degraded, tool.
     """
 
     kind: str
