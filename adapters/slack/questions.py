@@ -15,7 +15,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.addressing import is_direct, question_text, reply_thread
+from adapters.slack.addressing import conversation_key, is_direct, question_text, reply_thread
 from adapters.slack.blocks import (
     BUTTON_CHARS,
     OPTION_ACTION,
@@ -92,7 +92,8 @@ class Questions:
     async def ephemeral_answer(self, channel: str, user: str, question: str) -> SlackMessage:
         """`/ricorda ask ...`: the answer only the asker sees (the caller posts it)."""
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
-                          reference_date=self.s.today())
+                          reference_date=self.s.today(),
+                          conversation=f"slack:{channel}:user:{user}")  # each asker's own
         answer = await self._ask(request)
         return text_message(reply("failed", LANGUAGE)) if answer is None else (
             self._ephemeral_answer(answer))
@@ -108,7 +109,8 @@ class Questions:
             await post(client, channel, text_message(help_text(LANGUAGE)), thread_ts=thread)
             return
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
-                          reference_date=self.s.today())
+                          reference_date=self.s.today(),
+                          conversation=conversation_key(channel, thread))
         answer = await self._ask(request)
         if answer is None:
             await post(client, channel, text_message(reply("failed", LANGUAGE)), thread_ts=thread)

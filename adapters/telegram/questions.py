@@ -18,7 +18,7 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from adapters.telegram.addressing import is_private, question_for_bot
+from adapters.telegram.addressing import conversation_key, is_private, question_for_bot
 from adapters.telegram.keyboards import options_keyboard
 from adapters.telegram.render import answer_messages
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
@@ -116,7 +116,8 @@ class Questions:
     async def _answer(self, bot: Bot, message: Message, question: str) -> None:
         assert message.from_user is not None
         request = Request(text=question, chat=chat_key(message.chat.id),
-                          user=user_key(message.from_user.id), reference_date=self.s.today())
+                          user=user_key(message.from_user.id), reference_date=self.s.today(),
+                          conversation=conversation_key(message))
         answer = await self._ask(bot, message.chat.id, request)
         reply_to = None if is_private(message) else message.message_id
         await self.send_answer(bot, message.chat.id, answer, reply_to=reply_to)
