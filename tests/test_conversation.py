@@ -263,3 +263,16 @@ def test_carried_slots_needs_a_context_with_a_figure() -> None:
         "metric": "REVENUE", "period": "FY2024"}
     composite = dataclasses.replace(with_metric, route="composite")
     assert carried_slots("and Hong Kong?", intent, composite)["route"] == "composite"
+
+
+def test_the_console_narrows_a_follow_up_by_number(answerer: Answerer) -> None:
+    from adapters.console import ConsoleChat
+
+    console = ConsoleChat(answerer, chat=UNCLEARED, today=lambda: REF)
+    console.handle("What was ACME China revenue?")  # assumed period: options to narrow it
+    shown = console.handle("and Hong Kong?")
+    assert "455" in shown and "Carried over" in shown
+    assert console.last is not None
+    options = [o.value for o in console.last[1].options]
+    picked = console.handle(str(options.index("FY2024") + 1))
+    assert "410" in picked  # Hong Kong revenue in FY2024: the carried metric survives
