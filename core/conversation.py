@@ -124,8 +124,8 @@ class Conversations:
 
         A tapped option (`parent_turn`) already carries its stored question's slots; a request
         with pinned slots is not a free-text follow-up."""
-        if request.parent_turn or request.fixed_slots or request.carried:
-            return request
+        if request.parent_turn or request.fixed_slots or request.carried or not is_short(text):
+            return request  # a long question is its own: not even a read
         context = self.context(request)
         if context is None:
             return request
