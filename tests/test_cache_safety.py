@@ -749,6 +749,15 @@ ROWS: list[
         ["Carried"],
     ),
     (
+        "a follow-up of a why question stays a why question",
+        [("ask", "Why did China revenue fall in 2025?")],
+        "and Hong Kong?",
+        {},
+        ANY,
+        ["455", "Why:", "Hong Kong stores"],
+        ["1,188"],
+    ),
+    (
         "an expired context: the follow-up stands alone",
         [("ask", CHINA24), ("ask", "and Hong Kong?"), ("ask", CHINA24), ("advance", 31)],
         "and Hong Kong?",
