@@ -95,13 +95,20 @@ class ConsoleChat:
 
     def handle(self, text: str) -> str:
         """One line in, the rendered answer out."""
-        request = self._pick(text) or Request(
+        request = self._pick(text) or self._resolve(Request(
             text=text, chat=self.chat, user="console", reference_date=self.today()
-        )
+        ))
         answer = self.answerer.answer(request)
         if request.text.strip():
             self.last = (request, answer)
         return render_answer(answer)
+
+    def _resolve(self, request: Request) -> Request:
+        """A follow-up with what it carries over (core.conversation), kept so a number typed
+        next narrows the resolved question, as a button does on Telegram and Slack."""
+        core = getattr(self.answerer, "answerer", self.answerer)  # a Cascade wraps one
+        resolve = getattr(core, "resolve", None)
+        return resolve(request) if callable(resolve) else request
 
     def _pick(self, text: str) -> Request | None:
         """A bare number picks an option of the previous answer."""

@@ -23,6 +23,7 @@ from core.errors import ConfigError, IngestError
 from core.glossary import Glossary, Term, parse_glossary
 from core.names import NameIndex
 from core.thresholds import CosineThresholds
+from storage.conversation_store import SqlConversationStore
 from storage.db import open_database
 from storage.document_tables import adopt_legacy_documents
 from storage.fact_store import SqlFactStore
@@ -246,6 +247,8 @@ class App:
             max_question_chars=self.settings.max_question_chars,
             rerank=self.settings.llm.strip().lower() not in ("", "none", "off"),
             catalog=self.catalog,
+            conversations=SqlConversationStore(self.engine),
+            conversation_ttl=dt.timedelta(minutes=self.settings.conversation_ttl_minutes),
         )
 
     # -- narrative channel (built on first use: heavy imports stay off the structured path) --

@@ -22,13 +22,18 @@ def ask_once(
     *,
     data_dir: Path | None = None,
     as_json: bool = False,
-    chat: str = "console:local",
+    chat: str | None = None,
     reference_date: str | None = None,
     debug: bool = False,
 ) -> int:
     """Answer `question` and print it (text or the JSON contract); 0, or `error: ...` and 2 for
-    a configuration mistake, 1 for anything else."""
+    a configuration mistake, 1 for anything else.
+
+    With `chat`, the question continues that chat's conversation (a follow-up such as "and
+    Italy?" inherits the previous answer's slots, core.conversation); without, it stands alone
+    in chat console:local, so scripted asks never depend on each other."""
     from bot.startup import open_app
+    from core.conversation import STANDALONE
     from core.errors import ConfigError, RicordaError
     from core.types import Request
 
@@ -38,7 +43,8 @@ def ask_once(
         return _error(exc, 2 if isinstance(exc, ConfigError) else 1)
     try:
         answer = app.cascade.answer(
-            Request(text=question, chat=chat, user="cli", reference_date=app.today())
+            Request(text=question, chat=chat or "console:local", user="cli",
+                    reference_date=app.today(), conversation="" if chat else STANDALONE)
         )
     except RicordaError as exc:
         return _error(exc, 1)

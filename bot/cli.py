@@ -120,12 +120,13 @@ def ask(
         bool, typer.Option("--json", help="Print the answer as one JSON object.")
     ] = False,
     chat: Annotated[
-        str,
+        str | None,
         typer.Option(
             help="Chat id the question comes from (clearance for "
-            "restricted data), e.g. telegram:9001."
+            "restricted data), e.g. telegram:9001; asking again with the same --chat "
+            "continues the conversation (follow-ups). Default console:local, standalone."
         ),
-    ] = "console:local",
+    ] = None,
     reference_date: Annotated[
         str | None, typer.Option(help="Answer as if today were this date (YYYY-MM-DD).")
     ] = None,

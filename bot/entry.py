@@ -21,7 +21,7 @@ class QuickAsk(NamedTuple):
     question: str
     data_dir: str | None
     as_json: bool
-    chat: str
+    chat: str | None
     reference_date: str | None
     debug: bool = False
 
@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     ask = commands.add_parser("ask", add_help=False, allow_abbrev=False)
     ask.add_argument("question")
     ask.add_argument("--json", dest="as_json", action="store_true")
-    ask.add_argument("--chat", default="console:local")
+    ask.add_argument("--chat", default=None)
     ask.add_argument("--reference-date")
     return top
 

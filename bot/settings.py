@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     # N = at most every N ms; None = 0 on SQLite (a local read, ~0.01 ms), 200 on PostgreSQL
     # (a network round trip, ~0.4 ms: too much to add to every 0.2 ms structured answer)
     kb_check_interval_ms: int | None = None
+    # how long a conversation's context lives: a follow-up ("and Italy?") this many minutes
+    # after the last answered figure still continues it; 0 turns follow-ups off
+    conversation_ttl_minutes: float = 30.0
 
     # fast path (design.md sections 3-4); None = the embedder's own calibrated value
     l0_cosine_threshold: float | None = None

@@ -202,6 +202,9 @@ def _check_numbers(s: Settings) -> None:
     if s.max_question_chars < 1:
         raise _bad("max_question_chars", f"={s.max_question_chars} is below 1",
                    "set it to the longest question to accept, e.g. 2000")
+    if not 0 <= s.conversation_ttl_minutes <= 7 * 24 * 60:
+        raise _bad("conversation_ttl_minutes", f"={s.conversation_ttl_minutes} is out of range",
+                   "set it to minutes between 0 (follow-ups off) and 10080 (a week), e.g. 30")
     for field in ("l0_cosine_threshold", "l1_cluster_threshold", "l1_floor_threshold"):
         value = getattr(s, field)
         if value is not None and not -1.0 <= value <= 1.0:

@@ -9,6 +9,10 @@ HELP: dict[str, str] = {
     "chroma_url": "http://host:8000 of a Chroma server; default embedded Chroma in the data dir",
     "log_level": "DEBUG (with tracebacks), INFO, WARNING or ERROR; default INFO for serve",
     "max_question_chars": "longest question accepted",
+    "conversation_ttl_minutes": (
+        "minutes a follow-up ('and Italy?') may come after the last answered figure and still "
+        "continue it; 0 turns follow-ups off"
+    ),
     "reference_date": "answer as if today were YYYY-MM-DD (tests, demos)",
     "kb_check_interval_ms": (
         "how often a serving process checks for a re-ingest: 0 before every answer, N at most "

@@ -22,6 +22,7 @@ from core import render
 from core.arguments import extract_arguments
 from core.catalog import Catalog
 from core.clarify import fill_slots, metric_options
+from core.conversation import DEFAULT_TTL, Conversations, carried_line
 from core.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
 from core.glossary import Glossary
 from core.intent import Intent, RuleIntentParser
@@ -31,7 +32,7 @@ from core.names import NameIndex
 from core.periods import normalize_period
 from core.plan import Plan
 from core.planner import plan_for
-from core.ports import FactStore, TurnRecord, TurnStore
+from core.ports import ConversationStore, FactStore, TurnRecord, TurnStore
 from core.presentation import plain_text
 from core.security import SecurityGate
 from core.structured import StructuredChannel, two_period_difference
@@ -97,8 +98,12 @@ class Answerer:
         max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
         rerank: bool = False,
         catalog: Catalog | None = None,
+        conversations: ConversationStore | None = None,
+        conversation_ttl: dt.timedelta = DEFAULT_TTL,
     ) -> None:
-        """`catalog`: this application's executors (built-ins plus approved macros)."""
+        """`catalog`: this application's executors (built-ins plus approved macros).
+        `conversations`: where follow-ups find their context (None: every question stands
+        alone); a context older than `conversation_ttl` is not used."""
         self.glossary = glossary
         self.catalog = catalog if catalog is not None else Catalog()
         self.names = NameIndex(glossary)
@@ -112,19 +117,49 @@ class Answerer:
         self.new_id = new_id
         self.max_question_chars = max_question_chars
         self.rerank = rerank
+        self.conversations = (
+            Conversations(conversations, ttl=conversation_ttl, now=now)
+            if conversations is not None else None
+        )
 
     # -- the planner path ------------------------------------------------------------------
 
     def answer(self, request: Request) -> Answer:
         """Plan and answer (no cache); record the turn."""
         started = time.perf_counter()
+        request = self.resolve(request)
         prepared = self.prepare(request)
         if isinstance(prepared, Answer):
             ans = prepared
         else:
             plan = self.plan(prepared)
             ans = self.run(plan, prepared) if plan is not None else self.clarify(prepared)
-        return self.finish(request, ans, started)
+        ans = self.finish(request, ans, started)
+        self.remember(request, prepared, ans)
+        return ans
+
+    # -- conversations (core.conversation) -------------------------------------------------
+
+    def resolve(self, request: Request) -> Request:
+        """A follow-up ("and Italy?") with the slots it inherits from its conversation fixed;
+        any other request unchanged. Everything after this -- the gate, the cache, the
+        record -- sees the resolved request."""
+        if self.conversations is None:
+            return request
+        text, _ = self._clean(request.text)
+        if not text.strip():
+            return request
+        reference = request.reference_date or self.today()
+        return self.conversations.resolve(
+            request, text, lambda t: self.parser.parse(self.gate.check(t, cleared=True).text,
+                                                       reference),
+            detect_tool(text),
+        )
+
+    def remember(self, request: Request, prepared: Prepared | Answer, ans: Answer) -> None:
+        """An answered figure becomes its conversation's context."""
+        if self.conversations is not None and isinstance(prepared, Prepared):
+            self.conversations.remember(request, prepared.intent, ans)
 
     def prepare(self, request: Request) -> Prepared | Answer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
@@ -304,6 +339,12 @@ class Answerer:
     # -- helpers ---------------------------------------------------------------------------
 
     def finish(self, request: Request, ans: Answer, started: float) -> Answer:
+        if request.carried and ans.route in (Route.STRUCTURED, Route.COMPOSITE):
+            reference = request.reference_date or self.today()
+            line = carried_line(request, self.glossary, ans.language, reference)
+            if line is not None:  # said first: what the figures below were read with
+                ans.segments = [line, *ans.segments]
+                ans.text = plain_text(ans.segments, ans.citations, ans.language)
         ans.latency_ms = (time.perf_counter() - started) * 1000
         if request.text and request.text.strip():
             self._record(request, ans)
@@ -319,24 +360,37 @@ class Answerer:
     def _apply_fixed_slots(
         self, intent: Intent, fixed: dict[str, str], reference: dt.date
     ) -> FactResult | None:
-        """A tapped option pins one slot; an unknown value is reported, never silently used."""
+        """A tapped option pins one slot, a follow-up the slots it carried over (several
+        values comma-joined); an unknown value is reported, never silently used."""
         for slot, value in fixed.items():
-            if slot == "period":
-                period = normalize_period(value, reference, self.glossary.fiscal_year_end)
-                if period is None:
-                    return FactResult(FactStatus.UNRECOGNIZED, param="period", raw=value)
-                intent.periods, intent.bad_periods = [period], []
+            if slot == "route":  # a follow-up of a "why" figure: core.conversation
+                intent.narrative_cue = value == Route.COMPOSITE.value
                 continue
-            code = self.names.normalize(slot, value) if slot in NameIndex.KINDS else None
-            if code is None:
+            if slot == "period":
+                periods = [
+                    normalize_period(v, reference, self.glossary.fiscal_year_end)
+                    for v in value.split(",")
+                ]
+                if not periods or any(p is None for p in periods):
+                    return FactResult(FactStatus.UNRECOGNIZED, param="period", raw=value)
+                intent.periods, intent.bad_periods = [p for p in periods if p is not None], []
+                continue
+            codes = [
+                self.names.normalize(slot, v) if slot in NameIndex.KINDS else None
+                for v in value.split(",")
+            ]
+            if not codes or any(c is None for c in codes):
                 return FactResult(FactStatus.UNRECOGNIZED, param=slot, raw=value)
+            found = list(dict.fromkeys(c for c in codes if c is not None))
             if slot == "metric":
-                intent.metrics = [code]
+                intent.metrics = found
             elif slot == "entity":
-                intent.entities, intent.unknown_entities = [code], []
+                intent.entities, intent.unknown_entities = found, []
             else:
-                intent.channels = [code]
-        if fixed and intent.route in (Route.UNKNOWN, Route.NARRATIVE) and intent.metrics:
+                intent.channels = found
+        if fixed and intent.metrics and (
+            intent.route in (Route.UNKNOWN, Route.NARRATIVE) or intent.narrative_cue
+        ):
             intent.route = Route.COMPOSITE if intent.narrative_cue else Route.STRUCTURED
         return None
 

@@ -127,6 +127,10 @@ class Cascade:
 
     def _answer(self, request: Request) -> Answer:
         started = time.perf_counter()
+        # a follow-up is keyed, replayed and recorded as what it resolves to ("and Italy?" +
+        # the conversation's slots), never as its text alone: another chat's "and Italy?"
+        # carries other slots, hence another key
+        request = self.answerer.resolve(request)
         memo = self._requests.key(self.answerer, request)
         known = self._requests.reuse(memo, request)
         if known is not None:
@@ -151,6 +155,7 @@ class Cascade:
             )
         self._requests.keep(memo, prepared, canonical, key)
         ans = self.answerer.finish(request, ans, started)  # the turn is durable from here
+        self.answerer.remember(request, prepared, ans)
         if not ans.succeeded:
             return ans
         observe = self.autopaths is not None and (embedding is not None or not self.exact_only)

@@ -78,6 +78,11 @@ _TEXT: dict[str, dict[str, str]] = {
         "it": "Variazione {later} rispetto a {earlier}: {delta} ({pct})",
         "zh": "{later}相比{earlier}的变化：{delta}（{pct}）",
     },
+    "carried": {  # a follow-up's inherited slots ("and Italy?" after a figure)
+        "en": "Carried over from your previous question: {items}.",
+        "it": "Ripreso dalla domanda precedente: {items}.",
+        "zh": "沿用上一个问题：{items}。",
+    },
     "assumed": {"en": "Assumed: {items}.", "it": "Ho assunto: {items}.", "zh": "假设：{items}。"},
     "assumed_entity": {
         "en": "{value} (default entity)",

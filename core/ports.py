@@ -382,3 +382,33 @@ class PromotionStore(Protocol):
         ...
 
     def auto_approved_on(self, night: str) -> bool: ...
+
+
+# --- conversations -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConversationContext:
+    """The slots of the last answered request of one conversation, as codes: what a follow-up
+    ("and Italy?") inherits. `at` is when it was answered (timezone-aware): it expires."""
+
+    metrics: tuple[str, ...]
+    entities: tuple[str, ...]
+    periods: tuple[str, ...]  # period codes: FY2024, 2025H1, 2025Q3, 2025-03
+    channels: tuple[str, ...]
+    route: str
+    at: dt.datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metrics": list(self.metrics), "entities": list(self.entities),
+                "periods": list(self.periods), "channels": list(self.channels),
+                "route": self.route}
+
+
+class ConversationStore(Protocol):
+    """One context per (chat, conversation key), shared by every replica: a follow-up that
+    reaches another process, or a second `ricorda ask --chat`, continues the conversation."""
+
+    def load(self, chat: str, conversation: str) -> ConversationContext | None: ...
+
+    def save(self, chat: str, conversation: str, context: ConversationContext) -> None: ...

@@ -33,9 +33,9 @@ class SecurityGate:
             return GateVerdict(False, blank(text, spans), "competitor")
         if not cleared:
             codes = [m.code for m in self.names.find(text) if m.kind == "entity"]
-            if fixed_slots and fixed_slots.get("entity"):
-                fixed = self.names.normalize("entity", fixed_slots["entity"])
-                codes.append(fixed or "")
+            if fixed_slots and fixed_slots.get("entity"):  # tapped, or carried (comma-joined)
+                for value in fixed_slots["entity"].split(","):
+                    codes.append(self.names.normalize("entity", value) or "")
             for code in codes:
                 term = self.glossary.entities.get(code)
                 if term is not None and term.restricted:

@@ -184,8 +184,8 @@ class Line:
 
     `kind` says what it is so a renderer may style it (a notice in italics, an assumption
     apart) without reading the words: fact, derived (a computed figure with its inputs),
-    not_found, unrecognized, difference, assumed, narrow, notice, message, attribution,
-    degraded, tool.
+    not_found, unrecognized, difference, assumed, carried (what a follow-up inherited), narrow,
+    notice, message, attribution, degraded, tool.
     """
 
     kind: str
@@ -246,6 +246,15 @@ class Request:
     reference_date: dt.date | None = None
     fixed_slots: dict[str, str] = field(default_factory=dict)
     parent_turn: str | None = None
+    # the conversation a follow-up continues ("" = the chat): a Slack thread, a Telegram
+    # group member; set by the adapters, never crossing chats (core.conversation)
+    conversation: str = ""
+    # the slots a follow-up inherited from its conversation (also in `fixed_slots`)
+    carried: tuple[str, ...] = ()
+
+    @property
+    def conversation_key(self) -> str:
+        return self.conversation or self.chat
 
 
 @dataclass

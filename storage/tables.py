@@ -134,6 +134,7 @@ class KbVersionRow(SQLModel, table=True):
 # Tables of the other stores live beside their repositories; importing them here registers them
 # on the shared metadata so `open_database` creates every table.
 import storage.autopath_tables  # noqa: E402
+import storage.conversation_store  # noqa: E402
 import storage.document_tables  # noqa: E402
 import storage.fastpath_tables  # noqa: E402
 import storage.maintenance_tables  # noqa: E402, F401

@@ -21,16 +21,17 @@ from core.autopath import Autopaths
 from core.cascade import Cascade
 from core.feedback import Feedback
 from core.narrative import NarrativeResult, empty_result
-from core.ports import Chunk, ScoredChunk
+from core.ports import Chunk, ConversationContext, ScoredChunk
 from core.types import Answer, Passage, Request, Source
 from storage.autopath_store import SqlAutopathStore
+from storage.conversation_store import SqlConversationStore
 from storage.db import open_database
 from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
 from tests.acme import MemoryFacts, read_acme_facts
 
 R26, R27 = dt.date(2026, 6, 15), dt.date(2027, 6, 15)
-UNCLEARED, CLEARED = "telegram:1", "telegram:9001"
+UNCLEARED, CLEARED, OTHER = "telegram:1", "telegram:9001", "telegram:2"
 
 DOCS = [
     Chunk(
@@ -105,6 +106,24 @@ class ReadOnlyTurns:
         return self.turns.recent_turns(n, chat=chat)
 
 
+class FrozenConversations:
+    """The oracle resolves a follow-up against the conversation as it was before the request
+    (the cascade, answering first, has already moved it on) and keeps nothing of its own."""
+
+    def __init__(self, store: SqlConversationStore) -> None:
+        self.store = store
+        self.frozen: dict[tuple[str, str], ConversationContext | None] = {}
+
+    def freeze(self, chat: str, conversation: str) -> None:
+        self.frozen = {(chat, conversation): self.store.load(chat, conversation)}
+
+    def load(self, chat: str, conversation: str) -> ConversationContext | None:
+        return self.frozen.get((chat, conversation))
+
+    def save(self, chat: str, conversation: str, context: ConversationContext) -> None:
+        pass
+
+
 @dataclass
 class Bot:
     cascade: Cascade
@@ -112,6 +131,7 @@ class Bot:
     feedback: Feedback
     fastpaths: SqlFastpathStore
     now: list[dt.datetime]
+    conversations: FrozenConversations
     last: Answer | None = None
     log: list[Answer] = field(default_factory=list)
 
@@ -130,7 +150,10 @@ def bot(tmp_path: Path, acme_glossary: Any, embedder: Any) -> Bot:
     turns = SqlTurnStore(engine)
     facts = MemoryFacts(read_acme_facts())
 
-    def answerer(turn_store: Any) -> Answerer:
+    conversations = SqlConversationStore(engine)
+    frozen = FrozenConversations(conversations)
+
+    def answerer(turn_store: Any, conversation_store: Any) -> Answerer:
         return Answerer(
             glossary=acme_glossary,
             facts=facts,
@@ -138,6 +161,7 @@ def bot(tmp_path: Path, acme_glossary: Any, embedder: Any) -> Bot:
             narrative=FakeDocuments(),
             today=lambda: R26,
             now=lambda: now[0],
+            conversations=conversation_store,
         )
 
     fastpaths = SqlFastpathStore(engine)
@@ -145,7 +169,7 @@ def bot(tmp_path: Path, acme_glossary: Any, embedder: Any) -> Bot:
         SqlAutopathStore(engine), thresholds=embedder.thresholds, clock=lambda: now[0]
     )
     cascade = Cascade(
-        answerer=answerer(turns),
+        answerer=answerer(turns, conversations),
         fastpaths=fastpaths,
         autopaths=autopaths,
         embedder=lambda: embedder,
@@ -154,10 +178,11 @@ def bot(tmp_path: Path, acme_glossary: Any, embedder: Any) -> Bot:
     )
     yield Bot(
         cascade,
-        answerer(ReadOnlyTurns(turns)),
+        answerer(ReadOnlyTurns(turns), frozen),
         Feedback(turns=turns, fastpaths=fastpaths, autopaths=autopaths),
         fastpaths,
         now,
+        frozen,
     )
     engine.dispose()
 
@@ -168,8 +193,11 @@ def ask(
     ref: dt.date = R26,
     chat: str = UNCLEARED,
     fixed: dict[str, str] | None = None,
+    conversation: str = "",
 ) -> Answer:
-    request = Request(text=text, chat=chat, user=chat, reference_date=ref, fixed_slots=fixed or {})
+    request = Request(text=text, chat=chat, user=chat, reference_date=ref, fixed_slots=fixed or {},
+                      conversation=conversation)
+    bot.conversations.freeze(request.chat, request.conversation_key)
     ans = bot.cascade.answer(request)
     expected = bot.planner.answer(request)
     if expected.succeeded or ans.served_by == "planner":
@@ -672,6 +700,101 @@ ROWS: list[
         {"L0b", "planner"},
         ["1,320"],
         [],
+    ),
+    # follow-ups (core.conversation): keyed by what they resolve to, never by their text alone
+    (
+        "a follow-up after another chat's question",
+        [
+            ("ask", CHINA24, {"chat": OTHER}),
+            ("ask", "and Hong Kong?", {"chat": OTHER}),
+            ("ask", "What was ACME China EBITDA in FY2025?"),
+        ],
+        "and Hong Kong?",
+        {},
+        ANY,
+        ["EBITDA", "FY2025", "Carried over"],
+        ["410"],
+    ),
+    (
+        "a follow-up in a chat that asked nothing",
+        [("ask", CHINA24, {"chat": OTHER}), ("ask", "and Hong Kong?", {"chat": OTHER})],
+        "and Hong Kong?",
+        {},
+        {"planner"},
+        ["Which figure"],
+        ["410", "Carried"],
+    ),
+    (
+        "a follow-up in another Slack thread of the same channel",
+        [
+            ("ask", CHINA24, {"chat": "slack:C9", "conversation": "slack:C9:thread:1.0"}),
+            ("ask", "and Hong Kong?", {"chat": "slack:C9", "conversation": "slack:C9:thread:1.0"}),
+            ("ask", "What was ACME China revenue in FY2025?",
+             {"chat": "slack:C9", "conversation": "slack:C9:thread:2.0"}),
+        ],
+        "and Hong Kong?",
+        {"chat": "slack:C9", "conversation": "slack:C9:thread:2.0"},
+        ANY,
+        ["455"],
+        ["410"],
+    ),
+    (
+        "a follow-up that changes only the channel",
+        [("ask", "What was ACME China revenue in FY2025?")],
+        "and the online channel?",
+        {},
+        ANY,
+        ["402.25", "Carried over"],
+        ["1,188 USD"],
+    ),
+    (
+        "a channel follow-up after another context's channel follow-up",
+        [
+            ("ask", "What was ACME China revenue in FY2025?"),
+            ("ask", "and the online channel?"),
+            ("ask", "What was ACME HK revenue in FY2025?"),
+        ],
+        "and the online channel?",
+        {},
+        ANY,
+        ["ACME HK", "online"],
+        ["402.25"],
+    ),
+    (
+        "the same follow-up in the same context: exact replay",
+        [("ask", CHINA24), ("ask", "and Hong Kong?"), ("ask", CHINA24)],
+        "and Hong Kong?",
+        {},
+        {"L0a"},
+        ["410", "Carried over"],
+        ["1,320"],
+    ),
+    (
+        "a self-contained question after a follow-up is not resolved",
+        [("ask", CHINA24), ("ask", "and Hong Kong?")],
+        "What was ACME Italia revenue in FY2025?",
+        {},
+        ANY,
+        ["730"],
+        ["Carried"],
+    ),
+    (
+        "a follow-up of a why question stays a why question",
+        [("ask", "Why did China revenue fall in 2025?")],
+        "and Hong Kong?",
+        {},
+        ANY,
+        ["455", "Why:", "Hong Kong stores"],
+        ["1,188"],
+    ),
+    (
+        "an expired context: the follow-up stands alone",
+        [("ask", CHINA24), ("ask", "and Hong Kong?"), ("ask", CHINA24), ("advance", 31)],
+        "and Hong Kong?",
+        {},
+        {"planner"},
+        ["Which figure"],
+        ["410"],
     ),
     (
         "garbage is never served from cache",

@@ -31,15 +31,15 @@ def kb(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["ask", "q"], QuickAsk("q", None, False, "console:local", None)),
-        (["ask", "q", "--json"], QuickAsk("q", None, True, "console:local", None)),
-        (["ask", "--json", "q"], QuickAsk("q", None, True, "console:local", None)),
+        (["ask", "q"], QuickAsk("q", None, False, None, None)),
+        (["ask", "q", "--json"], QuickAsk("q", None, True, None, None)),
+        (["ask", "--json", "q"], QuickAsk("q", None, True, None, None)),
         (
             ["--data-dir", "/d", "ask", "q", "--chat", "telegram:1", "--reference-date", REF],
             QuickAsk("q", "/d", False, "telegram:1", REF),
         ),
         (["--data-dir=/d", "ask", "--chat=x", "q"], QuickAsk("q", "/d", False, "x", None)),
-        (["ask", "--", "--json"], QuickAsk("--json", None, False, "console:local", None)),
+        (["ask", "--", "--json"], QuickAsk("--json", None, False, None, None)),
     ],
 )
 def test_plain_ask_lines_take_the_quick_entry(argv: list[str], expected: QuickAsk) -> None:

@@ -19,7 +19,7 @@ from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import load_acme
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
-from tests.slack_harness import ADMIN, ADMIN_IT, SIGNING_SECRET, BotProcess
+from tests.slack_harness import ADMIN, ADMIN_IT, SIGNING_SECRET, BotProcess, mention_event
 
 CHINA_2024 = "What was ACME China revenue in FY2024?"
 FOOTER = re.compile(r"_(L0a|L0b|L1|planner) · [\d.]+ ms_")
@@ -429,3 +429,32 @@ def test_admin_replies_follow_the_locale(bot: BotProcess, fake: FakeSlack) -> No
     bot.sender.command(channel, ADMIN_IT, "fastpaths")
     listing = text_of(fake.wait_for(lambda: fake.ephemeral(ADMIN_IT)[2:])[0])
     assert re.search(r"\d+ percorsi rapidi \(i più usati prima\) su \d+:", listing), listing
+
+
+def test_a_follow_up_continues_its_thread_and_no_other(bot: BotProcess, fake: FakeSlack) -> None:
+    """The conversation is the thread: a follow-up in it inherits; a new thread does not."""
+    channel, user = "C0000131", "U0000131"
+
+    def say(text: str, thread: str | None = None) -> tuple[str, dict[str, Any]]:
+        event = mention_event(channel, user, text)
+        if thread:
+            event["thread_ts"] = thread
+        before = len(fake.posted(channel))
+        assert bot.sender.event(event).status_code == 200
+        return event["ts"], fake.wait_for(lambda: fake.posted(channel)[before:])[0]
+
+    first_ts, first = say(CHINA_2024)
+    assert "1,320" in text_of(first) and first["thread_ts"] == first_ts
+    _, follow = say("and Hong Kong?", thread=first_ts)
+    shown = text_of(follow)
+    assert follow["thread_ts"] == first_ts
+    assert "410" in shown and "Carried over from your previous question" in shown
+    _, italian = say("e nel 2025?", thread=first_ts)
+    assert "455" in text_of(italian) and "Ripreso" in text_of(italian)
+    second_ts, alone = say("and Hong Kong?")  # a new top-level question: a new thread
+    assert alone["thread_ts"] == second_ts and "Which figure" in text_of(alone)
+    _, other = say("What was ACME China revenue in FY2025?", thread=second_ts)
+    _, online = say("and the online channel?", thread=second_ts)
+    assert "402.25" in text_of(online) and "1,188" in text_of(other)
+    _, back = say("and FY2024?", thread=first_ts)  # the first thread kept its own: HK revenue
+    assert "410" in text_of(back) and "online" not in text_of(back)

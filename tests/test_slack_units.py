@@ -127,3 +127,10 @@ def test_settings_are_checked_before_anything_starts(tmp_path: Path,
     monkeypatch.setenv("RICORDA_SLACK_PORT", "nope")
     with pytest.raises(ConfigError, match="RICORDA_SLACK_PORT"):
         load_settings(data_dir=tmp_path)
+
+
+def test_the_conversation_is_the_thread_or_the_dm() -> None:
+    from adapters.slack.addressing import conversation_key
+
+    assert conversation_key("C1", "1700.0001") == "slack:C1:thread:1700.0001"
+    assert conversation_key("D1", None) == ""  # a DM without a thread: the chat itself

@@ -376,3 +376,26 @@ def test_admin_sentences_are_in_the_users_language(bot: BotProcess, fake: FakeTe
     assert labels == ["Conferma", "Annulla"]
     stats = ask(fake, ADMIN, "/stats", language="it")
     assert "livelli di risposta negli ultimi 500 turni:" in stats["text"]
+
+
+def test_follow_ups_continue_each_conversation(bot: BotProcess, fake: FakeTelegram) -> None:
+    """A private chat is one conversation; in a group each member continues their own."""
+    assert "1,320" in ask(fake, 131, CHINA_2024)["text"]
+    follow = ask(fake, 131, "and Hong Kong?")["text"]
+    assert "410" in follow and "Carried over from your previous question: revenue, FY2024." in (
+        follow)
+    italian = ask(fake, 131, "e nel 2025?", language="it")["text"]
+    assert "455" in italian and "Ripreso dalla domanda precedente" in italian
+    chinese = ask(fake, 132, "2025年中国区营收是多少？", language="zh")["text"]
+    assert "1,188" in chinese
+    assert "455" in ask(fake, 132, "那香港呢？", language="zh")["text"]
+    assert "Which figure" in ask(fake, 133, "and Hong Kong?")["text"]  # another chat: nothing
+
+    group = -2301
+    ask(fake, group, f"/ask {CHINA_2024}", user=41)
+    ask(fake, group, "/ask What was ACME China EBITDA in FY2025?", user=42)
+    mine = ask(fake, group, "/ask and Hong Kong?", user=41)["text"]  # 41's revenue, FY2024
+    assert "410" in mine and "EBITDA" not in mine
+    theirs = ask(fake, group, "/ask and Hong Kong?", user=42)["text"]  # 42's EBITDA, FY2025
+    assert "EBITDA" in theirs and "410" not in theirs
+    assert "Which figure" in ask(fake, group, "/ask and Hong Kong?", user=43)["text"]

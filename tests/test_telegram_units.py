@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from telegram import Message
 
-from adapters.telegram.addressing import question_for_bot
+from adapters.telegram.addressing import conversation_key, question_for_bot
 from adapters.telegram.application import api_urls
 from adapters.telegram.render import MESSAGE_LIMIT, answer_messages, utf16_len
 from adapters.telegram.typing_action import typing_while
@@ -118,3 +118,14 @@ def test_typing_shows_only_when_the_answer_is_not_instant() -> None:
 )
 def test_bot_api_url(setting: str | None, base: str, files: str) -> None:
     assert api_urls(setting) == (base, files)
+
+
+def test_the_conversation_is_the_private_chat_or_the_group_member() -> None:
+    assert conversation_key(_message("and Italy?")) == ""  # the chat itself
+    assert conversation_key(_message("and Italy?", chat_type="supergroup")) == (
+        "telegram:-5:user:5")
+    topic = Message.de_json({
+        "message_id": 2, "date": 0, "text": "and Italy?", "message_thread_id": 9,
+        "is_topic_message": True, "chat": {"id": -5, "type": "supergroup", "is_forum": True},
+        "from": {"id": 5, "is_bot": False, "first_name": "u"}}, None)
+    assert conversation_key(topic) == "telegram:-5:user:5:topic:9"

@@ -41,3 +41,9 @@ def reply_thread(event: Mapping[str, Any]) -> str | None:
     if is_direct(event) and not event.get("thread_ts"):
         return None
     return event.get("thread_ts") or event.get("ts")
+
+
+def conversation_key(channel: str, thread: str | None) -> str:
+    """Which conversation a question continues (core.conversation): the Slack thread its
+    answer goes to (a top-level question starts one), or the DM itself. "" = the chat."""
+    return f"slack:{channel}:thread:{thread}" if thread else ""

@@ -18,7 +18,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.addressing import is_direct, question_text, reply_thread
+from adapters.slack.addressing import conversation_key, is_direct, question_text, reply_thread
 from adapters.slack.blocks import (
     OPTION_ACTION,
     OPTIONS_BLOCK,
@@ -120,7 +120,8 @@ class Questions:
                             client: AsyncWebClient, respond: AsyncRespond) -> None:
         """`/ricorda ask ...`: the answer only the asker sees."""
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
-                          reference_date=self.s.today())
+                          reference_date=self.s.today(),
+                          conversation=f"slack:{channel}:user:{user}")  # each asker's own
         port = SlackPort(self.s, client, channel, user, respond=respond, private=True)
         await self.turns.answer(request, port)
 
@@ -136,7 +137,8 @@ class Questions:
             await post(client, channel, text_message(help_text(language)), thread_ts=thread)
             return
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
-                          reference_date=self.s.today())
+                          reference_date=self.s.today(),
+                          conversation=conversation_key(channel, thread))
         await self.turns.answer(request, SlackPort(self.s, client, channel, user, thread=thread))
 
 

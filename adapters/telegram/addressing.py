@@ -48,3 +48,15 @@ def _without_mention(message: Message, bot_id: int, username: str | None) -> tup
     for offset, length in sorted(cuts, reverse=True):
         units = units[: offset * 2] + units[(offset + length) * 2:]
     return " ".join(units.decode("utf-16-le").split()), True
+
+
+def conversation_key(message: Message) -> str:
+    """Which conversation a question continues (core.conversation): a private chat is one;
+    in a group each member has their own (per forum topic), so "and Italy?" continues the
+    asker's own last question, whoever else asked something in between. "" = the chat."""
+    if is_private(message) or message.from_user is None:
+        return ""
+    key = f"telegram:{message.chat.id}:user:{message.from_user.id}"
+    if message.is_topic_message and message.message_thread_id is not None:
+        key += f":topic:{message.message_thread_id}"
+    return key

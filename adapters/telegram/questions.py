@@ -19,7 +19,7 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from adapters.telegram.addressing import is_private, question_for_bot
+from adapters.telegram.addressing import conversation_key, is_private, question_for_bot
 from adapters.telegram.keyboards import options_keyboard
 from adapters.telegram.render import answer_messages
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
@@ -151,7 +151,8 @@ class Questions:
     async def _answer(self, bot: Bot, message: Message, question: str) -> None:
         assert message.from_user is not None
         request = Request(text=question, chat=chat_key(message.chat.id),
-                          user=user_key(message.from_user.id), reference_date=self.s.today())
+                          user=user_key(message.from_user.id), reference_date=self.s.today(),
+                          conversation=conversation_key(message))
         reply_to = None if is_private(message) else message.message_id
         port = TelegramPort(self.s, bot, message.chat.id, reply_to=reply_to,
                             locale=message.from_user.language_code)

@@ -1,0 +1,50 @@
+"""`ricorda ask --chat ID` run again continues the conversation: two processes, one database
+(SQLite in the data dir, or PostgreSQL as replicas share it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.acme import ACME
+from tests.test_cli import REF, ricorda
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def kb(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    env = {}
+    if request.param == "postgres":
+        env["RICORDA_DATABASE_URL"] = request.getfixturevalue("postgres_schema_url")
+    data = tmp_path / "data"
+    ricorda(data, "ingest", str(ACME / "glossary.toml"), str(ACME / "facts.csv"), env=env)
+    return data, env
+
+
+def ask(kb: tuple[Path, dict[str, str]], question: str, *extra: str) -> dict[str, Any]:
+    data, env = kb
+    out = ricorda(data, "ask", question, "--json", "--reference-date", REF, *extra, env=env)
+    return json.loads(out.stdout)
+
+
+def carried(answer: dict[str, Any]) -> list[str]:
+    return [line["text"] for line in answer["lines"] if line["kind"] == "carried"]
+
+
+def test_a_second_ask_with_the_same_chat_continues_the_conversation(
+    kb: tuple[Path, dict[str, str]],
+) -> None:
+    first = ask(kb, "What was ACME China revenue in FY2024?", "--chat", "telegram:42")
+    assert first["facts"][0]["value"] == 1320
+    follow = ask(kb, "and Hong Kong?", "--chat", "telegram:42")
+    assert [f["entity"] for f in follow["facts"]] == ["ACME_HK"]
+    assert follow["facts"][0]["value"] == 410 and follow["facts"][0]["period"] == "2024"
+    assert carried(follow) == ["Carried over from your previous question: revenue, FY2024."]
+    # another chat, or no --chat at all (a standalone ask), has nothing to continue
+    other = ask(kb, "and Hong Kong?", "--chat", "telegram:43")
+    assert not carried(other) and other["route"] == "clarify"
+    ask(kb, "What was ACME China revenue in FY2024?")
+    alone = ask(kb, "and Hong Kong?")
+    assert not carried(alone) and alone["route"] == "clarify"
