@@ -81,7 +81,7 @@ def query_derived(
     channel: str | None = None,
     *,
     cleared: bool,
-    reference_date: dt.date | None = None,
+    reference_date: dt.date,
 ) -> FactResult:
     """Compute derived `metric` (a code of glossary.derived) from its two inputs.
 

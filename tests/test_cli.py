@@ -75,9 +75,11 @@ def test_ask_json_contract(kb: Path) -> None:
         "lines",
         "passages",
         "citations",
+        "tables",
     }
     assert answer["lines"] == [{"kind": "fact", "text": answer["text"]}]
-    assert answer["language"] == "en" and answer["passages"] == answer["citations"] == []
+    assert answer["language"] == "en"
+    assert answer["passages"] == answer["citations"] == answer["tables"] == []
     assert answer["route"] == "structured" and answer["served_by"] == "planner"
     assert answer["facts"] == [
         {

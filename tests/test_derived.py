@@ -258,7 +258,8 @@ def test_difference_keeps_every_digit() -> None:
 
 
 def test_found_derived_fact_exact_in_json() -> None:
-    r = query_derived(acme_structured(), "EBITDA_MARGIN", "ACME_GROUP", "FY2025", cleared=False)
+    r = query_derived(acme_structured(), "EBITDA_MARGIN", "ACME_GROUP", "FY2025", cleared=False,
+                      reference_date=REF)
     assert isinstance(r, DerivedFact) and r.status is FactStatus.FOUND
     d = r.to_dict()
     assert d["value_exact"] == "14.81616640817443663899279262840982"  # 812 / 5480.5 x 100
@@ -271,7 +272,8 @@ def test_found_derived_fact_exact_in_json() -> None:
 
 
 def test_a_zero_numerator_is_a_zero_margin() -> None:
-    r = query_derived(acme_structured(), "EBITDA_MARGIN", "ACME_CN", "FY2025", cleared=False)
+    r = query_derived(acme_structured(), "EBITDA_MARGIN", "ACME_CN", "FY2025", cleared=False,
+                      reference_date=REF)
     assert r.status is FactStatus.FOUND and r.shown == Decimal("0.0")  # type: ignore[attr-defined]
 
 
@@ -292,13 +294,14 @@ def test_a_zero_denominator_says_why_with_no_number(demo_glossary: Glossary) -> 
 def test_an_input_in_another_unit_gives_no_number() -> None:
     odd = fact("EBITDA", "ACME_HK", "2024", "41", "EUR_M")  # the glossary says USD_M
     r = query_derived(acme_structured((odd,)), "EBITDA_MARGIN", "ACME_HK", "FY2024",
-                      cleared=False)
+                      cleared=False, reference_date=REF)
     assert r.status is FactStatus.NOT_FOUND and r.to_dict()["reason"] == "unit_mismatch"
     assert "value" not in r.to_dict()
 
 
 def test_missing_inputs_in_json() -> None:
-    r = query_derived(acme_structured(), "EBITDA_MARGIN", "ACME_IT", "FY2025", cleared=False)
+    r = query_derived(acme_structured(), "EBITDA_MARGIN", "ACME_IT", "FY2025", cleared=False,
+                      reference_date=REF)
     d = r.to_dict()  # ACME Italia has revenue for FY2025, no EBITDA
     assert d["status"] == "not_found" and d["missing"] == ["EBITDA"]
     assert d["normalized"]["metric_code"] == "EBITDA_MARGIN"
@@ -310,8 +313,10 @@ def test_missing_inputs_in_json() -> None:
 
 def test_restricted_entity_is_hidden_like_for_a_stored_metric() -> None:
     channel = acme_structured()
-    derived = query_derived(channel, "EBITDA_MARGIN", "ACME_LABS", "FY2025", cleared=False)
-    stored = channel.query_metric("REVENUE", "ACME_LABS", "FY2025", cleared=False)
+    derived = query_derived(channel, "EBITDA_MARGIN", "ACME_LABS", "FY2025", cleared=False,
+                            reference_date=REF)
+    stored = channel.query_metric("REVENUE", "ACME_LABS", "FY2025", cleared=False,
+                                  reference_date=REF)
     assert derived == stored and derived.status is FactStatus.UNRECOGNIZED
     assert not isinstance(derived, DerivedFact)
 
