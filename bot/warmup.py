@@ -99,9 +99,17 @@ def warm(app: App) -> dict[str, float]:
     step("documents", lambda: _warm_documents(app))
     step("llm", lambda: app.llm)
     step("dry run", lambda: _dry_run(app))
+    if app.settings.charts:  # on the chart thread, while the bot starts taking updates
+        step("charts", _warm_charts)
     step("freeze", _freeze_loaded)  # last: what the dry run loaded is frozen too
     log.info("ready: " + ", ".join(f"{k} {v:.0f} ms" for k, v in timings.items()))
     return timings
+
+
+def _warm_charts() -> None:
+    from adapters.charts import warm_in_background
+
+    warm_in_background()
 
 
 def _freeze_loaded() -> None:

@@ -1,8 +1,10 @@
 """A fake Slack Web API: a real HTTP server on 127.0.0.1 that the real bot talks to.
 
 Implements what ricorda calls (auth.test, chat.postMessage, chat.update, chat.postEphemeral,
-reactions.add/remove/get, and apps.connections.open for Socket Mode with the app token) plus
-response URLs (`/respond/...`), and records every call. The bot's WebClient points at it with
+reactions.add/remove/get, the external file upload: files.getUploadURLExternal, the upload POST
+to the URL it returns (on this server) and files.completeUploadExternal, and
+apps.connections.open for Socket Mode with the app token) plus response URLs (`/respond/...`),
+and records every call and every uploaded file's bytes. The bot's WebClient points at it with
 `base_url` (RICORDA_SLACK_API_URL = `fake.api_url`).
 `fail_once` makes the next call of a method answer 429 with Retry-After, or a 5xx, as Slack does.
 
@@ -49,6 +51,8 @@ class _State:
     held: set[str] = field(default_factory=set)  # methods whose calls wait for `release`
     outside: set[str] = field(default_factory=set)  # conversations the bot is no member of
     holding: dict[str, int] = field(default_factory=dict)  # method -> calls waiting now
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # file id -> upload
+    refusals: dict[str, list[str]] = field(default_factory=dict)  # method -> [error code]
 
 
 class FakeSlack:
@@ -86,6 +90,19 @@ class FakeSlack:
     def fail_once(self, method: str, *, status: int = 429, retry_after: int = 1) -> None:
         with self._cond:
             self._state.failures.setdefault(method, []).append((status, retry_after))
+
+    def refuse(self, method: str, error: str = "not_allowed") -> None:
+        """The next call of `method` answers ok=false with this error code (HTTP 200), as Slack
+        refuses a call it will not do (a missing `files:write` scope: `missing_scope`)."""
+        with self._cond:
+            self._state.refusals.setdefault(method, []).append(error)
+
+    def files(self, channel: str | None = None) -> list[dict[str, Any]]:
+        """Files shared by files.completeUploadExternal, oldest first: id, filename, title,
+        alt_txt, channel, thread_ts, the share's ts, and "data" (the uploaded bytes)."""
+        with self._cond:
+            return [dict(f) for f in self._state.files.values() if f.get("shared")
+                    and (channel is None or f["channel"] == channel)]
 
     def not_a_member(self, channel: str) -> None:
         """A conversation the bot is not in (a DM between two people): posting there fails
@@ -158,6 +175,11 @@ class FakeSlack:
             failures = self._state.failures.get(method)
             failure = failures.pop(0) if failures else None
             self._cond.notify_all()
+        with self._cond:
+            refusals = self._state.refusals.get(method)
+            refusal = refusals.pop(0) if refusals else None
+        if refusal is not None:
+            return 200, {"ok": False, "error": refusal}, {}
         if failure is not None:
             status, retry_after = failure
             if status == 429:
@@ -207,9 +229,59 @@ class FakeSlack:
                          for n, u in found.items() if u]
             return {"ok": True, "type": "message", "channel": key[0],
                     "message": {**self._state.messages[key], "reactions": reactions}}
+        if method == "files.getUploadURLExternal":
+            return self._upload_url(params)
+        if method == "files.completeUploadExternal":
+            return self._complete_upload(params)
         if method.startswith("respond"):
             return {"ok": True}
         return {"ok": False, "error": "unknown_method"}
+
+    def _upload_url(self, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            length = int(params.get("length") or 0)
+        except ValueError:
+            length = 0
+        if not params.get("filename") or length <= 0:
+            return {"ok": False, "error": "invalid_arguments"}
+        file_id = f"F{len(self._state.files) + 1:08d}"
+        self._state.files[file_id] = {"id": file_id, "filename": params["filename"],
+                                      "length": length, "alt_txt": params.get("alt_txt"),
+                                      "data": None, "shared": False}
+        return {"ok": True, "upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id}
+
+    def _receive_upload(self, file_id: str, data: bytes) -> bool:
+        with self._cond:
+            upload = self._state.files.get(file_id)
+            if upload is None:
+                return False
+            upload["data"] = data
+            self._cond.notify_all()
+            return True
+
+    def _complete_upload(self, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            wanted = json.loads(params.get("files") or "[]")
+        except ValueError:
+            return {"ok": False, "error": "invalid_arguments"}
+        channel = params.get("channel_id") or ""
+        if channel in self._state.outside:
+            return {"ok": False, "error": "channel_not_found"}
+        done = []
+        for item in wanted:
+            upload = self._state.files.get(str(item.get("id")))
+            if upload is None or upload["data"] is None or len(upload["data"]) != upload[
+                    "length"]:
+                return {"ok": False, "error": "file_not_found"}
+            ts = f"{1_700_000_000 + next(self._ts)}.000300"
+            upload.update(shared=True, title=item.get("title"), channel=channel,
+                          thread_ts=params.get("thread_ts"), ts=ts)
+            share = {"ts": ts, **({"thread_ts": params["thread_ts"]}
+                                  if params.get("thread_ts") else {})}
+            done.append({"id": upload["id"], "name": upload["filename"],
+                         "title": upload["title"], "size": upload["length"],
+                         "shares": {"public": {channel: [share]}} if channel else {}})
+        return {"ok": True, "files": done}
 
     def _control(self, query: dict[str, str]) -> list[dict[str, Any]]:
         return [{"method": c.method, "received": c.received, "params": c.params}
@@ -233,6 +305,10 @@ class FakeSlack:
                 url = urlsplit(self.path)
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
+                if url.path.startswith("/upload/"):  # the upload URL: raw bytes, no token
+                    found = fake._receive_upload(url.path.removeprefix("/upload/"), raw)
+                    self._text(200 if found else 404, f"OK - {len(raw)}" if found else "")
+                    return
                 params = dict(parse_qsl(url.query))
                 params.update(_params(self.headers.get("Content-Type", ""), raw))
                 self._api(url.path, params)
@@ -259,6 +335,14 @@ class FakeSlack:
                 self.send_header("Content-Length", str(len(data)))
                 for name, value in headers.items():
                     self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _text(self, status: int, text: str) -> None:
+                data = text.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 

@@ -5,27 +5,35 @@ into bolt: the event is already acknowledged and there is nobody left to tell.""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.charts import chart_for
 from adapters.slack.blocks import SlackMessage, answer_messages
 from adapters.slack.services import PLATFORM, SlackServices, chat_key
 from core.errors import StorageError
 from core.presentation import present
-from core.types import Answer
+from core.types import Answer, Table
 
 log = logging.getLogger("ricorda.slack")
 
 
 async def post_answer(services: SlackServices, client: AsyncWebClient, channel: str,
                       answer: Answer, *, thread_ts: str | None) -> list[str]:
-    """Post the answer and remember which messages show which turn, so reactions on them
-    count after a restart too. Returns the posted message timestamps."""
+    """Post the answer (its chart first, uploaded into the thread, when it has one) and
+    remember which messages show which turn, so reactions on them count after a restart too.
+    Returns the posted message timestamps."""
+    posted: list[str] = []
+    chart = await chart_for(answer, services.chart)
+    if chart is not None:
+        ts = await upload_chart(client, channel, *chart, thread_ts=thread_ts)
+        if ts is not None:
+            posted.append(ts)
     shown = present(answer, show_footer=services.show_footer)
     messages = answer_messages(shown, signer=services.signer, turn_id=answer.turn_id)
-    posted: list[str] = []
     for message in messages:
         ts = await post(client, channel, message, thread_ts=thread_ts)
         if ts is None:
@@ -36,6 +44,36 @@ async def post_answer(services: SlackServices, client: AsyncWebClient, channel: 
     except StorageError as exc:  # the answer is out; only its feedback link is lost
         log.warning("cannot map messages to turn %s: %s", answer.turn_id, exc)
     return posted
+
+
+async def upload_chart(client: AsyncWebClient, channel: str, table: Table, png: bytes, *,
+                       thread_ts: str | None) -> str | None:
+    """Upload the chart into the thread (files.getUploadURLExternal, the upload itself,
+    files.completeUploadExternal). Returns the file message's ts when Slack says it already
+    (so a reaction on the chart counts too), else None. A refused upload is logged: the
+    answer still goes out as text."""
+    try:
+        response = await client.files_upload_v2(
+            channel=channel, thread_ts=thread_ts, file=png, filename="chart.png",
+            title=table.title or "chart", alt_txt=table.title or None)
+    except SlackApiError as exc:
+        log.warning("chart upload to %s refused: %s", channel, _error(exc))
+        return None
+    except Exception as exc:  # the upload POST failing (network, 5xx) raises other errors
+        log.warning("chart upload to %s failed: %s", channel, exc.__class__.__name__)
+        return None
+    return _shared_ts(response.get("file") or {}, channel)
+
+
+def _shared_ts(file: dict[str, Any], channel: str) -> str | None:
+    """The ts of the message that shows the file in `channel`, when the upload's answer has
+    it (Slack fills `shares` once the file is shared, not always at once)."""
+    shares = file.get("shares") or {}
+    for kind in ("public", "private"):
+        places = (shares.get(kind) or {}).get(channel) or []
+        if places and places[0].get("ts"):
+            return str(places[0]["ts"])
+    return None
 
 
 async def post(client: AsyncWebClient, channel: str, message: SlackMessage, *,

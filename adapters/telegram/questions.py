@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from telegram import (
     Bot,
@@ -18,16 +19,25 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from adapters.charts import chart_for
 from adapters.telegram.addressing import is_private, question_for_bot
 from adapters.telegram.keyboards import options_keyboard
-from adapters.telegram.render import answer_messages
+from adapters.telegram.render import (
+    CAPTION_LIMIT,
+    answer_messages,
+    answer_parts,
+    pack,
+    table_caption,
+    title_caption,
+    utf16_len,
+)
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from adapters.telegram.typing_action import typing_while
 from core.chat_replies import language_for, reply
 from core.errors import StorageError
 from core.option_tap import chosen_label, tap_key, tap_request
 from core.presentation import present
-from core.types import Answer, Request
+from core.types import Answer, Request, Table
 
 log = logging.getLogger("ricorda.telegram")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -130,12 +140,27 @@ class Questions:
 
     async def send_answer(self, bot: Bot, chat_id: int, answer: Answer, *,
                           reply_to: int | None = None) -> list[int]:
-        """Send the answer (split if long, buttons under the last part) and remember which
-        messages show which turn, so reactions on them count after a restart too."""
-        shown = present(answer, show_footer=self.s.show_footer)
-        texts = answer_messages(shown)
-        keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.groups)
+        """Send the answer: its chart first when it has one (the table as the photo's caption
+        when it fits), then the text (split if long, buttons under the last part). Remember
+        which messages show which turn, so reactions on them (the photo too) count after a
+        restart too."""
         sent: list[int] = []
+        chart = await chart_for(answer, self.s.chart)
+        if chart is not None:
+            table, png = chart
+            photo, with_table = await self._send_chart(bot, chat_id, table, png,
+                                                       reply_to=reply_to)
+            if photo is not None:
+                sent.append(photo)
+                reply_to = None  # the text follows the photo, which is the reply
+                if with_table:  # the caption shows the table: the text need not repeat it
+                    answer = replace(answer, segments=[
+                        s for s in answer.segments if s is not table])
+        shown = present(answer, show_footer=self.s.show_footer)
+        keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.groups)
+        texts = pack(answer_parts(shown))
+        if not texts and (not sent or keyboard is not None):
+            texts = answer_messages(shown)
         for i, text in enumerate(texts):
             last = i == len(texts) - 1
             msg = await bot.send_message(
@@ -150,6 +175,26 @@ class Questions:
         except StorageError as exc:  # the answer is out; only its feedback link is lost
             log.warning("cannot map messages to turn %s: %s", answer.turn_id, exc)
         return sent
+
+    @staticmethod
+    async def _send_chart(bot: Bot, chat_id: int, table: Table, png: bytes, *,
+                          reply_to: int | None) -> tuple[int | None, bool]:
+        """The chart as a photo: (its message id or None when Telegram refused it, whether
+        its caption shows the table). A refused photo is logged; the text still goes out."""
+        caption = table_caption(table)
+        with_table = utf16_len(caption) <= CAPTION_LIMIT
+        try:
+            msg = await bot.send_photo(
+                chat_id, png, filename="chart.png",
+                caption=caption if with_table else title_caption(table),
+                parse_mode=ParseMode.HTML,
+                reply_parameters=ReplyParameters(reply_to, allow_sending_without_reply=True)
+                if reply_to is not None else None,
+            )
+        except TelegramError as exc:
+            log.warning("chart not sent to %s: %s", chat_key(chat_id), exc)
+            return None, False
+        return msg.message_id, with_table
 
     def _map(self, chat_id: int, message_ids: list[int], turn_id: str) -> None:
         for message_id in message_ids:

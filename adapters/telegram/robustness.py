@@ -9,7 +9,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from telegram import Update
-from telegram.error import NetworkError, TimedOut
+from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import AIORateLimiter, ApplicationHandlerStop, ContextTypes
 
 from adapters.telegram.services import PLATFORM, TelegramServices
@@ -23,7 +23,7 @@ class RetryingRateLimiter(AIORateLimiter):
     network error that happened before the request reached Telegram.
 
     A timeout is not retried: the message may already be delivered, and a duplicate answer is
-    worse than a missing one the user can ask again.
+    worse than a missing one the user can ask again. Nor is a request Telegram refused (400).
     """
 
     def __init__(self, *, network_retries: int = 2, backoff: float = 0.5, **kwargs: Any) -> None:
@@ -44,8 +44,8 @@ class RetryingRateLimiter(AIORateLimiter):
             try:
                 return await super().process_request(
                     callback, args, kwargs, endpoint, data, rate_limit_args)
-            except TimedOut:
-                raise
+            except (TimedOut, BadRequest):  # BadRequest: Telegram refused the request
+                raise  # itself (a NetworkError subclass in PTB); the same request fails again
             except NetworkError as exc:
                 if attempt == self.network_retries:
                     raise
