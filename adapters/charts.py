@@ -32,6 +32,7 @@ MIN_POINTS = 2  # a chart of one number says nothing the table does not
 SIZE_INCHES = (8.0, 4.5)
 DPI = 120  # 960 x 540 pixels: sharp on a phone, small enough to upload at once
 PNG_COMPRESSION = 1
+MAX_VALUE_LABELS = 12  # values written beside their points or bars, up to this many
 CHAR_PX = 8.5  # the width of a 9-point label character at DPI, on average
 LINE_COLOUR = "#1f5fa8"
 BAR_COLOUR = "#3a7bd5"
@@ -156,12 +157,9 @@ def _series(ax: Axes, table: Table) -> None:
     values = [v if _finite(v) else math.nan for _, v in table.points]
     xs = list(range(len(values)))
     ax.plot(xs, values, color=LINE_COLOUR, linewidth=2, marker="o", markersize=5)
-    ax.set_xticks(xs, labels=labels)
-    if _rotated(table):
-        for tick in ax.get_xticklabels():
-            tick.set_rotation(45)
-            tick.set_horizontalalignment("right")
-    if len(values) <= 12:  # each value written at its point, when they fit
+    step = _label_step(table)  # every period is in the table; the axis names enough of them
+    _axis_labels(ax, "x", xs[::step], labels[::step])
+    if len(values) <= MAX_VALUE_LABELS:  # each value written at its point, when they fit
         for x, v in zip(xs, values, strict=True):
             if not math.isnan(v):
                 ax.annotate(number(v), (x, v), textcoords="offset points", xytext=(0, 7),
@@ -181,10 +179,12 @@ def _bars(ax: Axes, table: Table) -> None:
     ys = list(range(len(values)))
     colours = [NEGATIVE_COLOUR if v < 0 else BAR_COLOUR for v in values]
     ax.barh(ys, values, color=colours, height=0.6)
-    ax.set_yticks(ys, labels=labels)
+    _axis_labels(ax, "y", ys, labels)
     ax.invert_yaxis()  # the first row (the top of a ranking) at the top
     span = max(abs(v) for v in values) or 1.0
     for y, (_, raw), v in zip(ys, table.points, values, strict=True):
+        if len(values) > MAX_VALUE_LABELS:  # beyond a dozen, the grid reads them
+            break
         text = number(v) if _finite(raw) else "–"
         gap = span * 0.01 if v >= 0 else -span * 0.01
         ax.text(v + gap, y, text, ha="left" if v >= 0 else "right", va="center", fontsize=8,
@@ -199,25 +199,42 @@ def _bars(ax: Axes, table: Table) -> None:
                 max(0.0, max(values)) + span * 0.15)
 
 
+def _axis_labels(ax: Axes, axis: str, positions: list[int], labels: list[str]) -> None:
+    """Category names along an axis as plain text beside it: matplotlib's ticks would do the
+    same, but each tick is a handful of objects laid out again at every draw, and a chart's
+    20 ticks cost more than the rest of it."""
+    if axis == "x":
+        ax.set_xticks([])
+        transform = ax.get_xaxis_transform()  # x in data, y in axes units
+        for x, label in zip(positions, labels, strict=True):
+            ax.text(x, -0.025, label, transform=transform, ha="center", va="top", fontsize=9)
+    else:
+        ax.set_yticks([])
+        transform = ax.get_yaxis_transform()  # x in axes units, y in data
+        for y, label in zip(positions, labels, strict=True):
+            ax.text(-0.015, y, label, transform=transform, ha="right", va="center",
+                    fontsize=9)
+
+
 def _margins(fig: Any, table: Table) -> None:
     """Room for the labels, estimated from their length: matplotlib's tight layout would do
     it exactly but draws the whole figure once more, a third of a chart's cost."""
     longest = max((_text_width(label) for label, _ in table.points), default=0)
     width_px = SIZE_INCHES[0] * DPI
     if table.kind == "series":
-        rotated = _rotated(table)
-        bottom = 0.1 + (min(longest, 24) * CHAR_PX * 0.75 / (SIZE_INCHES[1] * DPI)
-                      if rotated else 0)
-        fig.subplots_adjust(left=0.1, right=0.97, top=0.88, bottom=bottom)
+        fig.subplots_adjust(left=0.1, right=0.97, top=0.88, bottom=0.1)
     else:
         left = min(0.45, 0.03 + (min(longest, 40) * CHAR_PX + 16) / width_px)
         fig.subplots_adjust(left=left, right=0.96, top=0.88, bottom=0.12)
 
 
-def _rotated(table: Table) -> bool:
-    """Period labels turn 45° when they would not fit side by side."""
+def _label_step(table: Table) -> int:
+    """Every n-th period is named on the axis, so that the names fit side by side (a
+    series of 20 years names every other one): horizontal, readable, and half the text to
+    draw, which is most of a chart's cost."""
     longest = max((_text_width(label) for label, _ in table.points), default=0)
-    return len(table.points) * (longest + 2) * CHAR_PX > SIZE_INCHES[0] * DPI * 0.85
+    room = SIZE_INCHES[0] * DPI * 0.85
+    return max(1, math.ceil(len(table.points) * (longest + 2) * CHAR_PX / room))
 
 
 def _needs_cjk(table: Table) -> bool:
