@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import io
 import itertools
+import json
 import logging
 import struct
 import warnings
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.charts import (
@@ -30,6 +32,7 @@ from adapters.charts import (
     font_families,
     render_chart,
 )
+from adapters.slack.application import build_bolt_app, web_client
 from adapters.slack.replies import post_answer
 from adapters.slack.services import SlackServices
 from adapters.telegram.application import ALLOWED_UPDATES, Limits, build_application
@@ -37,8 +40,9 @@ from adapters.telegram.render import CAPTION_LIMIT, utf16_len
 from adapters.telegram.services import TelegramServices
 from core.callback_token import CallbackSigner, derive_key
 from core.types import Answer, Citation, Line, Request, Route, Source, Table
-from tests.fake_slack import BOT_TOKEN, FakeSlack
+from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
 from tests.fake_telegram import TOKEN, FakeTelegram
+from tests.slack_harness import event_callback, mention_event
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 USER, CHAT, GROUP = 501, 501, -100777
@@ -428,6 +432,44 @@ def test_slack_uploads_the_chart_into_the_thread_then_posts_the_answer(
     assert posted == [upload["ts"], message["ts"]]
     assert {services.turns.turn_for_message("slack", "slack:C0CHART", ts)
             for ts in posted} == {answer.turn_id}
+
+
+def test_slack_mention_gets_the_chart_in_its_thread_and_a_reaction_on_it_counts(
+        slack: FakeSlack) -> None:
+    """Through bolt, as Slack delivers it: a mention, the chart uploaded into the mention's
+    thread, the answer after it; a 👍 on the chart is feedback on the answer."""
+    ask = Answerer(table_answer(series_table(5, missing=(2,))))
+    services = SlackServices(**services_kwargs(ask))
+    client = web_client(BOT_TOKEN, base_url=slack.api_url)
+    bolt = build_bolt_app(services, client=client, signing_secret=None)
+    mention = mention_event("C0ASK", "UASKER1", "China revenue from FY2021 to FY2025")
+
+    async def deliver(event: dict[str, Any]) -> None:
+        body = json.dumps(event_callback(event))
+        await bolt.async_dispatch(AsyncBoltRequest(
+            body=body, headers={"content-type": "application/json"}, mode="socket_mode"))
+
+    async def scenario() -> None:
+        await deliver(mention)
+        await until(slack, lambda: slack.posted("C0ASK") and services.turns.messages)
+        (upload,) = slack.files("C0ASK")
+        assert_sane_png(upload["data"])
+        assert upload["thread_ts"] == mention["ts"]
+        (message,) = slack.posted("C0ASK")
+        assert message["thread_ts"] == mention["ts"] and "FY2025" in str(message["blocks"])
+        assert ask.questions[0].text == "China revenue from FY2021 to FY2025"
+        await deliver({"type": "reaction_added", "user": "UASKER1", "reaction": "+1",
+                       "item_user": BOT_USER,
+                       "item": {"type": "message", "channel": "C0ASK", "ts": upload["ts"]},
+                       "event_ts": upload["ts"]})
+        await until(slack, lambda: services.feedback.recorded)
+        assert services.feedback.recorded == [(ask.given[0].turn_id, "slack:UASKER1",
+                                               "positive")]
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        services.close()
 
 
 def test_slack_answers_as_text_when_the_upload_is_refused(slack: FakeSlack,
