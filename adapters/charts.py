@@ -17,7 +17,7 @@ import math
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -88,19 +88,13 @@ async def chart_for(answer: Answer, render: ChartRenderer | None
     return table, png
 
 
-def warm_in_background() -> Future[bytes]:
-    """Load matplotlib and the fonts on the chart thread now, without waiting: the first chart
-    otherwise costs a second more than the next ones."""
+def warm_up(timeout: float = 60.0) -> None:
+    """Load matplotlib and the fonts on the chart thread, and draw one chart: the first chart
+    of a process otherwise costs a second more than the next ones. Raises what drawing
+    raised (the caller logs it: charts then fail one by one, answers still go out)."""
     sample = Table(kind="series", title="预热 warm-up", columns=(), rows=(),
                    points=(("FY2024", 1.0), ("FY2025", 2.0)), unit="€M")
-    future = _WORKER.submit(render_chart, sample)
-    future.add_done_callback(_warmed)
-    return future
-
-
-def _warmed(future: Future[bytes]) -> None:
-    if future.exception() is not None:
-        log.warning("charts not warmed up: %s", future.exception())
+    _WORKER.submit(render_chart, sample).result(timeout)
 
 
 def render_chart(table: Table) -> bytes:

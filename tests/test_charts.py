@@ -15,9 +15,11 @@ import io
 import itertools
 import json
 import logging
+import re
 import struct
 import warnings
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,9 +42,11 @@ from adapters.telegram.render import CAPTION_LIMIT, utf16_len
 from adapters.telegram.services import TelegramServices
 from core.callback_token import CallbackSigner, derive_key
 from core.types import Answer, Citation, Line, Request, Route, Source, Table
+from tests.acme import load_acme
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
 from tests.fake_telegram import TOKEN, FakeTelegram
 from tests.slack_harness import event_callback, mention_event
+from tests.telegram_harness import BotProcess
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 USER, CHAT, GROUP = 501, 501, -100777
@@ -489,3 +493,18 @@ def test_slack_without_charts_uploads_nothing(slack: FakeSlack) -> None:
     services = SlackServices(**services_kwargs(Answerer(), chart=None))
     slack_answer(slack, services, table_answer(series_table(5)), "C0OFF", None)
     assert [c.method for c in slack.calls()] == ["chat.postMessage"]
+
+
+# -- the setting, in `ricorda serve` --------------------------------------------------------
+
+
+@pytest.mark.parametrize("charts", ["true", "false"])
+def test_serve_warms_charts_up_unless_they_are_off(telegram: FakeTelegram, tmp_path: Path,
+                                                   charts: str) -> None:
+    bot = BotProcess(load_acme(tmp_path), telegram, RICORDA_CHARTS=charts).start()
+    try:
+        ready = telegram.wait_for(lambda: re.search(r"ready: .*", bot.output()), timeout=30)
+    finally:
+        bot.stop()
+    assert ("charts" in ready[0]) == (charts == "true")
+    assert "Traceback" not in bot.output()
