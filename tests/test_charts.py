@@ -27,6 +27,7 @@ from PIL import Image
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters import charts
 from adapters.charts import (
     LINE_COLOUR,
     chart_for,
@@ -38,7 +39,7 @@ from adapters.slack.application import build_bolt_app, web_client
 from adapters.slack.replies import post_answer
 from adapters.slack.services import SlackServices
 from adapters.telegram.application import ALLOWED_UPDATES, Limits, build_application
-from adapters.telegram.render import CAPTION_LIMIT, utf16_len
+from adapters.telegram.render import CAPTION_LIMIT, table_caption, title_caption, utf16_len
 from adapters.telegram.services import TelegramServices
 from core.callback_token import CallbackSigner, derive_key
 from core.types import Answer, Citation, Line, Request, Route, Source, Table
@@ -132,8 +133,12 @@ def test_a_missing_period_is_a_gap_in_the_line_never_a_zero() -> None:
     gapped = render_chart(series_table(8, missing=(3, 4)))
     assert holes(line_columns(whole), wider_than=3) == 0
     assert holes(line_columns(gapped), wider_than=30) == 1  # two runs of line, apart
-    # and no point was drawn at zero: the value axis does not reach down to it
-    assert render_chart(series_table(8, missing=(3, 4))) == gapped  # deterministic
+    # a zero in their place would have joined the two runs through the bottom of the chart
+    zeros = series_table(8)
+    zeros = Table(kind="series", title=zeros.title, columns=zeros.columns, rows=zeros.rows,
+                  points=tuple((label, 0.0 if i in (3, 4) else v)
+                               for i, (label, v) in enumerate(zeros.points)), unit="€M")
+    assert holes(line_columns(render_chart(zeros)), wider_than=3) == 0
 
 
 def test_a_breakdown_is_a_bar_chart_with_negative_and_missing_values() -> None:
@@ -146,6 +151,16 @@ def test_a_breakdown_is_a_bar_chart_with_negative_and_missing_values() -> None:
     assert_sane_png(data)
     assert line_columns(data) == []  # bars, not a line
     assert data != render_chart(breakdown_table())
+
+
+def test_the_caption_is_escaped_html_and_a_long_title_is_cut_to_fit() -> None:
+    table = series_table(3, title="R&D <spend> of Orbis", notes=("No figure for <FY2022>.",))
+    caption = table_caption(table)
+    assert caption.startswith("<b>R&amp;D &lt;spend&gt; of Orbis</b>\n<pre>")
+    assert caption.endswith("<i>No figure for &lt;FY2022&gt;.</i>")
+    long_title = title_caption(series_table(3, title="Revenue 收入 " * 200))
+    assert long_title.startswith("<b>Revenue 收入") and long_title.endswith("</b>")
+    assert utf16_len(long_title) <= CAPTION_LIMIT
 
 
 def test_a_table_with_nothing_to_plot_has_no_chart() -> None:
@@ -175,6 +190,28 @@ def test_chinese_labels_render_without_warnings(caplog: pytest.LogCaptureFixture
     assert [r for r in caplog.records if r.name.startswith("matplotlib")
             and r.levelno >= logging.WARNING] == []
     assert len([r for r in caplog.records if r.name == "ricorda.charts"]) <= 1
+
+
+def test_without_a_chinese_font_the_log_says_so_once(monkeypatch: pytest.MonkeyPatch,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """A machine with no font for Chinese: charts still come, boxes for the glyphs, one log
+    line (not one warning per glyph per chart)."""
+    monkeypatch.setattr(charts, "CJK_FAMILIES", ())
+    monkeypatch.setattr(charts, "_CJK_FILE_HINTS", ())
+    monkeypatch.setattr(charts, "_warned_no_cjk", False)
+    charts.font_families.cache_clear()
+    caplog.set_level(logging.INFO)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                assert_sane_png(render_chart(breakdown_table(("中国", "香港"), title="收入")))
+        assert font_families() == ("DejaVu Sans",)
+    finally:
+        charts.font_families.cache_clear()
+    assert [str(w.message) for w in caught] == []
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1 and "no font with Chinese glyphs" in said[0]
 
 
 @pytest.mark.skipif(len(font_families()) < 2,
