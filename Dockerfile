@@ -9,7 +9,7 @@ ARG PYTHON=python:3.11-slim-bookworm
 
 FROM ${PYTHON} AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends build-essential cmake git \
+    && apt-get install -y --no-install-recommends build-essential cmake git fonts-wqy-microhei \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY pyproject.toml README.md ./
@@ -29,6 +29,9 @@ RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home 
         --shell /usr/sbin/nologin ricorda \
     && mkdir -p /data && chown ricorda:ricorda /data
 COPY --from=build /wheels /wheels
+# a font with Chinese glyphs for chart labels (adapters/charts.py), copied rather than installed:
+# the final stage runs no package manager
+COPY --from=build /usr/share/fonts/truetype/wqy /usr/share/fonts/truetype/wqy
 RUN pip install --no-cache-dir --no-index --find-links /wheels "ricorda[${EXTRAS}]" \
     && rm -rf /wheels
 ENV RICORDA_DATA_DIR=/data \

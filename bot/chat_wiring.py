@@ -40,10 +40,19 @@ def chat_services(
                           lease=dt.timedelta(seconds=s.inbox_lease_s)),
         "admins": frozenset(s.admins),
         "show_footer": s.show_footer,
+        "chart": chart_renderer() if s.charts else None,
         "today": app.today,
         "core_worker": core_worker,
         "is_cleared": lambda chat: app.glossary.is_cleared(chat),
     }
+
+
+def chart_renderer() -> Callable[[Any], bytes]:
+    """What draws a table's chart in the chat adapters (matplotlib, loaded on the first
+    chart, not here: a bot that never shows a table never loads it)."""
+    from adapters.charts import render_chart
+
+    return render_chart
 
 
 class CurrentAdmin:

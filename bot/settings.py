@@ -118,6 +118,7 @@ class Settings(BaseSettings):
     slack_port: int = 3000
     callback_secret: SecretStr | None = None
     show_footer: bool = False  # serving level and latency under answers: for admins testing
+    charts: bool = True  # a series, breakdown or ranking also comes as a chart image
     inbox_lease_s: float = 30.0  # an unanswered delivery whose process went silent this long
     # is taken over by another process (or this one after a restart)
     metrics_host: str = "127.0.0.1"  # GET /healthz and /metrics (Prometheus)

@@ -66,6 +66,7 @@ HELP: dict[str, str] = {
     "slack_port": "port of /slack/events (HTTP mode)",
     "callback_secret": "signs option buttons; default derived from the bot token (secret)",
     "show_footer": "show the serving level and latency under chat answers (default off)",
+    "charts": "send a chart image with a series, breakdown or ranking in chats (default on)",
     "inbox_lease_s": "seconds before a delivery left unanswered by a silent process is taken over",
     "metrics_host": "address of /healthz and /metrics",
     "metrics_port": "port of /healthz and /metrics (0: any free port)",

@@ -3,8 +3,8 @@
 `summary` is the startup report a deployer reads at INFO (on by default for serve): version,
 platforms and modes, database (password masked), vector store, embedder and its thresholds,
 LLM, ports. `warm` loads everything a first question would otherwise load (the embedder, the
-L0 cosine indexes, the autopaths, the BM25 index and the vector store, the LLM), so the first
-answer after /healthz says ok costs what the hundredth does.
+L0 cosine indexes, the autopaths, the BM25 index and the vector store, the LLM, matplotlib for
+charts), so the first answer after /healthz says ok costs what the hundredth does.
 """
 
 from __future__ import annotations
@@ -99,9 +99,22 @@ def warm(app: App) -> dict[str, float]:
     step("documents", lambda: _warm_documents(app))
     step("llm", lambda: app.llm)
     step("dry run", lambda: _dry_run(app))
+    if app.settings.charts:
+        step("charts", _warm_charts)
     step("freeze", _freeze_loaded)  # last: what the dry run loaded is frozen too
     log.info("ready: " + ", ".join(f"{k} {v:.0f} ms" for k, v in timings.items()))
     return timings
+
+
+def _warm_charts() -> None:
+    """matplotlib and the fonts, loaded on the chart thread (adapters.charts)."""
+    from adapters.charts import warm_up
+
+    try:
+        warm_up()
+    except Exception as exc:  # a chart is an extra: the bot serves without it
+        log.warning("charts not warmed up (answers go out without them if drawing keeps "
+                    "failing): %s: %s", exc.__class__.__name__, exc)
 
 
 def _freeze_loaded() -> None:

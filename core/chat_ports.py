@@ -18,7 +18,7 @@ from core.reactions import ReactionVerdicts
 if TYPE_CHECKING:
     from core.admin_commands import AdminOps
     from core.callback_token import CallbackSigner
-    from core.types import Answer, Request
+    from core.types import Answer, Request, Table
 
 T = TypeVar("T")
 CONFIRMATIONS = "confirmation"  # the delivery log's "platform" for used confirmation buttons
@@ -95,6 +95,9 @@ class ChatServices:
     # whether a chat ("telegram:-100…") is cleared for RESTRICTED data, asked at each use so
     # a changed glossary counts at once; the default clears no chat
     is_cleared: Callable[[str], bool] = field(default=lambda chat: False)
+    # draws a table's chart as a PNG (adapters.charts.render_chart); None: no charts, the
+    # table is shown as text only (RICORDA_CHARTS=false)
+    chart: Callable[[Table], bytes] | None = None
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 

@@ -1,10 +1,12 @@
 """A fake Slack Web API: a real HTTP server on 127.0.0.1 that the real bot talks to.
 
 Implements what ricorda calls (auth.test, chat.postMessage, chat.update, chat.postEphemeral,
-reactions.add/remove/get, users.info, and apps.connections.open for Socket Mode with the app
-token) plus response URLs (`/respond/...`), and records every call. reactions.add/remove keep
-the bot's own reactions with the users' (`already_reacted`, `no_reaction` as Slack answers);
-users.info returns the locale a test set with `set_locale` (en-US otherwise) when asked with
+reactions.add/remove/get, users.info, the external file upload (files.getUploadURLExternal,
+the upload POST to the URL it returns, on this server, and files.completeUploadExternal), and
+apps.connections.open for Socket Mode with the app token) plus response URLs (`/respond/...`),
+and records every call and every uploaded file's bytes. reactions.add/remove keep the bot's
+own reactions with the users' (`already_reacted`, `no_reaction` as Slack answers); users.info
+returns the locale a test set with `set_locale` (en-US otherwise) when asked with
 `include_locale`; `refuse` makes every call of a method fail with an error code (an app
 without the scope). The bot's WebClient points at it with
 `base_url` (RICORDA_SLACK_API_URL = `fake.api_url`).
@@ -55,6 +57,7 @@ class _State:
     holding: dict[str, int] = field(default_factory=dict)  # method -> calls waiting now
     locales: dict[str, str] = field(default_factory=dict)  # user -> Slack locale ("it-IT")
     refused: dict[str, str] = field(default_factory=dict)  # method -> error code, every call
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # file id -> upload
 
 
 class FakeSlack:
@@ -112,6 +115,13 @@ class FakeSlack:
         with self._cond:
             found = self._state.reactions.get((channel, ts), {})
             return [name for name, users in found.items() if user in users]
+
+    def files(self, channel: str | None = None) -> list[dict[str, Any]]:
+        """Files shared by files.completeUploadExternal, oldest first: id, filename, title,
+        alt_txt, channel, thread_ts, the share's ts, and "data" (the uploaded bytes)."""
+        with self._cond:
+            return [dict(f) for f in self._state.files.values() if f.get("shared")
+                    and (channel is None or f["channel"] == channel)]
 
     def not_a_member(self, channel: str) -> None:
         """A conversation the bot is not in (a DM between two people): posting there fails
@@ -258,9 +268,59 @@ class FakeSlack:
                          for n, u in found.items() if u]
             return {"ok": True, "type": "message", "channel": key[0],
                     "message": {**self._state.messages[key], "reactions": reactions}}
+        if method == "files.getUploadURLExternal":
+            return self._upload_url(params)
+        if method == "files.completeUploadExternal":
+            return self._complete_upload(params)
         if method.startswith("respond"):
             return {"ok": True}
         return {"ok": False, "error": "unknown_method"}
+
+    def _upload_url(self, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            length = int(params.get("length") or 0)
+        except ValueError:
+            length = 0
+        if not params.get("filename") or length <= 0:
+            return {"ok": False, "error": "invalid_arguments"}
+        file_id = f"F{len(self._state.files) + 1:08d}"
+        self._state.files[file_id] = {"id": file_id, "filename": params["filename"],
+                                      "length": length, "alt_txt": params.get("alt_txt"),
+                                      "data": None, "shared": False}
+        return {"ok": True, "upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id}
+
+    def _receive_upload(self, file_id: str, data: bytes) -> bool:
+        with self._cond:
+            upload = self._state.files.get(file_id)
+            if upload is None:
+                return False
+            upload["data"] = data
+            self._cond.notify_all()
+            return True
+
+    def _complete_upload(self, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            wanted = json.loads(params.get("files") or "[]")
+        except ValueError:
+            return {"ok": False, "error": "invalid_arguments"}
+        channel = params.get("channel_id") or ""
+        if channel in self._state.outside:
+            return {"ok": False, "error": "channel_not_found"}
+        done = []
+        for item in wanted:
+            upload = self._state.files.get(str(item.get("id")))
+            if upload is None or upload["data"] is None or len(upload["data"]) != upload[
+                    "length"]:
+                return {"ok": False, "error": "file_not_found"}
+            ts = f"{1_700_000_000 + next(self._ts)}.000300"
+            upload.update(shared=True, title=item.get("title"), channel=channel,
+                          thread_ts=params.get("thread_ts"), ts=ts)
+            share = {"ts": ts, **({"thread_ts": params["thread_ts"]}
+                                  if params.get("thread_ts") else {})}
+            done.append({"id": upload["id"], "name": upload["filename"],
+                         "title": upload["title"], "size": upload["length"],
+                         "shares": {"public": {channel: [share]}} if channel else {}})
+        return {"ok": True, "files": done}
 
     def _control(self, query: dict[str, str]) -> list[dict[str, Any]]:
         return [{"method": c.method, "received": c.received, "params": c.params}
@@ -284,6 +344,10 @@ class FakeSlack:
                 url = urlsplit(self.path)
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
+                if url.path.startswith("/upload/"):  # the upload URL: raw bytes, no token
+                    found = fake._receive_upload(url.path.removeprefix("/upload/"), raw)
+                    self._text(200 if found else 404, f"OK - {len(raw)}" if found else "")
+                    return
                 params = dict(parse_qsl(url.query))
                 params.update(_params(self.headers.get("Content-Type", ""), raw))
                 self._api(url.path, params)
@@ -310,6 +374,14 @@ class FakeSlack:
                 self.send_header("Content-Length", str(len(data)))
                 for name, value in headers.items():
                     self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _text(self, status: int, text: str) -> None:
+                data = text.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 

@@ -1,12 +1,13 @@
 """A fake Telegram Bot API: a real HTTP server on 127.0.0.1 that the real bot talks to.
 
-Implements the methods ricorda uses (getMe, getUpdates, sendMessage, editMessageText,
-answerCallbackQuery, sendChatAction, setMessageReaction, setMyCommands, setWebhook,
-deleteWebhook, ...). A test injects updates and reads back every call the bot made; `fail_once`
-makes the next call of a method answer 429 with retry_after, as Telegram does under flood
-control, or another error (`status=400`). setMessageReaction checks what Telegram checks: the
-message exists and the emoji is in Telegram's fixed reaction set; `bot_reactions` reads back
-the bot's reaction on a message.
+Implements the methods ricorda uses (getMe, getUpdates, sendMessage, sendPhoto (multipart, the
+image's bytes kept), editMessageText, answerCallbackQuery, sendChatAction, setMessageReaction,
+setMyCommands, setWebhook, deleteWebhook, ...). A test injects updates and reads back every
+call the bot made; `fail_once` makes the next call of a method answer 429 with retry_after, as
+Telegram does under flood control, or another error (`status=400`); `refuse` makes every call
+of a method fail with 400. setMessageReaction checks what Telegram checks: the message exists
+and the emoji is in Telegram's fixed reaction set; `bot_reactions` reads back the bot's
+reaction on a message.
 
 In-process use: `FakeTelegram().start()`. For a benchmark that must not share the GIL with the
 bot, `python -m tests.fake_telegram --port N` runs it alone, controlled over HTTP (`/_fake/...`).
@@ -15,6 +16,7 @@ bot, `python -m tests.fake_telegram --port N` runs it alone, controlled over HTT
 from __future__ import annotations
 
 import argparse
+import email.policy
 import itertools
 import json
 import socket
@@ -22,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.parser import BytesParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -62,6 +65,7 @@ class _State:
     webhook: dict[str, Any] = field(default_factory=dict)
     held: set[str] = field(default_factory=set)  # methods whose calls wait for `release`
     holding: dict[str, int] = field(default_factory=dict)  # method -> calls waiting now
+    refusals: dict[str, list[str]] = field(default_factory=dict)  # method -> [description]
 
 
 class FakeTelegram:
@@ -159,6 +163,20 @@ class FakeTelegram:
         out = [m for m in out if chat_id is None or m["chat"]["id"] == chat_id]
         return sorted(out, key=lambda m: m["message_id"])
 
+    def photos(self, chat_id: int | None = None) -> list[dict[str, Any]]:
+        """Photos the bot sent (sendPhoto), oldest first: the message as Telegram returns it,
+        plus "_image" (the uploaded bytes) and "_filename"."""
+        with self._cond:
+            out = [m for m in self._state.messages.values() if m.get("_photo")]
+        out = [m for m in out if chat_id is None or m["chat"]["id"] == chat_id]
+        return sorted(out, key=lambda m: m["message_id"])
+
+    def refuse(self, method: str, description: str = "Bad Request: wrong file") -> None:
+        """The next call of `method` gets 400 with this description, as Telegram refuses a
+        file it cannot take."""
+        with self._cond:
+            self._state.refusals.setdefault(method, []).append(description)
+
     def message(self, chat_id: int, message_id: int) -> dict[str, Any] | None:
         with self._cond:
             return self._state.messages.get((chat_id, message_id))
@@ -255,6 +273,10 @@ class FakeTelegram:
                 return 429, {"ok": False, "error_code": 429,
                              "description": f"Too Many Requests: retry after {retry_after}",
                              "parameters": {"retry_after": retry_after}}
+        with self._cond:
+            refusals = self._state.refusals.get(method)
+            if refusals:
+                return 400, {"ok": False, "error_code": 400, "description": refusals.pop(0)}
         if method == "getUpdates":
             return 200, {"ok": True, "result": self._get_updates(params)}
         if method == "setMessageReaction":
@@ -281,6 +303,21 @@ class FakeTelegram:
                        "_sent": True, "_params": params}
             if "reply_markup" in params:
                 message["reply_markup"] = params["reply_markup"]
+            self._state.messages[(chat_id, message["message_id"])] = message
+            return _plain(message)
+        if method == "sendPhoto":
+            chat_id = int(params["chat_id"])
+            upload = params.get("photo")
+            if not isinstance(upload, _Upload) or not upload.data:
+                return None
+            message = {"message_id": next(self._message_ids), "date": int(time.time()),
+                       "chat": self.chat(chat_id), "from": BOT,
+                       "photo": [{"file_id": f"photo{len(upload.data)}", "file_unique_id": "u",
+                                  "width": 960, "height": 540, "file_size": len(upload.data)}],
+                       "_photo": True, "_image": upload.data, "_filename": upload.filename,
+                       "_params": {k: v for k, v in params.items() if k != "photo"}}
+            if params.get("caption"):
+                message["caption"] = params["caption"]
             self._state.messages[(chat_id, message["message_id"])] = message
             return _plain(message)
         if method == "editMessageText":
@@ -409,7 +446,7 @@ class FakeTelegram:
                 self._reply(status, body)
 
             def _reply(self, status: int, body: Any) -> None:
-                data = json.dumps(body).encode()
+                data = json.dumps(body, default=_jsonable).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -425,14 +462,46 @@ class FakeTelegram:
         return Handler
 
 
+@dataclass(frozen=True)
+class _Upload:
+    """A file part of a multipart request (sendPhoto's photo)."""
+
+    filename: str
+    data: bytes
+
+
 def _params(content_type: str, raw: bytes) -> dict[str, Any]:
-    """PTB posts form fields whose structured values are JSON text; decode them back."""
+    """PTB posts form fields whose structured values are JSON text; decode them back. A file
+    (sendPhoto) comes as multipart/form-data: its parts are fields, the file an _Upload."""
     if not raw:
         return {}
     if content_type.startswith("application/json"):
         return dict(json.loads(raw))
+    if content_type.startswith("multipart/form-data"):
+        return _multipart(content_type, raw)
+    return _fields(parse_qsl(raw.decode(), keep_blank_values=True))
+
+
+def _multipart(content_type: str, raw: bytes) -> dict[str, Any]:
+    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
+    fields: list[tuple[str, str]] = []
+    files: dict[str, _Upload] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if not isinstance(name, str):
+            continue
+        data = part.get_payload(decode=True) or b""
+        if part.get_filename() is not None:
+            files[name] = _Upload(str(part.get_filename()), data)
+        else:
+            fields.append((name, data.decode()))
+    return {**_fields(fields), **files}
+
+
+def _fields(pairs: list[tuple[str, str]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, value in parse_qsl(raw.decode(), keep_blank_values=True):
+    for key, value in pairs:
         if key in _JSON_FIELDS:
             try:
                 out[key] = json.loads(value)
@@ -441,6 +510,13 @@ def _params(content_type: str, raw: bytes) -> dict[str, Any]:
                 pass
         out[key] = value
     return out
+
+
+def _jsonable(value: Any) -> Any:
+    """A recorded upload, as /_fake/calls shows it: its name and size, not its bytes."""
+    if isinstance(value, _Upload):
+        return {"filename": value.filename, "size": len(value.data)}
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 def _closed(connection: socket.socket) -> bool:

@@ -18,6 +18,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.charts import chart_for
 from adapters.slack.addressing import conversation_key, is_direct, question_text, reply_thread
 from adapters.slack.blocks import (
     OPTION_ACTION,
@@ -28,7 +29,7 @@ from adapters.slack.blocks import (
     text_message,
     unescape,
 )
-from adapters.slack.replies import ephemeral, post, post_ephemeral, post_messages
+from adapters.slack.replies import ephemeral, post, post_ephemeral, post_messages, upload_chart
 from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
 from core.chat_replies import help_text
 from core.chat_turn import ChatTurns
@@ -50,12 +51,21 @@ class SlackPort:
         self.thread, self.respond, self.private, self.tapped = thread, respond, private, tapped
 
     async def deliver(self, answer: Answer, shown: Presentation) -> list[str]:
+        """The answer's chart first (uploaded into the thread, when it has one), then its
+        messages; an ephemeral answer is one message, without a chart."""
         messages = answer_messages(shown, signer=self.s.signer, turn_id=answer.turn_id)
         if self.private:  # the whole answer in one ephemeral message (its first part if long)
             message = messages[0] if messages else text_message(answer.text)
             await self._ephemeral(message)
             return []  # nobody can react to an ephemeral message
-        return await post_messages(self.client, self.channel, messages, thread_ts=self.thread)
+        posted: list[str] = []
+        chart = await chart_for(answer, self.s.chart)
+        if chart is not None:
+            ts = await upload_chart(self.client, self.channel, *chart, thread_ts=self.thread)
+            if ts is not None:
+                posted.append(ts)
+        return posted + await post_messages(self.client, self.channel, messages,
+                                            thread_ts=self.thread)
 
     async def note(self, text: str, *, alert: bool = False) -> None:
         if self.private or self.tapped is not None or alert:

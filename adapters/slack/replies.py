@@ -5,12 +5,14 @@ into bolt: the event is already acknowledged and there is nobody left to tell.""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.blocks import SlackMessage
+from core.types import Table
 
 log = logging.getLogger("ricorda.slack")
 
@@ -25,6 +27,36 @@ async def post_messages(client: AsyncWebClient, channel: str, messages: list[Sla
             break
         posted.append(ts)
     return posted
+
+
+async def upload_chart(client: AsyncWebClient, channel: str, table: Table, png: bytes, *,
+                       thread_ts: str | None) -> str | None:
+    """Upload the chart into the thread (files.getUploadURLExternal, the upload itself,
+    files.completeUploadExternal). Returns the file message's ts when Slack says it already
+    (so a reaction on the chart counts too), else None. A refused upload is logged: the
+    answer still goes out as text."""
+    try:
+        response = await client.files_upload_v2(
+            channel=channel, thread_ts=thread_ts, file=png, filename="chart.png",
+            title=table.title or "chart", alt_txt=table.title or None)
+    except SlackApiError as exc:
+        log.warning("chart upload to %s refused: %s", channel, _error(exc))
+        return None
+    except Exception as exc:  # the upload POST failing (network, 5xx) raises other errors
+        log.warning("chart upload to %s failed: %s", channel, exc.__class__.__name__)
+        return None
+    return _shared_ts(response.get("file") or {}, channel)
+
+
+def _shared_ts(file: dict[str, Any], channel: str) -> str | None:
+    """The ts of the message that shows the file in `channel`, when the upload's answer has
+    it (Slack fills `shares` once the file is shared, not always at once)."""
+    shares = file.get("shares") or {}
+    for kind in ("public", "private"):
+        places = (shares.get(kind) or {}).get(channel) or []
+        if places and places[0].get("ts"):
+            return str(places[0]["ts"])
+    return None
 
 
 async def post(client: AsyncWebClient, channel: str, message: SlackMessage, *,

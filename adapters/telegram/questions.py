@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 
 from telegram import (
     Bot,
@@ -19,16 +20,25 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from adapters.charts import chart_for
 from adapters.telegram.addressing import conversation_key, is_private, question_for_bot
 from adapters.telegram.keyboards import options_keyboard
-from adapters.telegram.render import answer_messages
+from adapters.telegram.render import (
+    CAPTION_LIMIT,
+    answer_messages,
+    answer_parts,
+    pack,
+    table_caption,
+    title_caption,
+    utf16_len,
+)
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from adapters.telegram.typing_action import typing_while
 from core.chat_replies import language_for, reply
 from core.chat_turn import ChatTurns
 from core.option_tap import chosen_label
 from core.presentation import Presentation
-from core.types import Answer, Request
+from core.types import Answer, Request, Table
 
 log = logging.getLogger("ricorda.telegram")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -45,20 +55,53 @@ class TelegramPort:
         self._tap_answered = False
 
     async def deliver(self, answer: Answer, shown: Presentation) -> list[int]:
-        """HTML messages (split if long), the option keyboard under the last one."""
-        texts = answer_messages(shown)
-        keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.groups)
+        """The chart first when the answer has one (the table as the photo's caption when it
+        fits), then the HTML messages (split if long), the option keyboard under the last."""
         sent: list[int] = []
+        reply_to = self.reply_to
+        chart = await chart_for(answer, self.s.chart)
+        if chart is not None:
+            table, png = chart
+            photo, with_table = await self._send_chart(table, png, reply_to=reply_to)
+            if photo is not None:
+                sent.append(photo)
+                reply_to = None  # the text follows the photo, which is the reply
+                if with_table:  # the caption shows the table: the text need not repeat it
+                    shown = replace(shown, segments=tuple(
+                        s for s in shown.segments if s is not table))
+        keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.groups)
+        texts = pack(answer_parts(shown))
+        if not texts and (not sent or keyboard is not None):
+            texts = answer_messages(shown)
         for i, text in enumerate(texts):
             last = i == len(texts) - 1
             msg = await self.bot.send_message(
                 self.chat_id, text, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW,
                 reply_markup=keyboard if last else None,
-                reply_parameters=ReplyParameters(self.reply_to, allow_sending_without_reply=True)
-                if self.reply_to is not None and i == 0 else None,
+                reply_parameters=ReplyParameters(reply_to, allow_sending_without_reply=True)
+                if reply_to is not None and i == 0 else None,
             )
             sent.append(msg.message_id)
         return sent
+
+    async def _send_chart(self, table: Table, png: bytes, *,
+                          reply_to: int | None) -> tuple[int | None, bool]:
+        """The chart as a photo: (its message id or None when Telegram refused it, whether
+        its caption shows the table). A refused photo is logged; the text still goes out."""
+        caption = table_caption(table)
+        with_table = utf16_len(caption) <= CAPTION_LIMIT
+        try:
+            msg = await self.bot.send_photo(
+                self.chat_id, png, filename="chart.png",
+                caption=caption if with_table else title_caption(table),
+                parse_mode=ParseMode.HTML,
+                reply_parameters=ReplyParameters(reply_to, allow_sending_without_reply=True)
+                if reply_to is not None else None,
+            )
+        except TelegramError as exc:
+            log.warning("chart not sent to %s: %s", chat_key(self.chat_id), exc)
+            return None, False
+        return msg.message_id, with_table
 
     async def note(self, text: str, *, alert: bool = False) -> None:
         if self.query is not None and not self._tap_answered:  # the tap's own answer

@@ -14,6 +14,7 @@ from core.presentation import Presentation, pack_greedy, passage_text, split_tex
 from core.types import Passage, Table
 
 MESSAGE_LIMIT = 4096
+CAPTION_LIMIT = 1024  # a photo's caption, in UTF-16 units like a message
 _GAP = "\n\n"
 
 
@@ -80,3 +81,18 @@ def pack(parts: list[Part], *, limit: int = MESSAGE_LIMIT) -> list[str]:
         chunks = split_text(part.text, room, size=lambda s: utf16_len(escape(s)))
         pieces.extend(f"{part.open}{escape(c)}{part.close}" for c in chunks)
     return pack_greedy(pieces, _GAP, limit, size=utf16_len)
+
+
+def table_caption(table: Table) -> str:
+    """The table as a photo's caption: title in bold, the grid in monospace, notes in italics.
+    May be longer than CAPTION_LIMIT: the caller then sends `title_caption` instead."""
+    parts = [Part(table.title, "<b>", "</b>"), Part(table_grid(table), "<pre>", "</pre>"),
+             *(Part(note, "<i>", "</i>") for note in table.notes)]
+    return "\n".join(p.html() for p in parts if p.text)
+
+
+def title_caption(table: Table, *, limit: int = CAPTION_LIMIT) -> str:
+    """Just the title, in bold, cut to fit a caption."""
+    room = limit - utf16_len("<b></b>")
+    title = split_text(table.title, room, size=lambda s: utf16_len(escape(s)))
+    return f"<b>{escape(title[0])}</b>" if title else ""
