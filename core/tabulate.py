@@ -1,0 +1,365 @@
+"""Series, breakdowns, rankings and comparisons: one exact lookup per cell, arithmetic in code.
+
+Every number in a table is a fact from the fact table (through StructuredChannel.query_metric,
+which enforces clearance) or a Decimal computed here from them: a change, a % change, a share,
+a growth rate. Each row cites its sources by number ([n] under the answer, the document's
+title); a period or member with no figure is named once, in the table's notes, never guessed.
+
+A restricted member (Orbis Labs) is a row only for a cleared chat; for any other chat it is
+simply not a member, and nothing says it was left out. Competitors are never members: they are
+not in the glossary's entities at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from core.messages import join_list, number, percent, period_label, say
+from core.periods import last_complete_fiscal_year, normalize_period, previous_period
+from core.range_parse import Analysis
+from core.structured import TOTAL, exact_difference
+from core.types import Assumption, FactResult, FactStatus, Line, Period, Segment, Source, Table
+
+PCT = "PCT"  # a rate: its change is in percentage points, and it has no share of a total
+
+
+@dataclass
+class Built:
+    """What a table step adds to the answer."""
+
+    segments: list[Segment] = field(default_factory=list)
+    results: list[FactResult] = field(default_factory=list)
+    cited: list[Source] = field(default_factory=list)  # numbered [1], [2]... in this order
+    assumptions: list[Assumption] = field(default_factory=list)
+
+    def cite(self, *sources: Source) -> str:
+        """"[2]" or "[1–4]": the numbers of these sources, each numbered once."""
+        numbers = []
+        for src in sources:
+            if src not in self.cited:
+                self.cited.append(src)
+            numbers.append(self.cited.index(src) + 1)
+        numbers = sorted(set(numbers))
+        if not numbers:
+            return ""
+        if len(numbers) > 2 and numbers[-1] - numbers[0] == len(numbers) - 1:
+            return f"[{numbers[0]}–{numbers[-1]}]"
+        return "".join(f"[{n}]" for n in numbers)
+
+
+def build(kind: str, args: dict[str, Any], ctx: Any) -> Built:
+    """The table `kind` for the current request (`ctx`: core.executors.ExecutionContext)."""
+    analysis: Analysis = ctx.intent.analysis
+    maker = {"series": _series, "breakdown": _breakdown, "ranking": _ranking,
+             "comparison": _comparison}[kind]
+    out = Built()
+    maker(out, analysis, args, ctx)
+    if out.assumptions:
+        items = "; ".join(
+            say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions
+        )
+        out.segments.append(Line("assumed", say("assumed", ctx.language, items=items)))
+    return out
+
+
+# --------------------------------------------------------------------------- the four tables
+
+
+def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    g, lang = ctx.glossary, ctx.language
+    metric, channel = args["metric"], args.get("channel") or TOTAL
+    entities = list(ctx.intent.entities) or [_default_entity(out, ctx)]
+    periods = list(analysis.periods)
+    found: dict[tuple[str, Period], FactResult] = {}
+    for entity in entities:
+        for p in periods:
+            r = _lookup(out, ctx, metric, entity, channel, p)
+            if r.status is FactStatus.FOUND:
+                found[(entity, p)] = r
+    unit = next((r.fact.unit for r in found.values() if r.fact), g.metrics[metric].unit)
+    span = {"first": period_label(periods[0], lang), "last": period_label(periods[-1], lang)}
+    rows: list[tuple[str, ...]] = []
+    missing: list[str] = []
+    if len(entities) == 1:
+        entity = entities[0]
+        title = say("series_title", lang, subject=_subject(g, metric, entity, channel, lang),
+                    **span)
+        columns = (say("col_period", lang), g.label("metric", metric, lang),
+                   say("col_change", lang), say("col_pct_change", lang), say("col_source", lang))
+        before: FactResult | None = None
+        points = []
+        for p in periods:
+            r = found.get((entity, p))
+            points.append((period_label(p, lang), _float(r)))
+            if r is None or r.fact is None:
+                missing.append(period_label(p, lang))
+                before = None
+                continue
+            change, pct = _change(g, before, r, lang)
+            rows.append((period_label(p, lang), _show(g, r, lang), change, pct,
+                         out.cite(r.fact.source)))
+            before = r
+        table_points = tuple(points)
+    else:
+        title = say("series_title", lang, subject=_subject(g, metric, None, channel, lang),
+                    **span)
+        columns = (say("col_period", lang), *(g.label("entity", e, lang) for e in entities),
+                   say("col_source", lang))
+        for p in periods:
+            cells = [found.get((e, p)) for e in entities]
+            if not any(cells):
+                missing.append(period_label(p, lang))
+                continue
+            for e, r in zip(entities, cells, strict=True):
+                if r is None:
+                    missing.append(f"{g.label('entity', e, lang)} {period_label(p, lang)}")
+            sources = [r.fact.source for r in cells if r is not None and r.fact is not None]
+            rows.append((period_label(p, lang),
+                         *(_show(g, r, lang) if r else "–" for r in cells), out.cite(*sources)))
+        table_points = ()
+    out.segments.append(Table("series", title, columns, tuple(rows), table_points,
+                              _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    g, lang = ctx.glossary, ctx.language
+    metric, period = args["metric"], _period(out, analysis, args, ctx)
+    dim = analysis.dimension
+    entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
+    if dim == "channel" and not entity:
+        entity = _default_entity(out, ctx)
+    channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
+    members, total_key = _members(ctx, dim, named=[])
+    rows_found = _member_results(out, ctx, metric, members, dim, entity, channel, period)
+    total = _lookup(out, ctx, metric, *_key(dim, total_key, entity, channel), period)
+    total_fact = total.fact if total.status is FactStatus.FOUND else None
+    unit = _unit_of(g, metric, [r for _, r in rows_found] + [total])
+    share = total_fact is not None and unit != PCT and total_fact.value != 0
+    columns = [say(f"dim_{dim}", lang), g.label("metric", metric, lang)]
+    if share:
+        columns.append(say("col_share", lang))
+    columns.append(say("col_source", lang))
+    rows, missing, points = [], [], []
+    for code, r in rows_found:
+        label = g.label(dim, code, lang)
+        points.append((label, _float(r)))
+        if r.fact is None:
+            missing.append(label)
+            continue
+        cells = [label, _show(g, r, lang)]
+        if share and total_fact is not None:
+            cells.append(percent_plain(r.fact.value * 100 / total_fact.value, lang))
+        rows.append((*cells, out.cite(r.fact.source)))
+    if total_fact is not None:
+        label = g.label("entity", total_key, lang) if dim == "entity" else say("total_row", lang)
+        cells = [label, _show(g, total, lang)] + (["100%"] if share else [])
+        rows.append((*cells, out.cite(total_fact.source)))
+    subject = _subject(g, metric, entity or None, channel, lang)
+    title = say("breakdown_title", lang, subject=subject, by=say(f"by_{dim}", lang),
+                period=period_label(period, lang))
+    out.segments.append(Table("breakdown", title, tuple(columns), tuple(rows), tuple(points),
+                              _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    g, lang = ctx.glossary, ctx.language
+    metric, period = args["metric"], _period(out, analysis, args, ctx)
+    if analysis.assumed_metric:
+        out.assumptions.append(
+            Assumption("metric", g.label("metric", metric, lang), "not named in the question"))
+    dim = analysis.dimension
+    named = list(ctx.intent.entities if dim == "entity" else ctx.intent.channels)
+    entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
+    if dim == "channel" and not entity:
+        entity = _default_entity(out, ctx)
+    channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
+    members, _ = _members(ctx, dim, named=named if len(named) >= 2 else [])
+    later = _member_results(out, ctx, metric, members, dim, entity, channel, period)
+    unit = _unit_of(g, metric, [r for _, r in later])
+    subject = _subject(g, metric, entity or None, channel, lang)
+    by = say(f"by_{dim}", lang)
+    missing: list[str] = []
+    scored: list[tuple[Decimal, str, tuple[str, ...], list[Source]]] = []
+    if analysis.measure == "growth":
+        earlier_p = previous_period(period)
+        earlier = dict(_member_results(out, ctx, metric, members, dim, entity, channel,
+                                       earlier_p))
+        for code, r in later:
+            e = earlier[code]
+            label = g.label(dim, code, lang)
+            if r.fact is None or e.fact is None or e.fact.value == 0:
+                missing.append(f"{label} {period_label(earlier_p if r.fact else period, lang)}")
+                continue
+            delta = exact_difference(r.fact.value, e.fact.value)
+            growth = delta / abs(e.fact.value) * 100
+            scored.append((growth, label, (percent(growth, lang), _show(g, e, lang),
+                                           _show(g, r, lang)), [e.fact.source, r.fact.source]))
+        columns = (say("col_rank", lang), say(f"dim_{dim}", lang), say("col_growth", lang),
+                   period_label(earlier_p, lang), period_label(period, lang),
+                   say("col_source", lang))
+        title = say("growth_title", lang, subject=subject, by=by,
+                    later=period_label(period, lang), earlier=period_label(earlier_p, lang))
+        plotted = "%"
+    else:
+        for code, r in later:
+            label = g.label(dim, code, lang)
+            if r.fact is None:
+                missing.append(label)
+                continue
+            scored.append((r.fact.value, label, (_show(g, r, lang),), [r.fact.source]))
+        columns = (say("col_rank", lang), say(f"dim_{dim}", lang),
+                   g.label("metric", metric, lang), say("col_source", lang))
+        title = say("ranking_title", lang, subject=subject, by=by,
+                    period=period_label(period, lang))
+        plotted = _unit_text(g, unit, lang)
+    scored.sort(key=lambda s: s[0], reverse=analysis.descending)
+    rows = tuple((str(i), label, *cells, out.cite(*sources))
+                 for i, (_, label, cells, sources) in enumerate(scored, 1))
+    if scored:
+        key = "ranked_first" if analysis.descending else "ranked_last"
+        out.segments.append(Line("fact", say(key, lang, member=scored[0][1],
+                                             value=scored[0][2][0])))
+    points = tuple((label, float(score)) for score, label, _, _ in scored)
+    out.segments.append(Table("ranking", title, columns, rows, points, plotted,
+                              _notes(missing, lang)))
+
+
+def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    g, lang = ctx.glossary, ctx.language
+    metric, period = args["metric"], _period(out, analysis, args, ctx)
+    dim = analysis.dimension
+    members = list(ctx.intent.entities if dim == "entity" else ctx.intent.channels)
+    entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
+    if dim == "channel" and not entity:
+        entity = _default_entity(out, ctx)
+    channel = (ctx.intent.channels or [TOTAL])[0] if dim == "entity" else TOTAL
+    results = _member_results(out, ctx, metric, members, dim, entity, channel, period)
+    unit = _unit_of(g, metric, [r for _, r in results])
+    first = next((r for _, r in results if r.fact is not None), None)
+    first_label = g.label(dim, members[0], lang)
+    columns = (say(f"dim_{dim}", lang), g.label("metric", metric, lang),
+               say("col_vs", lang, first=first_label), say("col_source", lang))
+    rows, missing, points = [], [], []
+    for code, r in results:
+        label = g.label(dim, code, lang)
+        points.append((label, _float(r)))
+        if r.fact is None:
+            missing.append(label)
+            continue
+        versus = ""
+        if first is not None and r is not first and code != members[0]:
+            versus = " ".join(_change(g, first, r, lang)).strip()
+        rows.append((label, _show(g, r, lang), versus, out.cite(r.fact.source)))
+    subject = _subject(g, metric, entity or None, channel, lang)
+    title = say("comparison_title", lang, subject=subject, period=period_label(period, lang))
+    out.segments.append(Table("comparison", title, columns, tuple(rows), tuple(points),
+                              _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
+            period: Period) -> FactResult:
+    r: FactResult = ctx.structured.query_metric(
+        metric, entity, period, channel, cleared=ctx.cleared, reference_date=ctx.reference_date
+    )
+    out.results.append(r)
+    return r
+
+
+def _member_results(out: Built, ctx: Any, metric: str, members: list[str], dim: str,
+                    entity: str, channel: str, period: Period) -> list[tuple[str, FactResult]]:
+    return [(code, _lookup(out, ctx, metric, *_key(dim, code, entity, channel), period))
+            for code in members]
+
+
+def _key(dim: str, code: str, entity: str, channel: str) -> tuple[str, str]:
+    """(entity, channel) of a member: an entity over `channel`, or a channel of `entity`."""
+    return (code, channel) if dim == "entity" else (entity, code)
+
+
+def _members(ctx: Any, dim: str, *, named: list[str]) -> tuple[list[str], str]:
+    """The members of a dimension this chat may see, in glossary order, and the total's code."""
+    g = ctx.glossary
+    if dim == "channel":
+        return (named or [c for c in g.channels if c != TOTAL]), TOTAL
+    visible = [t.code for t in g.visible_entities(ctx.cleared) if t.code != g.default_entity]
+    if named:
+        return [c for c in named if c in visible], g.default_entity
+    children = [c for c in visible if getattr(g.entities[c], "parent", None) == g.default_entity]
+    return (children or visible), g.default_entity
+
+
+def _period(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> Period:
+    if ctx.intent.periods:
+        return ctx.intent.periods[0]
+    fye = ctx.glossary.fiscal_year_end
+    period = normalize_period(str(args.get("period", "")), ctx.reference_date, fye)
+    period = period or last_complete_fiscal_year(ctx.reference_date, fye)
+    out.assumptions.append(
+        Assumption("period", period_label(period, ctx.language), "last complete fiscal year"))
+    return period
+
+
+def _default_entity(out: Built, ctx: Any) -> str:
+    code: str = ctx.glossary.default_entity
+    out.assumptions.append(
+        Assumption("entity", ctx.glossary.label("entity", code, ctx.language), "default entity"))
+    return code
+
+
+def _subject(g: Any, metric: str, entity: str | None, channel: str, lang: str) -> str:
+    """"Orbis China revenue (online)" / "Ricavi Orbis Cina (online)" / "中国区营收（线上）"."""
+    m = g.label("metric", metric, lang)
+    e = g.label("entity", entity, lang) if entity else ""
+    c = g.label("channel", channel, lang) if channel and channel != TOTAL else ""
+    if lang == "zh":
+        return f"{e}{m}" + (f"（{c}）" if c else "")
+    if lang == "it":
+        text = f"{m} {e}".strip()
+    else:
+        text = f"{e} {m if m.isupper() or not e else m.lower()}".strip()
+    return text + (f" ({c})" if c else "")
+
+
+def _show(g: Any, r: FactResult, lang: str) -> str:
+    assert r.fact is not None
+    return str(g.show_value(r.fact.value, r.fact.unit, lang))
+
+
+def _change(g: Any, before: FactResult | None, r: FactResult, lang: str) -> tuple[str, str]:
+    """Change and % change from `before` to `r`, exact; a rate changes by points, not %."""
+    if before is None or before.fact is None or r.fact is None:
+        return "", ""
+    delta = exact_difference(r.fact.value, before.fact.value)
+    sign = "+" if delta > 0 else ""
+    if r.fact.unit == PCT:
+        return say("points", lang, value=sign + number(delta, lang)), ""
+    pct = "" if before.fact.value == 0 else percent(delta / abs(before.fact.value) * 100, lang)
+    return sign + str(g.show_value(delta, r.fact.unit, lang)), pct
+
+
+def percent_plain(value: Decimal, lang: str) -> str:
+    """A share: one decimal, no sign."""
+    return percent(value, lang).lstrip("+")
+
+
+def _float(r: FactResult | None) -> float | None:
+    return float(r.fact.value) if r is not None and r.fact is not None else None
+
+
+def _unit_of(g: Any, metric: str, results: list[FactResult]) -> str:
+    return next((r.fact.unit for r in results if r.fact is not None), g.metrics[metric].unit)
+
+
+def _unit_text(g: Any, unit: str, lang: str) -> str:
+    """The unit as the reader reads it without a number: "€M", "M€", "亿欧元", "%"."""
+    return re.sub(r"[\d.,\s-]+", "", str(g.show_value(Decimal(1), unit, lang))) or unit
+
+
+def _notes(missing: list[str], lang: str) -> tuple[str, ...]:
+    return (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
