@@ -75,6 +75,7 @@ def test_ask_json_contract(kb: Path) -> None:
         "lines",
         "passages",
         "citations",
+        "tables",
     }
     assert answer["lines"] == [{"kind": "fact", "text": answer["text"]}]
     assert answer["language"] == "en" and answer["passages"] == answer["citations"] == []
