@@ -88,9 +88,11 @@ _TREND = _rx(
     r"(?<!\w)(?:trends?|over\s+time|evolution|history|historical|andamento|tendenza"
     r"|evoluzione|storico|nel\s+tempo)(?!\w)|变化趋势|趋势|走势|历年"
 )
-_RANGE_BEFORE = _rx(r"(?:(?<!\w)(?:from|between|dal|dall['’]|da|tra|fra)|从)\s*$")
+_RANGE_BEFORE = _rx(
+    r"(?:(?<!\w)(?:from|between|dal|dall['’]|da|tra|fra)(?:\s+(?:il|the|fy))?|从)\s*$"
+)
 _RANGE_GAP = _rx(r"\s*(?:-|–|—|~|～|to|till|until|through|thru|al|all['’]|a|fino\s+al|至|到)\s*")
-_AND_GAP = _rx(r"\s*(?:and|e|和|与)\s*")
+_AND_GAP = _rx(r"\s*(?:and|e|和|与)(?:\s+(?:il|the))?\s*")
 _SPLIT_YEARS = re.compile(r"((?:19|20)\d{2})\s*[-–]\s*(\d{2})")
 _LOW = _rx(
     r"(?<!\w)(?:lowest|smallest|least|worst|slowest|bottom|più\s+bass[oaie]|minore|minori"
