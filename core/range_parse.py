@@ -131,6 +131,20 @@ _BY_CHANNEL = _rx(
 )
 
 
+# Every cue above contains one of these: a question with none of them (and fewer than two
+# periods) is a plain lookup, decided with one scan instead of a dozen.
+_HINTS = (
+    "trend", "over", "evol", "histor", "andament", "tendenz", "storic", "tempo", "quarter",
+    "month", "half", "semi", "trimestr", "mensil", "mese", "semestr", "last", "past",
+    "previous", "recent", "ultim", "scors", "passat", "grew", "grow", "increas", "fast",
+    "slow", "most", "least", "cresc", "maggior", "high", "larg", "big", "top", "best",
+    "low", "small", "worst", "bottom", "rank", "classific", "miglior", "peggior", "minor",
+    "più", "vs", "versus", "compar", "against", "rispetto", "confront", "contro", "by",
+    "per", "across", "each", "趋势", "走势", "历年", "季", "月", "半年", "近", "最", "过去",
+    "排", "增", "对比", "比较", "相比", "相较", "各", "分", "按",
+)
+
+
 def detect_analysis(
     text: str,
     matches: list[PeriodMatch],
@@ -144,6 +158,10 @@ def detect_analysis(
 ) -> Analysis | None:
     """The table `text` asks for, or None for a plain lookup. `text` has the glossary's names
     blanked (so "top line" or "Italia" cannot be read as a cue); `matches` are its periods."""
+    if len(matches) < 2 and all(m.period is not None for m in matches):
+        folded = text.casefold()
+        if not any(hint in folded for hint in _HINTS):
+            return None
     periods = [m.period for m in matches if m.period is not None]
     ranking = _ranking(text, metrics, entities, channels, periods, first_metric)
     if ranking is not None:

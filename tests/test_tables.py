@@ -182,7 +182,7 @@ def test_series_every_value_change_and_source(answerer) -> None:  # type: ignore
         ("FY2024", "€560.4M", "+€40.4M", "+7.8%", "[4]"),
         ("FY2025", "€478.2M", "-€82.2M", "-14.7%", "[5]"),
     )
-    assert [c.title for c in ans.citations][0] == "Orbis FY2021 Annual Report, p. 8, table 2, row 1"
+    assert ans.citations[0].title == "Orbis FY2021 Annual Report, p. 8, table 2, row 1"
     assert len(ans.citations) == 5 and t.notes == ()
     assert t.points[-1] == ("FY2025", 478.2) and t.unit == "€M"
     assert ans.plan["steps"][0]["tool"] == "series_table" and ans.succeeded
