@@ -32,6 +32,7 @@ from core.periods import (
 from core.types import Period, PeriodType
 
 MAX_SERIES = 24  # more periods than this is not a table a chat can read
+MAX_COLUMNS = 8  # a breakdown over more periods than this is too wide for a chat
 TREND_YEARS = 5  # "revenue trend" with no period: the last five fiscal years
 
 __all__ = ["Analysis", "detect_analysis", "expand"]
@@ -175,9 +176,16 @@ def detect_analysis(
         return None
     for pattern, dimension in ((_BY_CHANNEL, "channel"), (_BY_ENTITY, "entity")):
         by = pattern.search(text)
-        if by and metrics and len(periods) <= 1:
-            return Analysis("breakdown", dimension=dimension, assumed_period=not periods,
-                            spans=(by.span(),))
+        if by and metrics:
+            # over several periods ("by entity, 2021-2025", "for FY2024 and FY2025"): a column
+            # per period
+            series = _series(text, matches, reference_date, fiscal_year_end)
+            over = series.periods if series else tuple(periods) if len(periods) > 1 else ()
+            if len(over) > MAX_COLUMNS:
+                return None
+            spans = (by.span(), *(series.spans if series else ()))
+            return Analysis("breakdown", periods=over, dimension=dimension,
+                            assumed_period=not periods and not over, spans=spans)
     if not metrics:
         return None
     return _series(text, matches, reference_date, fiscal_year_end)

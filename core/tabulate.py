@@ -126,39 +126,79 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
 
 def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
     g, lang = ctx.glossary, ctx.language
-    metric, period = args["metric"], _period(out, analysis, args, ctx)
+    metric = args["metric"]
+    periods = list(analysis.periods) or [_period(out, analysis, args, ctx)]
     dim = analysis.dimension
     entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
     if dim == "channel" and not entity:
         entity = _default_entity(out, ctx)
     channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
     members, total_key = _members(ctx, dim, named=[])
-    rows_found = _member_results(out, ctx, metric, members, dim, entity, channel, period)
-    total = _lookup(out, ctx, metric, *_key(dim, total_key, entity, channel), period)
-    total_fact = total.fact if total.status is FactStatus.FOUND else None
-    unit = _unit_of(g, metric, [r for _, r in rows_found] + [total])
-    share = total_fact is not None and unit != PCT and total_fact.value != 0
+    keys = [*members, total_key]
+    cells = {p: dict(_member_results(out, ctx, metric, keys, dim, entity, channel, p))
+             for p in periods}
+    unit = _unit_of(g, metric, [r for by in cells.values() for r in by.values()])
+    subject = _subject(g, metric, entity or None, channel, lang)
+    by_dim = say(f"by_{dim}", lang)
+    label = {code: g.label(dim, code, lang) for code in members}
+    label[total_key] = (g.label("entity", total_key, lang) if dim == "entity"
+                        else say("total_row", lang))
+    if len(periods) == 1:
+        _one_period(out, g, lang, metric, periods[0], members, total_key, cells[periods[0]],
+                    label, unit, subject, by_dim, dim)
+        return
+    columns = (say(f"dim_{dim}", lang), *(period_label(p, lang) for p in periods),
+               say("col_source", lang))
+    rows, missing = [], []
+    for code in keys:
+        results = [cells[p][code] for p in periods]
+        if not any(r.fact for r in results):
+            if code != total_key:
+                missing.append(label[code])
+            continue
+        for p, r in zip(periods, results, strict=True):
+            if r.fact is None:
+                missing.append(f"{label[code]} {period_label(p, lang)}")
+        sources = [r.fact.source for r in results if r.fact is not None]
+        rows.append((label[code], *(_show(g, r, lang) if r.fact else "–" for r in results),
+                     out.cite(*sources)))
+    title = say("breakdown_title", lang, subject=subject, by=by_dim,
+                period=f"{period_label(periods[0], lang)}–{period_label(periods[-1], lang)}")
+    last = periods[-1]
+    points = tuple((label[c], _float(cells[last][c])) for c in members)
+    out.segments.append(Table("breakdown", title, columns, tuple(rows), points,
+                              _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, members: list[str],
+                total_key: str, found: dict[str, FactResult], label: dict[str, str],
+                unit: str, subject: str, by_dim: str, dim: str) -> None:
+    """Members, then the total, with each member's share of it when shares add up: an
+    additive figure (revenue) has them; a rate, or members summing past the total (EBITDA
+    after group costs), does not."""
+    total = found[total_key]
+    values = [found[c].fact.value for c in members if found[c].fact is not None]
+    share = (total.fact is not None and unit != PCT and total.fact.value > 0
+             and all(v >= 0 for v in values) and sum(values) <= total.fact.value)
     columns = [say(f"dim_{dim}", lang), g.label("metric", metric, lang)]
     if share:
         columns.append(say("col_share", lang))
     columns.append(say("col_source", lang))
     rows, missing, points = [], [], []
-    for code, r in rows_found:
-        label = g.label(dim, code, lang)
-        points.append((label, _float(r)))
+    for code in members:
+        r = found[code]
+        points.append((label[code], _float(r)))
         if r.fact is None:
-            missing.append(label)
+            missing.append(label[code])
             continue
-        cells = [label, _show(g, r, lang)]
-        if share and total_fact is not None:
-            cells.append(percent_plain(r.fact.value * 100 / total_fact.value, lang))
-        rows.append((*cells, out.cite(r.fact.source)))
-    if total_fact is not None:
-        label = g.label("entity", total_key, lang) if dim == "entity" else say("total_row", lang)
-        cells = [label, _show(g, total, lang)] + (["100%"] if share else [])
-        rows.append((*cells, out.cite(total_fact.source)))
-    subject = _subject(g, metric, entity or None, channel, lang)
-    title = say("breakdown_title", lang, subject=subject, by=say(f"by_{dim}", lang),
+        row = [label[code], _show(g, r, lang)]
+        if share and total.fact is not None:
+            row.append(percent_plain(r.fact.value * 100 / total.fact.value, lang))
+        rows.append((*row, out.cite(r.fact.source)))
+    if total.fact is not None:
+        row = [label[total_key], _show(g, total, lang)] + (["100%"] if share else [])
+        rows.append((*row, out.cite(total.fact.source)))
+    title = say("breakdown_title", lang, subject=subject, by=by_dim,
                 period=period_label(period, lang))
     out.segments.append(Table("breakdown", title, tuple(columns), tuple(rows), tuple(points),
                               _unit_text(g, unit, lang), _notes(missing, lang)))

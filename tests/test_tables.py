@@ -111,6 +111,9 @@ INTENTS: list[tuple[str, str | None, list[str] | None, str, str]] = [
     ("Ricavi per società nel 2024", "breakdown", ["FY2024"], "entity", ""),
     ("2024年各地区营收", "breakdown", ["FY2024"], "entity", ""),
     ("2025年按渠道营收", "breakdown", ["FY2025"], "channel", ""),
+    ("Revenue by entity for FY2024 and FY2025", "breakdown", ["FY2024", "FY2025"], "entity", ""),
+    ("Revenue by entity 2021-2025", "breakdown", FY, "entity", ""),
+    ("Fatturato per canale negli ultimi tre anni", "breakdown", FY[2:], "channel", ""),
     # rankings and comparisons
     ("Which unit grew fastest in 2025?", "ranking", ["FY2025"], "entity", "growth"),
     ("highest gross margin in FY2024", "ranking", ["FY2024"], "entity", "value"),
@@ -251,6 +254,22 @@ def test_breakdown_with_total_and_shares(answerer) -> None:  # type: ignore[no-u
         ("Orbis Group", "€1,043.8M", "100%", "[4]"),
     )
     assert "Assumed" not in ans.text  # the group is the total, not an assumption
+
+
+def test_breakdown_over_periods_has_a_column_each(answerer) -> None:  # type: ignore[no-untyped-def]
+    t = table_of(ask(answerer, "Revenue by entity 2021-2025"))
+    assert t.columns == ("Entity", *FY, "Source")
+    assert t.rows[0] == ("Orbis China", "€455.0M", "€488.6M", "€520.0M", "€560.4M", "€478.2M",
+                         "[1–5]")
+    assert t.rows[-1][0] == "Orbis Group" and t.notes == ()
+    it = table_of(ask(answerer, "Fatturato per canale negli ultimi tre anni"))
+    assert it.rows[0] == ("Online", "–", "337,3 M€", "286,9 M€", "[1][2]")
+    assert it.notes == ("Nessun dato per Online FY2023 e negozi FY2023.",)
+
+
+def test_no_shares_where_members_exceed_the_total(answerer) -> None:  # type: ignore[no-untyped-def]
+    t = table_of(ask(answerer, "EBITDA by entity 2025"))  # group EBITDA is after group costs
+    assert t.columns == ("Entity", "EBITDA", "Source") and len(t.rows) == 4
 
 
 def test_restricted_member_only_for_a_cleared_chat(answerer) -> None:  # type: ignore[no-untyped-def]
