@@ -57,6 +57,12 @@ def build(kind: str, args: dict[str, Any], ctx: Any) -> Built:
              "comparison": _comparison}[kind]
     out = Built()
     maker(out, analysis, args, ctx)
+    # a table with no row at all is one honest sentence, not an empty grid
+    out.segments = [
+        Line("not_found", say("not_found", ctx.language, subject=s.title))
+        if isinstance(s, Table) and not s.rows else s
+        for s in out.segments
+    ]
     if out.assumptions:
         items = "; ".join(
             say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions

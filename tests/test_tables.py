@@ -200,6 +200,14 @@ def test_missing_periods_are_listed_once(answerer) -> None:  # type: ignore[no-u
     assert t.rows[0][2] == ""  # the first period with a figure has nothing to change from
 
 
+def test_no_figure_at_all_is_one_sentence(answerer) -> None:  # type: ignore[no-untyped-def]
+    ans = ask(answerer, "China revenue 2010-2012")
+    assert ans.text == "I have no figure for Orbis China revenue, FY2010–FY2012 in the fact table."
+    assert [f.status.value for f in ans.facts] == ["not_found"] * 3 and ans.citations == []
+    zh = ask(answerer, "2010年各地区营收")
+    assert zh.text.startswith("事实表中没有") and not any(isinstance(s, Table) for s in zh.segments)
+
+
 def test_change_after_a_gap_is_not_computed_across_it(answerer) -> None:  # type: ignore[no-untyped-def]
     t = table_of(ask(answerer, "Orbis Labs revenue from FY2021 to FY2025", chat=CLEARED))
     assert t.notes == ("No figure for FY2021.",)
