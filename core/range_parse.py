@@ -168,7 +168,7 @@ def detect_analysis(
     if ranking is not None:
         return ranking
     compare = _COMPARE.search(text)
-    if compare and len(periods) <= 1 and metrics:
+    if compare and len(periods) <= 1 and len(metrics) == 1:
         if len(entities) >= 2 or len(channels) >= 2:
             dimension = "entity" if len(entities) >= 2 else "channel"
             return Analysis("comparison", dimension=dimension, assumed_period=not periods,
@@ -176,7 +176,7 @@ def detect_analysis(
         return None
     for pattern, dimension in ((_BY_CHANNEL, "channel"), (_BY_ENTITY, "entity")):
         by = pattern.search(text)
-        if by and metrics:
+        if by and len(metrics) == 1:
             # over several periods ("by entity, 2021-2025", "for FY2024 and FY2025"): a column
             # per period
             series = _series(text, matches, reference_date, fiscal_year_end)

@@ -76,29 +76,32 @@ def build(kind: str, args: dict[str, Any], ctx: Any) -> Built:
 
 def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
     g, lang = ctx.glossary, ctx.language
-    metric, channel = args["metric"], args.get("channel") or TOTAL
+    metrics = list(ctx.intent.metrics) or [args["metric"]]
     entities = list(ctx.intent.entities) or [_default_entity(out, ctx)]
+    channels = list(ctx.intent.channels) or [args.get("channel") or TOTAL]
+    # one column per (metric, entity, channel) the question names: "China and Italy",
+    # "online and retail", "revenue and EBITDA"
+    series = [(m, e, c) for m in metrics for e in entities for c in channels]
     periods = list(analysis.periods)
-    found: dict[tuple[str, Period], FactResult] = {}
-    for entity in entities:
+    found: dict[tuple[tuple[str, str, str], Period], FactResult] = {}
+    for key in series:
         for p in periods:
-            r = _lookup(out, ctx, metric, entity, channel, p)
+            r = _lookup(out, ctx, key[0], key[1], key[2], p)
             if r.status is FactStatus.FOUND:
-                found[(entity, p)] = r
-    unit = next((r.fact.unit for r in found.values() if r.fact), g.metrics[metric].unit)
+                found[(key, p)] = r
+    unit = _unit_of(g, metrics[0], list(found.values()))
     span = {"first": period_label(periods[0], lang), "last": period_label(periods[-1], lang)}
     rows: list[tuple[str, ...]] = []
     missing: list[str] = []
-    if len(entities) == 1:
-        entity = entities[0]
-        title = say("series_title", lang, subject=_subject(g, metric, entity, channel, lang),
-                    **span)
-        columns = (say("col_period", lang), g.label("metric", metric, lang),
+    if len(series) == 1:
+        key = series[0]
+        title = say("series_title", lang, subject=_subject(g, *key, lang), **span)
+        columns = (say("col_period", lang), g.label("metric", key[0], lang),
                    say("col_change", lang), say("col_pct_change", lang), say("col_source", lang))
         before: FactResult | None = None
         points = []
         for p in periods:
-            r = found.get((entity, p))
+            r = found.get((key, p))
             points.append((period_label(p, lang), _float(r)))
             if r is None or r.fact is None:
                 missing.append(period_label(p, lang))
@@ -110,24 +113,43 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
             before = r
         table_points = tuple(points)
     else:
-        title = say("series_title", lang, subject=_subject(g, metric, None, channel, lang),
-                    **span)
-        columns = (say("col_period", lang), *(g.label("entity", e, lang) for e in entities),
-                   say("col_source", lang))
+        shared = (metrics[0] if len(metrics) == 1 else "",
+                  entities[0] if len(entities) == 1 else None,
+                  channels[0] if len(channels) == 1 else TOTAL)
+        if shared[0]:
+            subject = _subject(g, shared[0], shared[1], shared[2], lang)
+        else:  # several metrics: the entity they are of
+            subject = g.label("entity", shared[1], lang) if shared[1] else ""
+        title = say("series_title", lang, subject=subject, **span).lstrip(", ，")
+        labels = [_column_label(g, key, metrics, entities, channels, lang) for key in series]
+        columns = (say("col_period", lang), *labels, say("col_source", lang))
         for p in periods:
-            cells = [found.get((e, p)) for e in entities]
+            cells = [found.get((key, p)) for key in series]
             if not any(cells):
                 missing.append(period_label(p, lang))
                 continue
-            for e, r in zip(entities, cells, strict=True):
+            for label, r in zip(labels, cells, strict=True):
                 if r is None:
-                    missing.append(f"{g.label('entity', e, lang)} {period_label(p, lang)}")
+                    missing.append(f"{label} {period_label(p, lang)}")
             sources = [r.fact.source for r in cells if r is not None and r.fact is not None]
             rows.append((period_label(p, lang),
                          *(_show(g, r, lang) if r else "–" for r in cells), out.cite(*sources)))
         table_points = ()
     out.segments.append(Table("series", title, columns, tuple(rows), table_points,
                               _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+def _column_label(g: Any, key: tuple[str, str, str], metrics: list[str], entities: list[str],
+                  channels: list[str], lang: str) -> str:
+    """What tells this column from the others: the entity, the channel, the metric, or all."""
+    parts = []
+    if len(metrics) > 1:
+        parts.append(g.label("metric", key[0], lang))
+    if len(entities) > 1:
+        parts.append(g.label("entity", key[1], lang))
+    if len(channels) > 1:
+        parts.append(g.label("channel", key[2], lang))
+    return ("" if lang == "zh" else " ").join(parts)
 
 
 def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:

@@ -192,6 +192,18 @@ def test_series_every_value_change_and_source(answerer) -> None:  # type: ignore
     assert ans.assumptions == []
 
 
+def test_a_column_per_entity_channel_or_metric(answerer) -> None:  # type: ignore[no-untyped-def]
+    channels = table_of(ask(answerer, "China online and retail revenue from FY2023 to FY2025"))
+    assert channels.columns == ("Period", "Online", "Retail", "Source")
+    assert channels.rows[-1] == ("FY2025", "€181.7M", "€296.5M", "[5][6]")
+    metrics = table_of(ask(answerer, "Revenue and EBITDA of Italy 2023-2025"))
+    assert metrics.title == "Orbis Italia, FY2023–FY2025"
+    assert metrics.rows[0] == ("FY2023", "€301.5M", "–", "[1]")
+    assert metrics.notes == ("No figure for EBITDA FY2023.",)
+    zh = table_of(ask(answerer, "2023年至2025年中国区和意大利区营收"))
+    assert zh.columns[1:3] == ("中国区", "Orbis意大利") and len(zh.rows) == 3
+
+
 def test_missing_periods_are_listed_once(answerer) -> None:  # type: ignore[no-untyped-def]
     t = table_of(ask(answerer, "Hong Kong revenue 2019-2025"))
     assert t.notes == ("No figure for FY2019 and FY2020.",)
