@@ -123,6 +123,8 @@ INTENTS: list[tuple[str, str | None, list[str] | None, str, str]] = [
     ("Margine lordo più alto nel 2024", "ranking", ["FY2024"], "entity", "value"),
     ("2025年哪个地区营收增长最快？", "ranking", ["FY2025"], "entity", "growth"),
     ("2024年毛利率最高的是哪个部门？", "ranking", ["FY2024"], "entity", "value"),
+    ("Which of Italy and China grew fastest in 2025?", "ranking", ["FY2025"], "entity",
+     "growth"),
     ("Italy vs China revenue 2025", "comparison", ["FY2025"], "entity", ""),
     ("Fatturato Italia rispetto a Cina 2025", "comparison", ["FY2025"], "entity", ""),
     ("2025年意大利区与中国区营收对比", "comparison", ["FY2025"], "entity", ""),
@@ -321,6 +323,12 @@ def test_value_ranking_and_lowest(answerer) -> None:  # type: ignore[no-untyped-
     assert [r[1] for r in t.rows] == ["Orbis Italia", "Orbis Hong Kong", "Orbis China"]
     low = ask(answerer, "Which unit had the lowest revenue in 2025?")
     assert low.text.startswith("Lowest: Orbis Hong Kong, €158.7M.")
+
+
+def test_ranking_among_the_named_units(answerer) -> None:  # type: ignore[no-untyped-def]
+    q = "Quale tra Italia e Hong Kong ha il margine lordo più alto nel 2024?"
+    t = table_of(ask(answerer, q))
+    assert [r[1:3] for r in t.rows] == [("Orbis Italia", "45,3%"), ("Orbis Hong Kong", "43,0%")]
 
 
 def test_chinese_ranking(answerer) -> None:  # type: ignore[no-untyped-def]
