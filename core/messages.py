@@ -85,7 +85,6 @@ _TEXT: dict[str, dict[str, str]] = {
     "col_pct_change": {"en": "% change", "it": "Var. %", "zh": "变化率"},
     "col_share": {"en": "Share", "it": "Quota", "zh": "占比"},
     "col_source": {"en": "Source", "it": "Fonte", "zh": "来源"},
-    "col_rank": {"en": "#", "it": "#", "zh": "#"},
     "col_growth": {"en": "Growth", "it": "Crescita", "zh": "增长率"},
     "col_vs": {"en": "vs {first}", "it": "vs {first}", "zh": "与{first}相比"},
     "dim_entity": {"en": "Entity", "it": "Entità", "zh": "主体"},

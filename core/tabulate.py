@@ -265,7 +265,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
             growth = delta / abs(e.fact.value) * 100
             scored.append((growth, label, (percent(growth, lang), _show(g, e, lang),
                                            _show(g, r, lang)), [e.fact.source, r.fact.source]))
-        columns = (say("col_rank", lang), say(f"dim_{dim}", lang), say("col_growth", lang),
+        columns = (say(f"dim_{dim}", lang), say("col_growth", lang),
                    period_label(earlier_p, lang), period_label(period, lang),
                    say("col_source", lang))
         title = say("growth_title", lang, subject=subject, by=by,
@@ -278,13 +278,15 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
                 missing.append(label)
                 continue
             scored.append((r.fact.value, label, (_show(g, r, lang),), [r.fact.source]))
-        columns = (say("col_rank", lang), say(f"dim_{dim}", lang),
+        columns = (say(f"dim_{dim}", lang),
                    g.label("metric", metric, lang), say("col_source", lang))
         title = say("ranking_title", lang, subject=subject, by=by,
                     period=period_label(period, lang))
         plotted = _unit_text(g, unit, lang)
     scored.sort(key=lambda s: s[0], reverse=analysis.descending)
-    rows = tuple((str(i), label, *cells, out.cite(*sources))
+    # the place goes with the name ("1. Orbis Italia"): the first column is the one a grid
+    # aligns left
+    rows = tuple((f"{i}. {label}", *cells, out.cite(*sources))
                  for i, (_, label, cells, sources) in enumerate(scored, 1))
     if scored:
         key = "ranked_first" if analysis.descending else "ranked_last"

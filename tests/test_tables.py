@@ -312,15 +312,16 @@ def test_channel_breakdown_states_the_entity_it_assumed(answerer) -> None:  # ty
 def test_growth_ranking(answerer) -> None:  # type: ignore[no-untyped-def]
     ans = ask(answerer, "Which unit grew fastest in 2025?")
     t = table_of(ans)
-    assert [r[1] for r in t.rows] == ["Orbis Italia", "Orbis Hong Kong", "Orbis China"]
-    assert t.rows[0] == ("1", "Orbis Italia", "+10.6%", "€318.9M", "€352.6M", "[1][2]")
+    assert [r[0] for r in t.rows] == ["1. Orbis Italia", "2. Orbis Hong Kong", "3. Orbis China"]
+    assert t.rows[0] == ("1. Orbis Italia", "+10.6%", "€318.9M", "€352.6M", "[1][2]")
+    assert t.columns == ("Entity", "Growth", "FY2024", "FY2025", "Source")
     assert ans.text.startswith("First: Orbis Italia, +10.6%.")
     assert "Assumed: Revenue (not named in the question)." in ans.text
 
 
 def test_value_ranking_and_lowest(answerer) -> None:  # type: ignore[no-untyped-def]
     t = table_of(ask(answerer, "highest gross margin in FY2024"))
-    assert [r[1] for r in t.rows] == ["Orbis Italia", "Orbis Hong Kong", "Orbis China"]
+    assert [r[0] for r in t.rows] == ["1. Orbis Italia", "2. Orbis Hong Kong", "3. Orbis China"]
     low = ask(answerer, "Which unit had the lowest revenue in 2025?")
     assert low.text.startswith("Lowest: Orbis Hong Kong, €158.7M.")
 
@@ -328,7 +329,8 @@ def test_value_ranking_and_lowest(answerer) -> None:  # type: ignore[no-untyped-
 def test_ranking_among_the_named_units(answerer) -> None:  # type: ignore[no-untyped-def]
     q = "Quale tra Italia e Hong Kong ha il margine lordo più alto nel 2024?"
     t = table_of(ask(answerer, q))
-    assert [r[1:3] for r in t.rows] == [("Orbis Italia", "45,3%"), ("Orbis Hong Kong", "43,0%")]
+    assert [r[:2] for r in t.rows] == [("1. Orbis Italia", "45,3%"),
+                                       ("2. Orbis Hong Kong", "43,0%")]
 
 
 def test_chinese_ranking(answerer) -> None:  # type: ignore[no-untyped-def]
