@@ -256,7 +256,10 @@ class Answerer:
         ans.served_by = served_by
         ans.plan = plan.to_dict()
         segments: list[Segment] = []
-        if plan.route in ("structured", "composite"):
+        if state.tables:  # a series, breakdown, ranking or comparison (core.tabulate)
+            ans.facts, ans.assumptions = state.results, state.assumptions
+            segments += state.tables
+        elif plan.route in ("structured", "composite"):
             slots = fill_slots(
                 intent,
                 glossary=self.glossary,
@@ -297,6 +300,7 @@ class Answerer:
                 segments.append(Line(kind, narrative.lead))
             segments += narrative.passages
             numbered += narrative.numbered
+        numbered += list(enumerate(state.table_sources, 1))
         if state.tool_text is not None:
             segments.append(Line("tool", state.tool_text))
             numbered += list(enumerate(state.listed, 1))

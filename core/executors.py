@@ -23,7 +23,8 @@ from core.periods import last_complete_fiscal_year
 from core.plan import Plan, slot_ref
 from core.ports import ScoredChunk, TurnStore
 from core.structured import TOTAL, StructuredChannel
-from core.types import FactResult, Source
+from core.tabulate import build as build_table
+from core.types import Assumption, FactResult, Segment, Source
 
 
 class Unresolvable(RicordaError):
@@ -79,6 +80,9 @@ class ExecutionState:
     tool_text: str | None = None
     sources: list[Source] = field(default_factory=list)
     listed: list[Source] = field(default_factory=list)  # a tool's sources, shown as citations
+    tables: list[Segment] = field(default_factory=list)  # a computed table and its lines
+    table_sources: list[Source] = field(default_factory=list)  # the table's [n], in order
+    assumptions: list[Assumption] = field(default_factory=list)  # what a table assumed
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,26 @@ def _previous_sources(args: dict[str, Any], ctx: ExecutionContext, state: Execut
     state.tool_text = say("no_previous_sources", ctx.language)
 
 
+def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionState], None]:
+    """A series/breakdown/ranking/comparison step (core.tabulate); the request must still ask
+    for that table, so a cached plan never draws one for a request that asks for another."""
+
+    def run(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+        analysis = getattr(ctx.intent, "analysis", None)
+        if analysis is None or analysis.kind != kind:
+            raise Unresolvable(f"the request asks for no {kind} table")
+        built = build_table(kind, args, ctx)
+        state.results += built.results
+        state.sources += [r.fact.source for r in built.results if r.fact is not None]
+        state.tables += built.segments
+        state.table_sources += built.cited
+        state.assumptions += built.assumptions
+
+    return run
+
+
+TABLE_TOOLS = ("series", "breakdown", "ranking", "comparison")
+
 BUILTIN: Mapping[str, Executor] = MappingProxyType(
     {
         e.name: e
@@ -218,6 +242,7 @@ BUILTIN: Mapping[str, Executor] = MappingProxyType(
             Executor("compose_narrative", _compose_narrative),
             Executor("clock", _clock),
             Executor("previous_sources", _previous_sources, cacheable=False),
+            *(Executor(f"{kind}_table", _table(kind)) for kind in TABLE_TOOLS),
         )
     }
 )

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from core.names import NameIndex, blank
 from core.periods import find_periods
+from core.range_parse import Analysis, detect_analysis
 from core.types import Period, Route
 
 # Cues are matched on the casefolded text; Latin ones at word boundaries.
@@ -146,6 +147,7 @@ class Intent:
     strong_numeric_cue: bool = False
     question: bool = False  # phrased as a question (for the documents when nothing else fits)
     narrative_cue: bool = False
+    analysis: Analysis | None = None  # a table: series, breakdown, ranking (core.range_parse)
 
 
 class IntentParser(Protocol):
@@ -172,7 +174,8 @@ class RuleIntentParser:
             if m.code not in target:
                 target.append(m.code)
         rest = blank(text, [(m.start, m.end) for m in found])
-        for pm in find_periods(rest, reference_date, self.fiscal_year_end):
+        named, matches = rest, find_periods(rest, reference_date, self.fiscal_year_end)
+        for pm in matches:
             if pm.period is None:
                 intent.bad_periods.append(pm.raw)
             elif pm.period not in intent.periods:
@@ -185,8 +188,29 @@ class RuleIntentParser:
         intent.question = bool(_QUESTION.search(rest)) and len(_WORDS.findall(rest)) >= 2
         if intent.metrics or intent.numeric_cue:
             intent.unknown_entities = _unknown_entities(rest, bool(intent.metrics))
+        self._analyse(intent, named, matches, reference_date)
         intent.route = _route(intent)
         return intent
+
+
+    def _analyse(self, intent: Intent, named: str, matches: list, reference: dt.date) -> None:
+        """A series, breakdown or ranking: its periods replace the end points, and a "trend"
+        cue asks for the series, not for a "why" (one that is left still makes a composite)."""
+        analysis = detect_analysis(
+            named, matches, metrics=intent.metrics, entities=intent.entities,
+            channels=intent.channels, reference_date=reference,
+            fiscal_year_end=self.fiscal_year_end,
+            first_metric=next(iter(self.names.glossary.metrics), ""),
+        )
+        if analysis is None or _NARRATIVE.search(blank(named, list(analysis.spans))):
+            return
+        if intent.unknown_entities or (intent.bad_periods and not analysis.periods):
+            return  # said as today: the name or period it does not know
+        intent.analysis, intent.narrative_cue = analysis, False
+        if analysis.periods:
+            intent.periods, intent.bad_periods = list(analysis.periods), []
+        if analysis.assumed_metric:
+            intent.metrics = [analysis.assumed_metric]
 
 
 def _route(intent: Intent) -> Route:

@@ -38,6 +38,8 @@ def plan_for(
         "period": len(intent.periods),
         "channel": len(intent.channels),
     }
+    if intent.analysis is not None and intent.route is Route.STRUCTURED:
+        return _table_plan(intent, shape)
     steps: list[dict[str, object]] = []
     assumed: list[str] = []
     route = intent.route
@@ -85,6 +87,30 @@ def plan_for(
         assumed=assumed,
         query_specific=_query_specific(intent, text, arguments, names),
         intent=label,
+    )
+
+
+def _table_plan(intent: Intent, shape: dict[str, int]) -> Plan:
+    """One table step; its periods, members and order are read from the request at every run
+    (core.tabulate), and the tool's name (series_table, ranking_table...) is in the framework
+    hash, so a single lookup's cached plan never answers a table, nor one table kind another."""
+    analysis = intent.analysis
+    assert analysis is not None
+    args: dict[str, object] = {"metric": "${metric[0]}"}
+    assumed = ["metric"] if analysis.assumed_metric else []
+    if intent.channels:
+        args["channel"] = "${channel[0]}"
+    if analysis.kind != "series":
+        args["period"] = "${period[0]}" if intent.periods else "${period:last_fy}"
+        assumed += ["period"] if not intent.periods else []
+    if not intent.entities and (analysis.kind == "series" or analysis.dimension == "channel"):
+        assumed.append("entity")
+    return Plan(
+        route=Route.STRUCTURED.value,
+        steps=[{"tool": f"{analysis.kind}_table", "args": args}],
+        shape=shape,
+        assumed=assumed,
+        intent=f"structured:{','.join(intent.metrics)}:{analysis.kind}",
     )
 
 
