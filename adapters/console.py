@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
-from core.presentation import present
+from core.chat.presentation import present
 from core.types import Answer, Request
 
 PROMPT = "you> "
@@ -104,7 +104,8 @@ class ConsoleChat:
         return render_answer(answer)
 
     def _resolve(self, request: Request) -> Request:
-        """A follow-up with what it carries over (core.conversation), kept so a number typed
+        """A follow-up with what it carries over (core.question.conversation), kept so a number
+        typed
         next narrows the resolved question, as a button does on Telegram and Slack."""
         core = getattr(self.answerer, "answerer", self.answerer)  # a Cascade wraps one
         resolve = getattr(core, "resolve", None)

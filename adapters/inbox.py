@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
 
-from core.chat_ports import Inbox
+from core.chat.chat_ports import Inbox
 from core.errors import StorageError
 
 log = logging.getLogger("ricorda.inbox")

@@ -116,7 +116,7 @@ def busy(processes: int) -> Iterator[None]:
 
 def serve_mode(n: int, busy_processes: int, start: int = 0) -> Timings:
     """The five serve-mode timings, question by question, interleaved."""
-    from core.answering import Answerer
+    from core.planning.answering import Answerer
 
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_ask:
         app = kb_app(Path(tmp))
@@ -253,7 +253,7 @@ def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, flo
     """Serve-mode p50/p99 with `size` earlier turns and observations: one database per size,
     built first; then one process's application on each, asked the same questions in turn,
     so machine noise hits every size alike."""
-    from core.answering import Answerer
+    from core.planning.answering import Answerer
 
     with contextlib.ExitStack() as stack:
         apps, meta = [], []
@@ -308,7 +308,7 @@ def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, flo
 
 def first_and_repeat(app, question: str, n: int) -> Timings:  # type: ignore[no-untyped-def]
     """The three timings, interleaved so machine noise hits each alike."""
-    from core.canonical import cache_key
+    from core.fastpath.canonical import cache_key
 
     prepared = app.answerer.prepare(Request(question))
     _, key = cache_key(prepared.text, prepared.language, None)
@@ -338,7 +338,7 @@ def structured(n: int) -> Timings:
 
 def autopath(n: int) -> list[float]:
     """A paraphrase served by L1, its L0 entry forgotten before each ask."""
-    from core.canonical import cache_key
+    from core.fastpath.canonical import cache_key
 
     with tempfile.TemporaryDirectory() as tmp:
         app = build_app(

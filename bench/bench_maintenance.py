@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy.engine import Engine
 
-from core.catalog import Catalog
-from core.maintenance import Maintenance, MaintenanceReport
-from core.maintenance_rules import AgingPolicy, PromotionPolicy
-from core.plan import Plan
-from core.promotion import Promotions
+from core.nightly.maintenance import Maintenance, MaintenanceReport
+from core.nightly.maintenance_rules import AgingPolicy, PromotionPolicy
+from core.nightly.promotion import Promotions
+from core.planning.catalog import Catalog
+from core.planning.plan import Plan
 from storage.db import open_database
 from storage.fastpath_tables import FastpathRow
 from storage.maintenance_lock import MaintenanceLock

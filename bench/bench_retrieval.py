@@ -12,7 +12,8 @@ synthetic folder. Target (issue 3): retrieval p50 <= 30 ms.
 
 `--quality` measures on the labeled corpus (tests/fixtures/retrieval) instead: recall@5, and
 for the passages an extractive answer shows, precision@3, answered@3 and the share about the
-entity the question names, before (first three distinct chunks) and after core.passage_pick.
+entity the question names, before (first three distinct chunks) and after
+core.documents.passage_pick.
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.lexical import Bm25Index, Tokenizer
+from core.documents.lexical import Bm25Index, Tokenizer
+from core.documents.query_rewrite import rewrite_queries
+from core.documents.retrieval import HybridRetriever
 from core.ports import Chunk
-from core.query_rewrite import rewrite_queries
-from core.retrieval import HybridRetriever
 
 _EN = """revenue sales margin store stores footfall online channel price discount promotion
 customer member loyalty inventory warehouse logistics delivery supplier cost energy tourism visitor
@@ -230,7 +231,7 @@ def bench_retrieval(n_chunks: int, iterations: int, embedder: Any, tmp: Path) ->
 
 
 def bench_ingest(n_docs: int, embedder: Any, tmp: Path) -> list[tuple]:
-    from core.document_ingest import ingest_documents
+    from core.documents.document_ingest import ingest_documents
     from storage.chunk_store import SqlChunkStore
     from storage.db import open_database
     from storage.document_readers import read_document
@@ -275,8 +276,8 @@ def bench_ingest(n_docs: int, embedder: Any, tmp: Path) -> list[tuple]:
 
 
 def bench_quality(tmp: Path) -> None:
-    from core.glossary import load_glossary
-    from core.names import NameIndex
+    from core.knowledge.glossary import load_glossary
+    from core.knowledge.names import NameIndex
     from tests.test_retrieval_quality import (
         CORPUS,
         K,

@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchkit import nearest_rank  # noqa: E402
 
-from core.answering import Answerer  # noqa: E402
-from core.glossary import parse_glossary  # noqa: E402
+from core.knowledge.glossary import parse_glossary  # noqa: E402
+from core.planning.answering import Answerer  # noqa: E402
 from core.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.fact_store import SqlFactStore  # noqa: E402
@@ -56,7 +56,7 @@ def glossary_text() -> str:
     for e in range(N_ENTITIES):
         parts.append(f'[entities.E{e:02d}]\nnames = ["Entity {e:02d}", "Unità {e:02d}"]\n')
     parts.append('[competitors]\nnames = ["Vortex Corp"]\n')
-    # rendering as users see it: the unit's form per language (core.units)
+    # rendering as users see it: the unit's form per language (core.knowledge.units)
     parts.append('[units.EUR_M]\nen = "€{value}M"\nit = "{value} M€"\n'
                  'zh = { format = "{value}亿欧元", shift = -2 }\n')
     return "\n".join(parts)
@@ -81,9 +81,9 @@ def facts() -> list[Fact]:
 
 def time_answers(answerer: Answerer, n: int, *, render: bool = False) -> list[float]:
     """Per question, ms to the answer; with `render`, to the Telegram HTML a user receives
-    (core.presentation + adapters/telegram/render.py, as the chat flow sends it)."""
+    (core.chat.presentation + adapters/telegram/render.py, as the chat flow sends it)."""
     from adapters.telegram.render import answer_messages
-    from core.presentation import present
+    from core.chat.presentation import present
 
     out = []
     for i in range(n):

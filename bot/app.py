@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, cast
 from sqlalchemy.engine import Engine
 
 from bot.settings import Settings
-from core.answering import Answerer
 from core.errors import ConfigError, IngestError
-from core.glossary import Glossary, Term, parse_glossary
-from core.names import NameIndex
-from core.thresholds import CosineThresholds
+from core.fastpath.thresholds import CosineThresholds
+from core.knowledge.glossary import Glossary, Term, parse_glossary
+from core.knowledge.names import NameIndex
+from core.planning.answering import Answerer
 from storage.conversation_store import SqlConversationStore
 from storage.db import open_database
 from storage.document_tables import adopt_legacy_documents
@@ -34,18 +34,18 @@ from storage.turn_store import SqlTurnStore
 if TYPE_CHECKING:
     from bot.maintenance_wiring import MaintenanceServices
     from bot.metrics import Metrics
-    from core.admin import Admin
-    from core.autopath import Autopaths
-    from core.cascade import Cascade
-    from core.catalog import Catalog
-    from core.document_ingest import DocumentIngestReport
-    from core.document_sources import DocumentSource
-    from core.feedback import Feedback
-    from core.freshness import Freshness
-    from core.lexical import TokenMemo
-    from core.narrative_channel import DocumentNarrative
+    from core.chat.admin import Admin
+    from core.documents.document_ingest import DocumentIngestReport
+    from core.documents.lexical import TokenMemo
+    from core.documents.narrative_channel import DocumentNarrative
+    from core.documents.retrieval import HybridRetriever
+    from core.fastpath.autopath import Autopaths
+    from core.fastpath.cascade import Cascade
+    from core.fastpath.feedback import Feedback
+    from core.knowledge.document_sources import DocumentSource
+    from core.knowledge.freshness import Freshness
+    from core.planning.catalog import Catalog
     from core.ports import LLM, Embedder, VectorIndex
-    from core.retrieval import HybridRetriever
     from core.types import Answer, Request
     from storage.chunk_store import SqlChunkStore
     from storage.fastpath_store import SqlFastpathStore
@@ -98,7 +98,7 @@ class App:
 
     def answer(self, request: Request) -> Answer:
         """The entry every long-running adapter calls: bring the knowledge base up to date
-        (one version read; see core.freshness), then run the cascade."""
+        (one version read; see core.knowledge.freshness), then run the cascade."""
         self.ensure_fresh()
         return self.cascade.answer(request)
 
@@ -155,7 +155,7 @@ class App:
 
     @cached_property
     def autopaths(self) -> Autopaths:
-        from core.autopath import Autopaths
+        from core.fastpath.autopath import Autopaths
         from storage.autopath_store import SqlAutopathStore
 
         s = self.settings
@@ -176,7 +176,7 @@ class App:
 
     @cached_property
     def cascade(self) -> Cascade:
-        from core.cascade import Cascade
+        from core.fastpath.cascade import Cascade
 
         return Cascade(
             answerer=self.answerer,
@@ -200,7 +200,7 @@ class App:
 
     @cached_property
     def feedback(self) -> Feedback:
-        from core.feedback import Feedback
+        from core.fastpath.feedback import Feedback
 
         return Feedback(
             turns=self.turns,
@@ -213,7 +213,7 @@ class App:
 
     @cached_property
     def admin(self) -> Admin:
-        from core.admin import Admin
+        from core.chat.admin import Admin
 
         return Admin(
             fastpaths=self.fastpaths,
@@ -299,7 +299,7 @@ class App:
 
     @cached_property
     def narrative(self) -> DocumentNarrative:
-        from core.narrative_channel import DocumentNarrative
+        from core.documents.narrative_channel import DocumentNarrative
 
         return DocumentNarrative(
             names=NameIndex(self.glossary),
@@ -310,8 +310,8 @@ class App:
         )
 
     def _build_retriever(self) -> HybridRetriever | None:
-        from core.lexical import Bm25Index, Tokenizer, TokenMemo
-        from core.retrieval import HybridRetriever
+        from core.documents.lexical import Bm25Index, Tokenizer, TokenMemo
+        from core.documents.retrieval import HybridRetriever
 
         chunks = list(self.chunks.all_chunks())
         if not chunks:
@@ -344,9 +344,9 @@ class App:
     ) -> DocumentIngestReport:
         """Ingest `folder` into `source` (by default the source it belongs to; see
         `document_sources`, which also lists the declared sources nested in it)."""
-        from core.document_ingest import ingest_documents
-        from core.document_sources import nested_roots
-        from core.narrative_channel import glossary_tagger
+        from core.documents.document_ingest import ingest_documents
+        from core.documents.narrative_channel import glossary_tagger
+        from core.knowledge.document_sources import nested_roots
         from storage.document_readers import read_document
 
         if source is None:
@@ -380,7 +380,7 @@ class App:
         none, a folder is an undeclared source of its own (or of the undeclared folder holding
         it), RESTRICTED when its resolved path has a `restricted` component.
         """
-        from core.document_sources import locate, nested_roots
+        from core.knowledge.document_sources import locate, nested_roots
 
         if not folder.is_dir():
             raise IngestError(f"{folder}: not a folder")
@@ -445,7 +445,7 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
         notices=notices,
     )
     if not one_shot:
-        from core.freshness import Freshness
+        from core.knowledge.freshness import Freshness
 
         app.kb_versions = SqlKbVersions(engine)
         app.freshness = Freshness(
@@ -484,7 +484,7 @@ def undeclared_source(folder: Path, known: list[DocumentSource]) -> DocumentSour
     name is free (documents adopted from before sources existed live there), else the folder's
     name made unique. RESTRICTED follows the resolved path, never the spelling of `folder`.
     """
-    from core.document_sources import DEFAULT_SOURCE, DocumentSource, path_is_restricted
+    from core.knowledge.document_sources import DEFAULT_SOURCE, DocumentSource, path_is_restricted
 
     resolved = folder.resolve()
     restricted = path_is_restricted(resolved)

@@ -30,11 +30,12 @@ def ask_once(
     a configuration mistake, 1 for anything else.
 
     With `chat`, the question continues that chat's conversation (a follow-up such as "and
-    Italy?" inherits the previous answer's slots, core.conversation); without, it stands alone
+    Italy?" inherits the previous answer's slots, core.question.conversation); without, it stands
+    alone
     in chat console:local, so scripted asks never depend on each other."""
     from bot.startup import open_app
-    from core.conversation import STANDALONE
     from core.errors import ConfigError, RicordaError
+    from core.question.conversation import STANDALONE
     from core.types import Request
 
     try:

@@ -20,7 +20,7 @@ def chat_services(
     """The arguments every adapter's services take, built once from the application."""
     import datetime as dt
 
-    from core.callback_token import CallbackSigner, derive_key
+    from core.chat.callback_token import CallbackSigner, derive_key
     from storage.delivery_log import SqlDeliveryLog
     from storage.inbox import SqlInbox
 

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from core.errors import ConfigError, ModelError
+from core.fastpath.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
 from core.ports import Embedder
-from core.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
 
 logger = logging.getLogger(__name__)
 

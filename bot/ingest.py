@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.app import App
-from core.document_sources import DocumentSource
 from core.errors import IngestError, RicordaError
-from core.glossary import read_glossary
+from core.knowledge.document_sources import DocumentSource
+from core.knowledge.glossary import read_glossary
 
 FACT_SUFFIXES = {".csv", ".xlsx"}
 

@@ -6,7 +6,7 @@ on an existing asyncio loop instead. The job itself is blocking
 database work, run in a worker thread (`asyncio.to_thread`): answering never waits for it, and
 it shares no in-memory state with the core worker except the catalog, which is thread-safe.
 Every replica runs the timer; the job's lock and its per-night record make it run once a night
-across them (core.maintenance). A failed night is logged and the timer goes on to the next.
+across them (core.nightly.maintenance). A failed night is logged and the timer goes on to the next.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from core.maintenance import MaintenanceReport
-from core.maintenance_schedule import next_run
+from core.nightly.maintenance import MaintenanceReport
+from core.nightly.maintenance_schedule import next_run
 
 if TYPE_CHECKING:
     from bot.app import App

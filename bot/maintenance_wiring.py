@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 
-from core.catalog import Catalog
 from core.errors import ConfigError
-from core.maintenance import Maintenance
-from core.maintenance_rules import AgingPolicy, PromotionPolicy
-from core.maintenance_schedule import parse_time
-from core.promotion import Promotions
+from core.nightly.maintenance import Maintenance
+from core.nightly.maintenance_rules import AgingPolicy, PromotionPolicy
+from core.nightly.maintenance_schedule import parse_time
+from core.nightly.promotion import Promotions
+from core.planning.catalog import Catalog
 from storage.maintenance_lock import MaintenanceLock
 from storage.maintenance_store import SqlMaintenanceStore
 from storage.promotion_store import SqlPromotionStore

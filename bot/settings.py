@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     l0_cosine_threshold: float | None = None
     l1_cluster_threshold: float | None = None
     l1_floor_threshold: float | None = None
-    retrieval_relevance_floor: float | None = None  # None: the embedder's (core.retrieval)
+    retrieval_relevance_floor: float | None = None  # None: the embedder's floor
     autopath_min_confirmations: int = 1
     anti_autopath_failures: int = 3
     anti_autopath_days: int = 30

@@ -141,8 +141,8 @@ def _dry_run(app: App) -> None:
     """One question through every step of an answer, recording nothing: the first real one then
     finds the rules compiled, the statements prepared and the code paths warm (it took 16 ms
     after ready against 2 ms in the steady state before this)."""
-    from core.answering import Prepared
-    from core.canonical import cache_key
+    from core.fastpath.canonical import cache_key
+    from core.planning.answering import Prepared
     from core.types import Request
 
     glossary = app.glossary

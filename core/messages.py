@@ -43,7 +43,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "it": "Quale dato intendi? Scegline uno: {metrics}.",
         "zh": "您指的是哪个指标？请选择：{metrics}。",
     },
-    "found": {  # value: the number with its unit, as the glossary's [units] say (core.units)
+    "found": {  # value: the number in its unit, as [units] say (core.knowledge.units)
         "en": "{subject}: {value}",
         "it": "{subject}: {value}",
         "zh": "{subject}：{value}",
@@ -84,7 +84,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "zh": "沿用上一个问题：{items}。",
     },
     "assumed": {"en": "Assumed: {items}.", "it": "Ho assunto: {items}.", "zh": "假设：{items}。"},
-    # tables (core.tabulate): column headers, titles and the sentences around them
+    # tables (core.figures.tabulate): column headers, titles and the sentences around them
     "col_period": {"en": "Period", "it": "Periodo", "zh": "期间"},
     "col_change": {"en": "Change", "it": "Variazione", "zh": "变化"},
     "col_pct_change": {"en": "% change", "it": "Var. %", "zh": "变化率"},

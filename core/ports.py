@@ -3,9 +3,10 @@
 Implementations live in `storage/` (databases, vector collections) and `bot/` (model
 providers). Core code depends only on these shapes, so every part can be swapped for a fake in
 tests and for another engine in production. Every store core uses is declared here; the modules
-that use one re-export it under its old name (`core.fastpath_entry.FastpathStore` ...). What a
+that use one re-export it under its old name (`core.fastpath.fastpath_entry.FastpathStore` ...).
+What a
 chat adapter is handed (the turn/message map, the delivery log, the inbox) is declared beside
-the chat services in `core/chat_ports.py`.
+the chat services in `core/chat/chat_ports.py`.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-    from core.autopath_records import AntiView, AutopathView, Observation
-    from core.catalog import CompositeSpec
-    from core.document_ingest import DocumentRecord
-    from core.fastpath_entry import FastpathEntry
-    from core.maintenance_rules import AutopathSummary, EntrySummary, Provenance, Removal
-    from core.promotion import ExecutorView, ProposalView
+    from core.documents.document_ingest import DocumentRecord
+    from core.fastpath.autopath_records import AntiView, AutopathView, Observation
+    from core.fastpath.fastpath_entry import FastpathEntry
+    from core.nightly.maintenance_rules import AutopathSummary, EntrySummary, Provenance, Removal
+    from core.nightly.promotion import ExecutorView, ProposalView
+    from core.planning.catalog import CompositeSpec
     from core.types import Fact, Period
 
 
@@ -81,7 +82,7 @@ class Chunk:
     """A piece of a document small enough to quote, with where it came from."""
 
     id: str
-    doc: str  # document key: "source/china/2025_review.pdf" (core.document_sources)
+    doc: str  # document key: "source/china/2025_review.pdf" (core.knowledge.document_sources)
     locator: str  # "page=3", "slide=2", "section=China", "para=4"
     text: str
     restricted: bool = False
@@ -96,7 +97,8 @@ class ScoredChunk:
     score: float
     # The chunk's best cosine with any query variant; for a chunk found lexically only, the
     # cosine every chunk outside the vector lists is below (an upper bound), or None when the
-    # vector channel did not answer. core.passage_pick compares it with the relevance floor.
+    # vector channel did not answer. core.documents.passage_pick compares it with the relevance
+    # floor.
     similarity: float | None = None
 
 

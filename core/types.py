@@ -247,7 +247,7 @@ class Request:
     fixed_slots: dict[str, str] = field(default_factory=dict)
     parent_turn: str | None = None
     # the conversation a follow-up continues ("" = the chat): a Slack thread, a Telegram
-    # group member; set by the adapters, never crossing chats (core.conversation)
+    # group member; set by the adapters, never crossing chats (core.question.conversation)
     conversation: str = ""
     # the slots a follow-up inherited from its conversation (also in `fixed_slots`)
     carried: tuple[str, ...] = ()

@@ -1,7 +1,8 @@
 """`AutopathStore` on SQLite or PostgreSQL: observations, autopaths and anti-autopaths.
 
 Verdicts change several rows at once (the observation's counts, the autopath, the anti-autopath
-counters), so `core.autopath` does that inside `transaction()`; rows read there are locked on
+counters), so `core.fastpath.autopath` does that inside `transaction()`; rows read there are locked
+on
 PostgreSQL (SELECT .. FOR UPDATE), and SQLite serialises writers. Every SQLAlchemy failure
 becomes a StorageError with the cause chained.
 """
@@ -17,8 +18,8 @@ from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from core.autopath import AntiView, AutopathView, Observation
 from core.errors import StorageError
+from core.fastpath.autopath import AntiView, AutopathView, Observation
 from storage.autopath_tables import AntiAutopathRow, AutopathObservationRow, AutopathRow
 from storage.embedding_blob import pack, unpack
 from storage.engine import answer_path_writes
@@ -54,7 +55,7 @@ _ANTI_FIELDS = (*_ANTI_KEY, "failures", "blocked_until", "updated_at")
 
 
 class SqlAutopathStore:
-    """The database behind `core.autopath.Autopaths`."""
+    """The database behind `core.fastpath.autopath.Autopaths`."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -172,7 +173,7 @@ class SqlAutopathStore:
 
 
 class _SqlAutopathTransaction:
-    """`core.autopath.AutopathTransaction` over one open connection."""
+    """`core.fastpath.autopath.AutopathTransaction` over one open connection."""
 
     def __init__(self, conn: Connection, upsert_anti: Any) -> None:
         self._conn = conn

@@ -42,7 +42,7 @@ class AutopathObservationRow(SQLModel, table=True):
     latency_ms: float = 0.0
     positives: int = 0
     negatives: int = 0
-    restricted: bool = False  # asked from a cleared chat (core.clearance)
+    restricted: bool = False  # asked from a cleared chat (core.knowledge.clearance)
     created_at: dt.datetime = _when(index=True)
 
 

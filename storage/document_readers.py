@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from core.chunking import Section, split_paragraphs
+from core.documents.chunking import Section, split_paragraphs
 from core.errors import IngestError
 from storage.read_limits import (
     DOCUMENT_LIMITS,

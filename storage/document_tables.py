@@ -22,7 +22,8 @@ class DocumentRow(SQLModel, table=True):
 
     __tablename__ = "documents"
 
-    # the document key (core.document_sources): "source/dir/file.md", a plain path in "default"
+    # the document key (core.knowledge.document_sources): "source/dir/file.md", a plain path in
+    # "default"
     path: str = Field(primary_key=True)
     source: str = Field(default="default", index=True)
     sha256: str

@@ -2,7 +2,8 @@
 are answered from an in-memory index so a structured answer costs microseconds, not a query.
 
 The index is loaded once (lazily), replaced after every upsert and on `refresh()`. A serving
-process calls `catch_up()` when the knowledge-base version of the facts moved (core.freshness):
+process calls `catch_up()` when the knowledge-base version of the facts moved
+(core.knowledge.freshness):
 when exactly one change happened since the index was loaded, only that change's rows are read
 (every row a load writes carries the same `updated_at`, recorded with the version), else the
 whole table. `stale_after` seconds (older mechanism, kept for callers that use it): at most that

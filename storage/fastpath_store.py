@@ -1,4 +1,4 @@
-"""The L0 plan cache on SQLite or PostgreSQL (`core.fastpath_entry.FastpathStore`).
+"""The L0 plan cache on SQLite or PostgreSQL (`core.fastpath.fastpath_entry.FastpathStore`).
 
 The database is the source of truth. L0a (`by_hash`) is one indexed Core SELECT. L0b
 (`nearest`) searches in-memory cosine indexes (one per embedder and dimension), built from the
@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.errors import StorageError
-from core.fastpath_entry import FastpathEntry
+from core.fastpath.fastpath_entry import FastpathEntry
 from storage.embedding_blob import dimension_of, pack, unpack, unpack_matrix
 from storage.engine import answer_path_writes
 from storage.fast_sql import FastSelect
@@ -45,7 +45,7 @@ from storage.upsert import upsert_statement
 if TYPE_CHECKING:
     import numpy as np
 
-    from core.cosine_index import CosineIndex
+    from core.fastpath.cosine_index import CosineIndex
 
 log = logging.getLogger(__name__)
 
@@ -405,7 +405,7 @@ class SqlFastpathStore:
             self._indexes[known[0]].remove(entry_id)
 
     def _index_for(self, key: IndexKey) -> CosineIndex:
-        from core.cosine_index import CosineIndex
+        from core.fastpath.cosine_index import CosineIndex
 
         assert self._indexes is not None
         index = self._indexes.get(key)

@@ -1,4 +1,5 @@
-"""The table of L0 plan-cache entries (core.fastpath_entry.FastpathEntry), one row per question,
+"""The table of L0 plan-cache entries (core.fastpath.fastpath_entry.FastpathEntry), one row per
+question,
 and the one-row generation table that tells replicas what changed.
 
 `canonical_hash` is unique so two replicas registering the same question race into one row

@@ -1,6 +1,7 @@
 """The glossary text kept in the database, so every replica sharing it reads the same glossary.
 
-The store holds text, not a parsed Glossary: parsing and validation belong to core.glossary,
+The store holds text, not a parsed Glossary: parsing and validation belong to
+core.knowledge.glossary,
 and keeping the exact TOML lets anyone see (and diff) what was loaded.
 """
 

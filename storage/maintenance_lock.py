@@ -1,4 +1,4 @@
-"""One replica at a time runs maintenance (`core.maintenance.RunLock`).
+"""One replica at a time runs maintenance (`core.nightly.maintenance.RunLock`).
 
 PostgreSQL: a session advisory lock (`pg_try_advisory_lock`) on a connection held for the run;
 the server drops it if the process dies, so a crash never leaves the job locked. The key is

@@ -1,4 +1,4 @@
-"""`core.maintenance.MaintenanceStore` on SQLite or PostgreSQL.
+"""`core.nightly.maintenance.MaintenanceStore` on SQLite or PostgreSQL.
 
 Scans read only the columns the rules need (never the embeddings), streamed. Removals go in
 batches, each one transaction that deletes, writes `maintenance_log` and adds inherited uses to
@@ -22,7 +22,13 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from core.errors import StorageError
-from core.maintenance_rules import AUTOPATH, FASTPATH, AutopathSummary, EntrySummary, Removal
+from core.nightly.maintenance_rules import (
+    AUTOPATH,
+    FASTPATH,
+    AutopathSummary,
+    EntrySummary,
+    Removal,
+)
 from storage.autopath_tables import AutopathRow
 from storage.fastpath_tables import FastpathGenerationRow, FastpathRow
 from storage.maintenance_tables import ExecutorRow, MaintenanceLogRow, MaintenanceRunRow

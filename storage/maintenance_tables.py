@@ -84,7 +84,7 @@ class ProposalRow(SQLModel, table=True):
     decided_by: str | None = None
     decided_night: str | None = None
     executor_name: str | None = None
-    restricted: bool = False  # a member was asked from a cleared chat (core.promotion)
+    restricted: bool = False  # a member was asked from a cleared chat (core.nightly.promotion)
 
 
 class ExecutorRow(SQLModel, table=True):

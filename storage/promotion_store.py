@@ -1,4 +1,5 @@
-"""`core.promotion.PromotionStore` on SQLite or PostgreSQL: proposals, composite executors and
+"""`core.nightly.promotion.PromotionStore` on SQLite or PostgreSQL: proposals, composite executors
+and
 their provenance (`promotions`).
 
 Approval is one transaction that moves the proposal from pending (a conditional UPDATE, so two
@@ -14,10 +15,10 @@ from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from core.catalog import CompositeSpec
 from core.errors import StorageError
-from core.maintenance_rules import Provenance
-from core.promotion import APPROVED, AUTO, PENDING, REJECTED, ExecutorView, ProposalView
+from core.nightly.maintenance_rules import Provenance
+from core.nightly.promotion import APPROVED, AUTO, PENDING, REJECTED, ExecutorView, ProposalView
+from core.planning.catalog import CompositeSpec
 from storage.fastpath_tables import FastpathRow
 from storage.maintenance_tables import ExecutorRow, PromotionRow, ProposalRow
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from core.answering import Answerer
-from core.glossary import Glossary, load_glossary
+from core.knowledge.glossary import Glossary, load_glossary
+from core.planning.answering import Answerer
 from core.ports import TurnRecord
 from core.types import Fact, Period, PeriodType, Source
 

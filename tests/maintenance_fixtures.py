@@ -10,12 +10,12 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from core.catalog import Catalog
-from core.fastpath_entry import FastpathEntry
-from core.maintenance import Maintenance
-from core.maintenance_rules import AgingPolicy, PromotionPolicy
-from core.plan import Plan, intent_hash
-from core.promotion import Promotions
+from core.fastpath.fastpath_entry import FastpathEntry
+from core.nightly.maintenance import Maintenance
+from core.nightly.maintenance_rules import AgingPolicy, PromotionPolicy
+from core.nightly.promotion import Promotions
+from core.planning.catalog import Catalog
+from core.planning.plan import Plan, intent_hash
 from storage.fastpath_store import SqlFastpathStore
 from storage.maintenance_lock import MaintenanceLock
 from storage.maintenance_store import SqlMaintenanceStore

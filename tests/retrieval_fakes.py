@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from core.document_ingest import DocumentRecord
+from core.documents.document_ingest import DocumentRecord
 from core.ports import Chunk
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.arguments import (
+from core.question.arguments import (
     Arguments,
     Binding,
     extract_arguments,
@@ -278,7 +278,7 @@ def test_adversarial_text_takes_bounded_time(text: str) -> None:
 def test_every_rule_compiles_although_rules_compile_lazily() -> None:
     """Rules compile on first use; a broken pattern must still fail here, not on a user's
     question that happens to contain its hint."""
-    from core.arguments import _STAGES, _compiled
+    from core.question.arguments import _STAGES, _compiled
 
     patterns = [rule.pattern for _, rules in _STAGES for rule in rules]
     assert len(patterns) > 20

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.autopath import Autopaths, AutopathView
-from core.autopath_score import composite_score, latency_penalty, wilson_lower_bound
 from core.errors import EmbedderMismatchError
-from core.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
+from core.fastpath.autopath import Autopaths, AutopathView
+from core.fastpath.autopath_score import composite_score, latency_penalty, wilson_lower_bound
+from core.fastpath.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
 from storage.autopath_store import SqlAutopathStore
 from storage.autopath_tables import AutopathObservationRow
 from storage.db import open_database
@@ -562,7 +562,7 @@ def test_lookup_over_ten_thousand_observations_takes_milliseconds(tmp_path: Path
 def test_purge_all_stops_l1_serving_everywhere_and_keeps_the_blocks(engine, store,
                                                                      clock) -> None:
     """`purge all` says it forgets every cached plan: L1 autopaths were left serving."""
-    from core.admin import Admin
+    from core.chat.admin import Admin
     from storage.fastpath_store import SqlFastpathStore
 
     l1 = autopaths(store, clock, demotion_floor=0.0)

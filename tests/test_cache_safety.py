@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from core.answering import Answerer
-from core.autopath import Autopaths
-from core.cascade import Cascade
-from core.feedback import Feedback
-from core.narrative import NarrativeResult, empty_result
+from core.documents.narrative import NarrativeResult, empty_result
+from core.fastpath.autopath import Autopaths
+from core.fastpath.cascade import Cascade
+from core.fastpath.feedback import Feedback
+from core.planning.answering import Answerer
 from core.ports import Chunk, ConversationContext, ScoredChunk
 from core.types import Answer, Passage, Request, Source
 from storage.autopath_store import SqlAutopathStore
@@ -701,7 +701,8 @@ ROWS: list[
         ["1,320"],
         [],
     ),
-    # follow-ups (core.conversation): keyed by what they resolve to, never by their text alone
+    # follow-ups (core.question.conversation): keyed by what they resolve to, never by their text
+    # alone
     (
         "a follow-up after another chat's question",
         [

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from core.chunking import OVERLAP_CHARS, TARGET_CHARS, Section, chunk_document, chunk_id
+from core.documents.chunking import OVERLAP_CHARS, TARGET_CHARS, Section, chunk_document, chunk_id
 
 SENTENCE = "Revenue in China fell because footfall in tier-one cities was weaker than planned. "
 

@@ -21,7 +21,7 @@ from bot.app import App, build_app
 from bot.ingest import ingest_paths
 from bot.maintenance_schedule import NightlyMaintenance
 from bot.settings import load_settings
-from core.clearance import RESTRICTED_PROPOSAL, RESTRICTED_QUESTION
+from core.knowledge.clearance import RESTRICTED_PROPOSAL, RESTRICTED_QUESTION
 from core.types import Request
 from tests.acme import ACME, load_acme
 from tests.fake_slack import FakeSlack

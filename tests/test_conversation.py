@@ -1,4 +1,4 @@
-"""Follow-ups (core.conversation): what a short question inherits from the last answered
+"""Follow-ups (core.question.conversation): what a short question inherits from the last answered
 figure of its conversation, what it never inherits, and when the context is gone."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from core.answering import Answerer
-from core.conversation import STANDALONE, carried_slots
-from core.glossary import Glossary
-from core.intent import Intent
-from core.option_tap import tap_request
+from core.chat.option_tap import tap_request
+from core.knowledge.glossary import Glossary
+from core.planning.answering import Answerer
 from core.ports import ConversationContext
+from core.question.conversation import STANDALONE, carried_slots
+from core.question.intent import Intent
 from core.types import Answer, Request, Route
 from storage.conversation_store import MemoryConversationStore
 from tests.acme import REF, MemoryFacts, MemoryTurns, read_acme_facts

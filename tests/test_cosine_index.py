@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.cosine_index import CosineIndex
+from core.fastpath.cosine_index import CosineIndex
 
 
 def unit(matrix: np.ndarray) -> np.ndarray:

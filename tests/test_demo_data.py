@@ -170,7 +170,7 @@ def test_no_entity_name_hides_inside_another_entitys_name(glossary):
 
 
 def test_demo_glossary_loads_with_the_real_loader():
-    from core.glossary import load_glossary
+    from core.knowledge.glossary import load_glossary
 
     loaded = load_glossary(DEMO / "glossary.toml")
     assert loaded.entities["ORBIS_LABS"].restricted

@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from core.answering import Answerer
-from core.derived import DerivedFact, query_derived
 from core.errors import ConfigError
-from core.formulas import Formula, rounded
-from core.glossary import Glossary, load_glossary, parse_glossary
-from core.intent import RuleIntentParser
-from core.names import NameIndex
-from core.structured import StructuredChannel
+from core.figures.derived import DerivedFact, query_derived
+from core.figures.formulas import Formula, rounded
+from core.figures.structured import StructuredChannel
+from core.knowledge.glossary import Glossary, load_glossary, parse_glossary
+from core.knowledge.names import NameIndex
+from core.planning.answering import Answerer
+from core.question.intent import RuleIntentParser
 from core.types import Fact, FactStatus, Period, PeriodType, Request, Route, Source
 from tests.acme import MemoryFacts, read_acme_facts
 

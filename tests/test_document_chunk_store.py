@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from core.document_ingest import DocumentRecord
-from core.document_sources import DocumentSource
+from core.documents.document_ingest import DocumentRecord
+from core.knowledge.document_sources import DocumentSource
 from core.ports import Chunk
 from storage.chunk_store import SqlChunkStore
 from storage.db import make_engine, open_database

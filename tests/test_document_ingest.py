@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from bot.embedders import HashingEmbedder
-from core.document_ingest import DocumentIngestReport, ingest_documents, is_restricted
+from core.documents.document_ingest import DocumentIngestReport, ingest_documents, is_restricted
 from core.errors import IngestError, ModelError
 from storage.chunk_store import SqlChunkStore
 from storage.document_readers import read_document

@@ -19,7 +19,7 @@ from bot.app import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.errors import ConfigError
-from core.glossary import parse_glossary
+from core.knowledge.glossary import parse_glossary
 from core.types import Request
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"

@@ -20,8 +20,8 @@ from bot.embedders import (
     find_bge_m3,
 )
 from core.errors import ConfigError, ModelError
+from core.fastpath.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
 from core.ports import Embedder
-from core.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
 from tests.tiny_bge import TINY_HIDDEN, build_tiny_bge
 
 TEXTS = [

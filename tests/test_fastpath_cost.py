@@ -19,9 +19,9 @@ from pathlib import Path
 from bot.app import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
-from core.glossary import load_glossary
-from core.names import NameIndex
-from core.narrative_channel import DocumentNarrative
+from core.documents.narrative_channel import DocumentNarrative
+from core.knowledge.glossary import load_glossary
+from core.knowledge.names import NameIndex
 from core.ports import Chunk, ScoredChunk
 from core.types import Request
 from tests.acme import ACME

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import ConfigError
-from core.glossary import load_glossary, parse_glossary
-from core.names import NameIndex
+from core.knowledge.glossary import load_glossary, parse_glossary
+from core.knowledge.names import NameIndex
 from tests.acme import ACME
 
 GOOD = (ACME / "glossary.toml").read_text(encoding="utf-8")

@@ -1,4 +1,5 @@
-"""The glossary validated as a whole (core.glossary_rules): every glossary below was accepted
+"""The glossary validated as a whole (core.knowledge.glossary_rules): every glossary below was
+accepted
 before (exit code 0), then broke or weakened the bot at question time. Each must now be refused
 with its file, line and reason, and the glossary already stored must stay in use."""
 
@@ -13,7 +14,7 @@ from bot.app import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.errors import ConfigError
-from core.glossary import parse_glossary
+from core.knowledge.glossary import parse_glossary
 from core.types import Request
 from tests.acme import ACME
 from tests.test_cli import REF, ask_json, ricorda

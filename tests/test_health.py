@@ -128,7 +128,8 @@ def test_metrics_count_feedback_by_verdict(app: App, server: HealthServer) -> No
     body = get(server, "/metrics")[1]
     assert sample(body, "ricorda_feedback_total", verdict="positive") == 1
     assert sample(body, "ricorda_feedback_total", verdict="negative") == 1
-    # the negative verdict replaced the plan by a rejection marker (core.rejections): one row
+    # the negative verdict replaced the plan by a rejection marker (core.fastpath.rejections): one
+    # row
     assert sample(body, "ricorda_fastpath_entries") == 1
     assert [e.origin for e in app.fastpaths.list()] == ["rejected"]
 

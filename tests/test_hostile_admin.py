@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.admin_commands import COMMANDS, REFUSAL, run_admin_command
+from core.chat.admin_commands import COMMANDS, REFUSAL, run_admin_command
 
 
 @dataclass

@@ -10,7 +10,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.callback_token import MAX_BYTES, OPTION, CallbackSigner, derive_key
+from core.chat.callback_token import MAX_BYTES, OPTION, CallbackSigner, derive_key
 
 SIGNER = CallbackSigner(derive_key(None, "123456:bot-token"))
 OTHER = CallbackSigner(derive_key("another secret", "123456:bot-token"))

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.app import App
-from core.comparable import CONFUSABLES, comparable, fold, squash
-from core.glossary import load_glossary
-from core.intent import RuleIntentParser
-from core.names import NameIndex
-from core.security import SecurityGate
+from core.knowledge.comparable import CONFUSABLES, comparable, fold, squash
+from core.knowledge.glossary import load_glossary
+from core.knowledge.names import NameIndex
+from core.question.intent import RuleIntentParser
+from core.question.security import SecurityGate
 from core.types import Request, Route
 from tests.acme import ACME, REF
 from tests.demo_kb import demo_with_document

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from bot.embedders import HashingEmbedder
-from core.document_ingest import ingest_documents
+from core.documents.document_ingest import ingest_documents
 from core.errors import IngestError
 from storage.chunk_store import SqlChunkStore
 from storage.document_readers import read_document

@@ -20,8 +20,8 @@ from adapters.console import ConsoleChat, render_answer, terminal_safe
 from bot.app import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
-from core.presentation import present
-from core.source_titles import source_title
+from core.chat.presentation import present
+from core.documents.source_titles import source_title
 from core.types import Answer, Request, Route, Source
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
@@ -122,7 +122,7 @@ def test_console_chat_escapes_what_it_prints(app: App) -> None:
 
 
 def test_every_sources_block_shows_one_line_per_source(app: App) -> None:
-    """The chat platforms share core.presentation: the forged line is not there either."""
+    """The chat platforms share core.chat.presentation: the forged line is not there either."""
     ans = app.cascade.answer(Request(QUESTION, chat="telegram:1"))
     shown = present(ans)
     assert len(shown.sources) == 1 and "\n" not in shown.sources[0]

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.answering import Answerer
-from core.glossary import load_glossary
-from core.intent import RuleIntentParser
-from core.names import NameIndex
-from core.security import SecurityGate
+from core.knowledge.glossary import load_glossary
+from core.knowledge.names import NameIndex
+from core.planning.answering import Answerer
+from core.question.intent import RuleIntentParser
+from core.question.security import SecurityGate
 from core.types import Answer, FactStatus, Request, Route
 from tests.acme import ACME, REF, MemoryFacts, MemoryTurns, read_acme_facts
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.answering import Answerer
-from core.cascade import Cascade
-from core.glossary import Glossary
+from core.fastpath.cascade import Cascade
+from core.knowledge.glossary import Glossary
+from core.planning.answering import Answerer
 from core.types import FactStatus, Request
 from storage.db import open_database
 from storage.fastpath_store import SqlFastpathStore

@@ -8,13 +8,13 @@ import logging
 
 import pytest
 
-from core.admin_commands import PURGE_ALL_PROMPT, needs_confirmation, run_admin_command
-from core.callback_token import MAX_BYTES, CallbackSigner, derive_key
-from core.chat_replies import help_text, language_for
-from core.option_tap import tap_request
+from core.chat.admin_commands import PURGE_ALL_PROMPT, needs_confirmation, run_admin_command
+from core.chat.callback_token import MAX_BYTES, CallbackSigner, derive_key
+from core.chat.chat_replies import help_text, language_for
+from core.chat.option_tap import tap_request
+from core.chat.presentation import present, split_text
+from core.chat.reactions import NEGATIVE, POSITIVE, ReactionVerdicts
 from core.ports import TurnRecord
-from core.presentation import present, split_text
-from core.reactions import NEGATIVE, POSITIVE, ReactionVerdicts
 from core.types import Answer, Citation, Line, Option, Passage, Route, Source
 
 # -- presentation ---------------------------------------------------------------------------

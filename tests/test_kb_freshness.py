@@ -18,7 +18,7 @@ import pytest
 
 from bot.app import App, build_app
 from bot.settings import load_settings
-from core.freshness import Freshness
+from core.knowledge.freshness import Freshness
 from core.types import Answer, Request, Route
 from tests.acme import ACME
 from tests.kb_change import (
@@ -203,7 +203,8 @@ def _quoting(answer: Answer, word: str) -> Answer | None:
     return answer if word in answer.text else None
 
 
-# -- the check itself (core.freshness), with a fake version source ---------------------------
+# -- the check itself (core.knowledge.freshness), with a fake version source
+# ---------------------------
 
 
 class Versions:

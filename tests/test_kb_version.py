@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.document_ingest import DocumentRecord
+from core.documents.document_ingest import DocumentRecord
 from core.ports import Chunk
 from core.types import Period, PeriodType
 from storage.chunk_store import SqlChunkStore

@@ -140,7 +140,7 @@ def test_no_import_cycles() -> None:
 
 def test_the_rules_see_real_imports() -> None:
     """The reader is not blind: a known import of each layer is found."""
-    assert "core.answering" in GRAPH["core.cascade"]
+    assert "core.planning.answering" in GRAPH["core.fastpath.cascade"]
     assert "storage.engine" in GRAPH["storage.db"]
     assert "telegram" in {m.split(".")[0] for m in GRAPH["adapters.telegram.application"]}
     assert "bot.maintenance_wiring" in GRAPH["bot.app"]  # imported inside a method only
@@ -173,3 +173,29 @@ def test_relative_imports_are_resolved() -> None:
     assert "storage.tables" in imports_in("from .tables import X\n", "storage.fact_store")
     assert "storage.tables" in imports_in("from . import tables\n", "storage", package=True)
     assert "core.types" in imports_in("from ..core import types\n", "storage.fact_store")
+
+
+# -- core's layout: subpackages by idea -------------------------------------------------------
+
+SHARED_CORE = {"types", "ports", "errors", "messages", "language"}  # the vocabulary of all
+
+
+def test_core_is_grouped_into_subpackages_each_naming_its_modules() -> None:
+    """Besides the few modules every part shares, core's modules live in subpackages, and each
+    subpackage's `__all__` names exactly the modules it holds (none imported on import), so a
+    new module lands in the idea it belongs to and the listing stays true."""
+    core = REPO / "core"
+    flat = {p.stem for p in core.glob("*.py")} - {"__init__"}
+    assert flat == SHARED_CORE, f"put {sorted(flat - SHARED_CORE)} in a subpackage"
+    packages = [p for p in core.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    assert len(packages) >= 6
+    for package in packages:
+        init = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
+        assert ast.get_docstring(init), f"{package.name} says what it is for"
+        declared = next(
+            ast.literal_eval(node.value) for node in init.body
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets))
+        held = sorted(p.stem for p in package.glob("*.py") if p.stem != "__init__")
+        assert sorted(declared) == held, package.name
+        assert not any(isinstance(n, ast.Import | ast.ImportFrom) for n in init.body), package

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from core.lexical import Bm25Index, Tokenizer, TokenMemo
+from core.documents.lexical import Bm25Index, Tokenizer, TokenMemo
 from core.ports import Chunk
 
 

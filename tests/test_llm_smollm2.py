@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from core.narrative import answer_narrative
+from core.documents.narrative import answer_narrative
 from core.ports import ChatMessage, Chunk, ScoredChunk
 from tests.test_cli import ricorda
 

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from core.catalog import Catalog
 from core.errors import StorageError
-from core.maintenance_rules import AgingPolicy
+from core.nightly.maintenance_rules import AgingPolicy
+from core.planning.catalog import Catalog
 from storage.autopath_tables import AutopathRow
 from storage.db import open_database
 from storage.maintenance_lock import MaintenanceLock

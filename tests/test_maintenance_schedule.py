@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from bot.cli_maintenance import register
 from bot.maintenance_schedule import NightlyMaintenance
-from core.maintenance import MaintenanceReport
-from core.maintenance_schedule import next_run, parse_time
+from core.nightly.maintenance import MaintenanceReport
+from core.nightly.maintenance_schedule import next_run, parse_time
 from storage.db import open_database
 from storage.fastpath_store import SqlFastpathStore
 from tests.maintenance_fixtures import add_entry, two_years_plan

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from core.narrative import answer_narrative, extractive_answer
+from core.documents.narrative import answer_narrative, extractive_answer
 from core.ports import Chunk, ScoredChunk
 from core.types import Source
 from tests.llm_fakes import SpyLLM, failing

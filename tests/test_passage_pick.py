@@ -1,4 +1,4 @@
-"""Which passages an extractive answer quotes and how each is cut (core.passage_pick): the
+"""Which passages an extractive answer quotes and how each is cut (core.documents.passage_pick): the
 heading apart, whole sentences (Chinese too), nothing about another entity, the question's
 language on near-ties, nothing below the relevance floor, no duplicates, a stable order."""
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.chunking import Section, chunk_document, split_paragraphs
-from core.glossary import load_glossary
-from core.names import NameIndex
-from core.passage_pick import LANGUAGE_TOLERANCE, cut_passage, is_about, pick_passages
+from core.documents.chunking import Section, chunk_document, split_paragraphs
+from core.documents.passage_pick import LANGUAGE_TOLERANCE, cut_passage, is_about, pick_passages
+from core.knowledge.glossary import load_glossary
+from core.knowledge.names import NameIndex
 from core.ports import Chunk, ScoredChunk
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.periods import (
+from core.question.periods import (
     PeriodMatch,
     find_periods,
     fiscal_quarter_of,

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.admin import Admin
-from core.admin_commands import run_admin_command
-from core.answering import Answerer
-from core.cascade import Cascade
-from core.maintenance_rules import EntrySummary, PromotionPolicy, promotion_groups
+from core.chat.admin import Admin
+from core.chat.admin_commands import run_admin_command
+from core.fastpath.cascade import Cascade
+from core.nightly.maintenance_rules import EntrySummary, PromotionPolicy, promotion_groups
+from core.planning.answering import Answerer
 from core.types import Answer, Request
 from tests.acme import REF, MemoryFacts, read_acme_facts
 from tests.maintenance_fixtures import NOW, Clock, Job, add_entry, make_job, two_years_plan

@@ -147,7 +147,8 @@ def test_feedback_on_one_replica_reaches_the_shared_fast_path(
     fake.react(channel, second["ts"], "U0000201", "x")
     assert b.sender.reaction(channel, second["ts"], "U0000201", "x").status_code == 200
     wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn[0])] == ["negative"])
-    # B stored the verdict, then put the rejection marker in place of the plan (core.rejections)
+    # B stored the verdict, then put the rejection marker in place of the plan
+    # (core.fastpath.rejections)
     wait_until(lambda: "rejected" in [e.origin for e in db.fastpaths.list()])
     assert served_by(ask(a, fake, channel, question)) == "planner"  # A forgot it too
 

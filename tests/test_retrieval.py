@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from bot.embedders import HashingEmbedder
+from core.documents.lexical import Bm25Index, Tokenizer
+from core.documents.retrieval import HybridRetriever, matches_filters, rrf_fuse
 from core.errors import ModelError, StorageError
-from core.lexical import Bm25Index, Tokenizer
 from core.ports import Chunk
-from core.retrieval import HybridRetriever, matches_filters, rrf_fuse
 from tests.retrieval_fakes import InMemoryVectorIndex, MemoryCatalog
 
 # --- RRF -------------------------------------------------------------------------------
@@ -268,7 +268,8 @@ def test_no_queries_or_empty_corpus_give_nothing() -> None:
 
 
 def test_each_result_carries_its_cosine_or_the_bound_it_is_below() -> None:
-    """core.passage_pick compares these with the relevance floor: a vector hit has its best
+    """core.documents.passage_pick compares these with the relevance floor: a vector hit has its
+    best
     cosine over the query variants; a chunk in no vector list, when every list was cut at its
     depth, has the last cosine of the highest list (its own is no higher)."""
     embedder = SpyEmbedder()

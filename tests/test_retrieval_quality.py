@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 
 from bot.embedders import UseEmbedder
-from core.document_ingest import ingest_documents
-from core.glossary import Glossary, load_glossary
-from core.lexical import Bm25Index, Tokenizer
-from core.names import NameIndex
-from core.narrative_channel import RETRIEVE_K
-from core.passage_pick import pick_passages
+from core.documents.document_ingest import ingest_documents
+from core.documents.lexical import Bm25Index, Tokenizer
+from core.documents.narrative_channel import RETRIEVE_K
+from core.documents.passage_pick import pick_passages
+from core.documents.query_rewrite import rewrite_queries
+from core.documents.retrieval import HybridRetriever
+from core.knowledge.glossary import Glossary, load_glossary
+from core.knowledge.names import NameIndex
 from core.ports import Chunk, ScoredChunk
-from core.query_rewrite import rewrite_queries
-from core.retrieval import HybridRetriever
 from storage.chunk_store import SqlChunkStore
 from storage.db import open_database
 from storage.document_readers import read_document
@@ -153,8 +153,8 @@ def test_an_unrelated_question_is_answered_with_nothing_found(
     stack: tuple[HybridRetriever, HybridRetriever, list[list[str]]],
 ) -> None:
     """The narrative channel over the same retriever: no snippet quoted, no source listed."""
-    from core.names import NameIndex
-    from core.narrative_channel import DocumentNarrative
+    from core.documents.narrative_channel import DocumentNarrative
+    from core.knowledge.names import NameIndex
 
     _, hybrid, _ = stack
     channel = DocumentNarrative(
@@ -175,11 +175,11 @@ def test_an_unrelated_question_is_answered_with_nothing_found(
 
 # --- the passages an extractive answer shows ------------------------------------------------
 
-SHOWN = 3  # core.narrative.EXTRACTIVE_SNIPPETS
+SHOWN = 3  # core.documents.narrative.EXTRACTIVE_SNIPPETS
 
 
 def top_distinct(snippets: list[ScoredChunk], **_: object) -> list[Chunk]:
-    """The selection before core.passage_pick: the first three chunks of distinct text."""
+    """The selection before core.documents.passage_pick: the first three chunks of distinct text."""
     chosen: list[Chunk] = []
     for s in snippets:
         if all(s.chunk.text != c.text for c in chosen) and len(chosen) < SHOWN:
@@ -247,7 +247,7 @@ def test_extractive_answers_show_relevant_passages_about_the_asked_entity(
 ) -> None:
     """The three passages an answer without an LLM quotes. Measured: before (the first three
     distinct chunks) precision@3 0.417, answered@3 0.679, about 6/15 = 0.400; after
-    (core.passage_pick) 0.530, 0.821, 10/15 = 0.667. The floors sit between the two."""
+    (core.documents.passage_pick) 0.530, 0.821, 10/15 = 0.667. The floors sit between the two."""
     _, hybrid, groups = stack
     names = NameIndex(load_glossary(CORPUS / "glossary.toml"))
     queries = load_queries()

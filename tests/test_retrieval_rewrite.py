@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.query_rewrite import rewrite_queries
+from core.documents.query_rewrite import rewrite_queries
 
 CHINA = ["Orbis China", "China", "Cina", "中国区", "ORBIS_CN"]
 REVENUE = ["revenue", "sales", "fatturato", "ricavi", "营收", "REVENUE"]

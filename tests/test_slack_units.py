@@ -21,9 +21,9 @@ from adapters.slack.blocks import (
 from adapters.slack.commands import parse
 from bot.serve_slack import check_slack_settings, listen_address
 from bot.settings import load_settings
-from core.callback_token import CallbackSigner
+from core.chat.callback_token import CallbackSigner
+from core.chat.presentation import Presentation
 from core.errors import ConfigError
-from core.presentation import Presentation
 
 SIGNER = CallbackSigner(b"k" * 32)
 

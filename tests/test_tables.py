@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from core.answering import Answerer
-from core.glossary import load_glossary
-from core.intent import RuleIntentParser
-from core.names import NameIndex
+from core.knowledge.glossary import load_glossary
+from core.knowledge.names import NameIndex
+from core.planning.answering import Answerer
+from core.question.intent import RuleIntentParser
 from core.types import Fact, Period, PeriodType, Request, Source, Table
 from tests.acme import MemoryFacts
 from tests.test_cli import ricorda

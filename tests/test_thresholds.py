@@ -9,7 +9,7 @@ import pytest
 
 from bench.calibrate_thresholds import load_pairs, pair_cosines, precision_recall
 from bot.embedders import USE_THRESHOLDS, UseEmbedder
-from core.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
+from core.fastpath.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
 
 PAIRS = Path(__file__).parent / "fixtures" / "paraphrases.jsonl"
 
@@ -53,7 +53,7 @@ def test_use_l0_serves_paraphrases_and_no_wrong_answer() -> None:
     assert wrong == 0
     # L0b serves paraphrases where it saves work: the ones the rules do not resolve (narrative,
     # vague). A structured paraphrase the rules resolve is answered by the planner, faster than
-    # an embedding (the cost-aware cascade, core/cascade.py), so it is no L0b hit any more.
+    # an embedding (the cost-aware cascade, core/fastpath/cascade.py), so it is no L0b hit any more.
     assert 1 <= hits < positives
 
 

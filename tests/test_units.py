@@ -12,7 +12,7 @@ from bot.app import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.errors import ConfigError
-from core.glossary import parse_glossary
+from core.knowledge.glossary import parse_glossary
 from core.types import Request
 from tests.acme import ACME
 

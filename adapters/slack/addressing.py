@@ -44,6 +44,6 @@ def reply_thread(event: Mapping[str, Any]) -> str | None:
 
 
 def conversation_key(channel: str, thread: str | None) -> str:
-    """Which conversation a question continues (core.conversation): the Slack thread its
+    """Which conversation a question continues (core.question.conversation): the Slack thread its
     answer goes to (a top-level question starts one), or the DM itself. "" = the chat."""
     return f"slack:{channel}:thread:{thread}" if thread else ""

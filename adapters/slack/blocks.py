@@ -1,4 +1,4 @@
-"""Block Kit for answers and prompts. What the parts are is `core.presentation`'s decision;
+"""Block Kit for answers and prompts. What the parts are is `core.chat.presentation`'s decision;
 this module only chooses Slack markup and respects Slack's size limits."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.callback_token import CallbackSigner
-from core.presentation import (
+from core.chat.callback_token import CallbackSigner
+from core.chat.presentation import (
     MAX_OPTIONS,
     OptionGroup,
     Presentation,
@@ -21,7 +21,7 @@ SECTION_CHARS = 3000  # a section's text
 CONTEXT_CHARS = 2000  # one context element's text
 CONTEXT_ELEMENTS = 10
 MAX_BLOCKS = 50  # per message
-BUTTON_CHARS = 75  # Slack's own limit; labels are already cut shorter by core.presentation
+BUTTON_CHARS = 75  # Slack's own limit; labels are already cut shorter by core.chat.presentation
 FALLBACK_CHARS = 3000  # the notification text; the blocks carry the full answer
 OPTION_ACTION = "ricorda_option"  # action ids: ricorda_option_0, ricorda_option_1, ...
 OPTIONS_BLOCK = "ricorda_options"
@@ -137,7 +137,7 @@ def text_message(text: str, *, monospace: bool = False) -> SlackMessage:
 
 def purge_prompt(prompt: str, tokens: tuple[str, str], *, confirm: str,
                  cancel: str) -> SlackMessage:
-    """Confirm / Cancel, with the signed tokens core.chat_turn issued for this admin."""
+    """Confirm / Cancel, with the signed tokens core.chat.chat_turn issued for this admin."""
     return SlackMessage(escape(prompt), [_section(escape(prompt)), {
         "type": "actions", "block_id": "ricorda_purge", "elements": [
             {"type": "button", "action_id": PURGE_CONFIRM, "style": "danger",

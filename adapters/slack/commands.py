@@ -22,9 +22,9 @@ from adapters.slack.blocks import purge_prompt, text_message
 from adapters.slack.questions import Questions
 from adapters.slack.replies import ephemeral
 from adapters.slack.services import SlackServices, chat_key, user_key
-from core.admin_commands import COMMANDS, admin_text, is_admin, needs_confirmation
-from core.chat_replies import reply
-from core.chat_turn import CANCEL
+from core.chat.admin_commands import COMMANDS, admin_text, is_admin, needs_confirmation
+from core.chat.chat_replies import reply
+from core.chat.chat_turn import CANCEL
 from core.messages import say
 
 log = logging.getLogger("ricorda.slack")

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from core.chat_replies import supported_language
+from core.chat.chat_replies import supported_language
 
 log = logging.getLogger("ricorda.slack")
 

@@ -31,10 +31,10 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.replies import ephemeral, post, post_ephemeral, post_messages, upload_chart
 from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
-from core.chat_replies import help_text
-from core.chat_turn import ChatTurns
-from core.option_tap import chosen_label
-from core.presentation import Presentation
+from core.chat.chat_replies import help_text
+from core.chat.chat_turn import ChatTurns
+from core.chat.option_tap import chosen_label
+from core.chat.presentation import Presentation
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.slack")

@@ -16,7 +16,7 @@ from typing import TypeVar
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.locales import UserLocales
-from core.chat_ports import ChatServices
+from core.chat.chat_ports import ChatServices
 from core.errors import StorageError
 from core.language import detect_language
 

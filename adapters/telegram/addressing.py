@@ -51,7 +51,7 @@ def _without_mention(message: Message, bot_id: int, username: str | None) -> tup
 
 
 def conversation_key(message: Message) -> str:
-    """Which conversation a question continues (core.conversation): a private chat is one;
+    """Which conversation a question continues (core.question.conversation): a private chat is one;
     in a group each member has their own (per forum topic), so "and Italy?" continues the
     asker's own last question, whoever else asked something in between. "" = the chat."""
     if is_private(message) or message.from_user is None:

@@ -28,9 +28,9 @@ from adapters.telegram.keyboards import CANCEL, HEADER, PURGE
 from adapters.telegram.questions import Questions
 from adapters.telegram.robustness import Deduplicate, RetryingRateLimiter, on_error
 from adapters.telegram.services import PLATFORM, TelegramServices
-from core.admin_commands import COMMANDS as ADMIN_COMMANDS
-from core.admin_commands import DESCRIPTIONS as ADMIN_DESCRIPTIONS
-from core.callback_token import OPTION
+from core.chat.admin_commands import COMMANDS as ADMIN_COMMANDS
+from core.chat.admin_commands import DESCRIPTIONS as ADMIN_DESCRIPTIONS
+from core.chat.callback_token import OPTION
 
 log = logging.getLogger("ricorda.telegram")
 

@@ -11,9 +11,9 @@ from adapters.telegram.addressing import is_private
 from adapters.telegram.keyboards import CANCEL, purge_keyboard
 from adapters.telegram.render import Part, pack
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
-from core.admin_commands import admin_text, is_admin, needs_confirmation
-from core.chat_replies import help_text, language_for, reply
-from core.chat_turn import ChatTurns
+from core.chat.admin_commands import admin_text, is_admin, needs_confirmation
+from core.chat.chat_replies import help_text, language_for, reply
+from core.chat.chat_turn import ChatTurns
 
 log = logging.getLogger("ricorda.telegram")
 

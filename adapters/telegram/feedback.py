@@ -23,8 +23,8 @@ from telegram.ext import ContextTypes, filters
 
 from adapters.telegram.addressing import replies_to_bot
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
-from core.chat_replies import language_for, reply
-from core.reactions import ReactionVerdicts
+from core.chat.chat_replies import language_for, reply
+from core.chat.reactions import ReactionVerdicts
 
 log = logging.getLogger("ricorda.telegram")
 ACK = ReactionEmoji.WRITING_HAND  # "✍"

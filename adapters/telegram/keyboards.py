@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from core.callback_token import CallbackSigner
-from core.chat_turn import CANCEL, PURGE
-from core.presentation import OptionGroup
+from core.chat.callback_token import CallbackSigner
+from core.chat.chat_turn import CANCEL, PURGE
+from core.chat.presentation import OptionGroup
 
 __all__ = ["CANCEL", "HEADER", "PURGE", "options_keyboard", "purge_keyboard"]
 
@@ -19,7 +19,7 @@ def options_keyboard(
 ) -> InlineKeyboardMarkup | None:
     """Each group of options under a header row ("Period:"), one button per option (two per
     row when the group's labels are short); None without options. Labels are cut and the
-    count capped in core.presentation, the same on every platform."""
+    count capped in core.chat.presentation, the same on every platform."""
     rows: list[list[InlineKeyboardButton]] = []
     for group in groups:
         rows.append([InlineKeyboardButton(group.header, callback_data=f"{HEADER}:{group.slot}")])
@@ -34,7 +34,7 @@ def options_keyboard(
 
 def purge_keyboard(tokens: tuple[str, str], *, confirm: str,
                    cancel: str) -> InlineKeyboardMarkup:
-    """Confirm / Cancel, with the signed tokens core.chat_turn issued for this admin."""
+    """Confirm / Cancel, with the signed tokens core.chat.chat_turn issued for this admin."""
     return InlineKeyboardMarkup([[
         InlineKeyboardButton(confirm, callback_data=tokens[0]),
         InlineKeyboardButton(cancel, callback_data=tokens[1]),

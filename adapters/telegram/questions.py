@@ -34,10 +34,10 @@ from adapters.telegram.render import (
 )
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from adapters.telegram.typing_action import typing_while
-from core.chat_replies import language_for, reply
-from core.chat_turn import ChatTurns
-from core.option_tap import chosen_label
-from core.presentation import Presentation
+from core.chat.chat_replies import language_for, reply
+from core.chat.chat_turn import ChatTurns
+from core.chat.option_tap import chosen_label
+from core.chat.presentation import Presentation
 from core.types import Answer, Request, Table
 
 log = logging.getLogger("ricorda.telegram")

@@ -13,7 +13,7 @@ from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import AIORateLimiter, ApplicationHandlerStop, ContextTypes
 
 from adapters.telegram.services import PLATFORM, TelegramServices
-from core.chat_replies import language_for, reply
+from core.chat.chat_replies import language_for, reply
 
 log = logging.getLogger("ricorda.telegram")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeVar
 
-from core.chat_ports import ChatServices
+from core.chat.chat_ports import ChatServices
 
 PLATFORM = "telegram"
 T = TypeVar("T")

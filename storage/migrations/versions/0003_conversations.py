@@ -1,6 +1,6 @@
 """conversations: the context a follow-up continues
 
-One row per (chat, conversation key) with the last answered request's slots (core.conversation),
+One row per (chat, conversation key) with the last answered request's slots (core.question.conversation),
 so "and Italy?" reaching another replica, or a second `ricorda ask --chat`, continues it.
 
 Revision ID: 0003_conversations

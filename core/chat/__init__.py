@@ -1,0 +1,16 @@
+"""What every chat platform shares: the turn flow, presentation, taps, admin commands.
+
+The modules are imported by name (`from core.chat.admin import ...`); none is
+imported here, so importing one loads only what it needs."""
+
+__all__ = [
+    "admin",
+    "admin_commands",
+    "callback_token",
+    "chat_ports",
+    "chat_replies",
+    "chat_turn",
+    "option_tap",
+    "presentation",
+    "reactions",
+]

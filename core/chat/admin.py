@@ -1,0 +1,203 @@
+"""Admin operations on the learned fast paths, platform-neutral: the CLI, Telegram and Slack
+admin commands all call this and print its text."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.chat.admin_commands import admin_text
+from core.fastpath.canonical import canonical_hash, canonical_text
+from core.fastpath.fastpath_entry import FastpathEntry, FastpathStore
+from core.knowledge.clearance import shown_question
+from core.language import detect_language
+from core.messages import LANGUAGES
+from core.ports import RecentTurns as RecentTurns  # declared with every storage port
+
+if TYPE_CHECKING:
+    from core.fastpath.autopath import Autopaths
+    from core.nightly.promotion import Promotions
+
+LEVELS = ("L0a", "L0b", "L1", "planner")
+
+
+@dataclass(frozen=True)
+class LevelStats:
+    level: str
+    turns: int
+    share: float
+    p50_ms: float | None
+
+
+class Admin:
+    def __init__(
+        self,
+        *,
+        fastpaths: FastpathStore,
+        turns: RecentTurns,
+        autopaths: Autopaths | None = None,
+        promotions: Promotions | None = None,
+        sync: Callable[[], None] | None = None,
+    ) -> None:
+        """`sync` is called before every read or purge: it writes what the serving cascade
+        still has queued (core.fastpath.learning), so a listing is never behind the answers
+        given."""
+        self._sync = sync or (lambda: None)
+        self.fastpaths = fastpaths
+        self.turns = turns
+        self.autopaths = autopaths
+        self.promotions = promotions
+
+    def list_fastpaths(self, n: int = 20) -> list[FastpathEntry]:
+        """Most used first."""
+        self._sync()
+        return self.fastpaths.list(limit=max(1, min(n, 500)))
+
+    def purge(self, target: str) -> str:
+        """`all`, an entry id, or the question text (any wording that normalises the same)."""
+        target = target.strip()
+        self._sync()  # a queued registration must not bring a purged plan back
+        if not target:
+            return "purge what? give an id, the question text, or 'all'"
+        if target.lower() == "all":
+            return self._purge_all()
+        if self.fastpaths.by_id(target) is not None and self.fastpaths.delete(target):
+            return f"purged fast path {target}"
+        first = detect_language(target)
+        for language in dict.fromkeys((first, *LANGUAGES)):
+            if self.fastpaths.delete_by_hash(canonical_hash(canonical_text(target, language))):
+                return f"purged the fast path for: {target}"
+        return f"no fast path matches {target!r}"
+
+    def _purge_all(self) -> str:
+        """Every cached plan: L0 fast paths and L1 autopaths (with the observations they are
+        learned from). What stays is named: anti-autopaths and approved executors."""
+        text = f"purged {self.fastpaths.purge_all()} fast paths (L0)"
+        if self.autopaths is None:
+            return text
+        paths, observations = self.autopaths.purge_plans()
+        kept = len(self.autopaths.anti_autopaths())
+        return (
+            f"{text} and {paths} autopaths (L1, learned from {observations} answers); "
+            f"kept: {kept} anti-autopaths (plans blocked by feedback) and the approved "
+            "executors"
+        )
+
+    def stats(self, last_n: int = 500) -> list[LevelStats]:
+        """Hit rate and p50 latency per serving level over the last N answered turns."""
+        self._sync()
+        turns = [t for t in self.turns.recent_turns(last_n) if t.served_by in LEVELS]
+        total = len(turns) or 1
+        out = []
+        for level in LEVELS:
+            latencies = [t.latency_ms for t in turns if t.served_by == level]
+            out.append(
+                LevelStats(
+                    level,
+                    len(latencies),
+                    len(latencies) / total,
+                    statistics.median(latencies) if latencies else None,
+                )
+            )
+        return out
+
+    # -- text shared by every admin surface -----------------------------------------------
+
+    def fastpaths_text(self, n: int = 20, *, cleared: bool = False,
+                       language: str = "en") -> str:
+        """The listing for a viewer; `cleared` is the viewing chat's clearance (the CLI is
+        cleared). A question asked from a cleared chat shows as "(restricted question)" elsewhere,
+        with its id and counts, so an admin can still purge it by id."""
+        entries = self.list_fastpaths(n)
+        if not entries:
+            return admin_text("no_fastpaths", language)
+        lines = [admin_text("fastpaths_head", language, shown=len(entries),
+                            total=self.fastpaths.count())]
+        for e in entries:
+            lines.append(
+                f"{e.id[:12]}  uses={e.n_uses:<4} {e.origin:<8} "
+                f"last={e.last_used_at:%Y-%m-%d %H:%M}  "
+                + shown_question(e.canonical_text, restricted=e.restricted, cleared=cleared)
+            )
+        return "\n".join(lines)
+
+    def autopaths_text(self, *, cleared: bool = False, language: str = "en") -> str:
+        """Clusters, scores and intent hashes: no question text, the same for every viewer."""
+        if self.autopaths is None:
+            return admin_text("autopaths_off", language)
+        self._sync()
+        lines = [admin_text("autopaths_head", language)]
+        for a in self.autopaths.autopaths():
+            lines.append(
+                f"#{a.id} cluster={a.cluster_id} {a.status} score={a.score:.2f} "
+                f"ok={a.confirmations} fail={a.failures} uses={a.uses} {a.intent_hash}"
+            )
+        anti = self.autopaths.anti_autopaths()
+        lines.append(admin_text("anti_in_force", language, n=len(anti)))
+        for b in anti:
+            lines.append(
+                f"  cluster={b.cluster_id} framework={b.framework_hash} "
+                f"failures={b.failures} until {b.blocked_until:%Y-%m-%d}"
+            )
+        return "\n".join(lines) if len(lines) > 2 or anti else admin_text(
+            "no_autopaths", language)
+
+    def stats_text(self, last_n: int = 500, *, cleared: bool = False,
+                   language: str = "en") -> str:
+        """Counts and latencies only: no question text, the same for every viewer."""
+        lines = [admin_text("stats_head", language, n=last_n)]
+        for s in self.stats(last_n):
+            p50 = "-" if s.p50_ms is None else f"{s.p50_ms:.2f} ms"
+            lines.append(f"{s.level:<8} {s.turns:>6} turns {s.share:>6.1%}  p50 {p50}")
+        lines.append(admin_text("stats_stored", language, n=self.fastpaths.count()))
+        return "\n".join(lines)
+
+    # -- promotion proposals and composite executors (design 4.4) -------------------------
+
+    def proposals_text(self, args: str = "", *, cleared: bool = False) -> str:
+        """Pending proposals; `all` lists decided ones too, `executors` the approved macros."""
+        if self.promotions is None:
+            return PROMOTION_OFF
+        which = args.strip().lower()
+        if which == "executors":
+            return self.promotions.executors_text()
+        return self.promotions.proposals_text(
+            None if which == "all" else "pending", cleared=cleared
+        )
+
+    def approve(self, args: str, *, by: str) -> str:
+        """`<id> [name]`: register the proposal's macro under `name` (or a derived name)."""
+        if self.promotions is None:
+            return PROMOTION_OFF
+        proposal_id, rest = _proposal_id(args)
+        if proposal_id is None:
+            return "approve which proposal? give its number, e.g. approve 3"
+        return self.promotions.approve(proposal_id, by=by, name=rest or None)
+
+    def reject(self, args: str, *, by: str) -> str:
+        if self.promotions is None:
+            return PROMOTION_OFF
+        proposal_id, _ = _proposal_id(args)
+        if proposal_id is None:
+            return "reject which proposal? give its number, e.g. reject 3"
+        return self.promotions.reject(proposal_id, by=by)
+
+    def retire(self, args: str, *, by: str) -> str:
+        if self.promotions is None:
+            return PROMOTION_OFF
+        name = args.strip()
+        if not name:
+            return "retire which executor? give its name (see proposals executors)"
+        return self.promotions.retire(name, by=by)
+
+
+PROMOTION_OFF = "promotion is not set up in this process"
+
+
+def _proposal_id(args: str) -> tuple[int | None, str]:
+    head, _, rest = args.strip().lstrip("#").partition(" ")
+    if not (head.isascii() and head.isdigit()):
+        return None, ""
+    return int(head), rest.strip()

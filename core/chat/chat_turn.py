@@ -1,0 +1,129 @@
+"""One chat turn, for every platform: ask, present, send through the adapter's port, link the
+sent messages to the turn; and the two taps a chat answer can get (a narrowing option, a purge
+confirmation).
+
+An adapter translates its platform's event into a `Request` (or a tap's token) and implements
+`ChatPort` for the place the reply goes: how a message is marked up and sent, how a short note
+reaches the user, how a chosen option is shown. Everything else — which answer, which parts,
+the option tokens and limits, answering each option once, the purge prompt's expiry and
+single use, the failure sentence, the message-to-turn map that reactions rely on — is decided
+here, once, so Telegram, Slack and any adapter written next behave alike.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from core.chat.chat_ports import ChatServices
+from core.chat.chat_replies import reply
+from core.chat.option_tap import tap_key, tap_request
+from core.chat.presentation import Presentation, present
+from core.errors import StorageError
+from core.types import Answer, Request
+
+log = logging.getLogger("ricorda.chat")
+
+PURGE, CANCEL = "p", "x"  # the two signed tokens under a purge-all prompt
+
+
+class ChatPort(Protocol):
+    """Where one reply goes, as the adapter knows it (a chat and the message it answers, a
+    Slack thread, an ephemeral note)."""
+
+    async def deliver(self, answer: Answer, shown: Presentation) -> Sequence[str | int]:
+        """Send the answer in the platform's markup; the ids of the messages sent."""
+        ...
+
+    async def note(self, text: str, *, alert: bool = False) -> None:
+        """A short sentence for the user (a failure, an expired button)."""
+        ...
+
+    async def language(self, question: str | None = None) -> str:
+        """The language to say a note in (the user's locale, else the question's)."""
+        ...
+
+    def working(self) -> AbstractAsyncContextManager[object]:
+        """Shown while the answer is computed (a typing indicator), or nothing."""
+        ...
+
+    async def chosen(self, index: int) -> None:
+        """A tap on option `index` was accepted: acknowledge it, show the choice."""
+        ...
+
+
+class ChatTurns:
+    """The turn flow over the services an adapter was given."""
+
+    def __init__(self, services: ChatServices, platform: str) -> None:
+        self.s = services
+        self.platform = platform
+
+    async def answer(self, request: Request, port: ChatPort) -> Answer | None:
+        """Ask, present, deliver, link. A failing question gets one sentence, never a trace."""
+        try:
+            async with port.working():
+                answer = await self.s.run(self.s.ask, request)
+        except Exception as exc:  # one failing question must not take the listener down
+            log.error("answering failed: %s", exc.__class__.__name__, exc_info=exc)
+            await port.note(reply("failed", await port.language(request.text)))
+            return None
+        shown = present(answer, show_footer=self.s.show_footer)
+        sent = await port.deliver(answer, shown)
+        await self.link(request.chat, sent, answer.turn_id)
+        return answer
+
+    async def link(self, chat: str, sent: Sequence[str | int], turn_id: str) -> None:
+        """Remember which messages show which turn, so reactions on them count after a
+        restart too; the answer is out either way, only its feedback link can be lost."""
+        def mapping() -> None:
+            for message_id in sent:
+                self.s.turns.map_message(self.platform, chat, message_id, turn_id)
+
+        try:
+            await self.s.run(mapping)
+        except StorageError as exc:
+            log.warning("cannot map messages to turn %s: %s", turn_id, exc)
+
+    async def tap(self, token: str | None, *, chat: str, user: str,
+                  port: ChatPort) -> Answer | None:
+        """A narrowing option: the stored question re-asked with that slot fixed, each option
+        answered once. A forged or stale token, or one from another chat, is "expired"."""
+        decoded = self.s.signer.decode_option(token)
+        request = None
+        if decoded is not None:
+            turn = await self.s.run(self.s.turns.get_turn, decoded[0])
+            request = tap_request(turn, decoded[1], chat=chat, user=user, today=self.s.today())
+        if request is None or decoded is None:
+            log.info("expired or forged option button from %s", user)
+            await port.note(reply("expired", await port.language()), alert=True)
+            return None
+        if not await self.s.use_once(tap_key(*decoded)):
+            await port.note(reply("already_answered", await port.language()))
+            return None
+        await port.chosen(decoded[1])
+        return await self.answer(request, port)
+
+    def purge_tokens(self, user_id: str) -> tuple[str, str]:
+        """(confirm, cancel) for a purge-all prompt: signed for this admin and this moment."""
+        issued = str(int(self.s.clock()))
+        return (self.s.signer.sign(PURGE, user_id, issued),
+                self.s.signer.sign(CANCEL, user_id, issued))
+
+    async def purge_choice(self, token: str | None, *, tapper_id: str, user: str) -> str | None:
+        """PURGE or CANCEL when the tap is the prompt's admin's own, within its time and the
+        first use of that prompt (across replicas); None otherwise ("expired")."""
+        from core.chat.admin_commands import confirmation_id, is_admin
+
+        kind = (token or "")[:1]
+        fields = self.s.signer.verify(token, kind) if kind in (PURGE, CANCEL) else None
+        fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (
+            0 <= self.s.clock() - int(fields[1]) <= self.s.purge_prompt_ttl)
+        if (not fresh or fields is None or fields[0] != tapper_id
+                or not is_admin(user, self.s.admins)
+                or not await self.s.use_once(confirmation_id(self.platform, *fields))):
+            log.warning("purge confirmation refused for %s", user)
+            return None
+        return kind

@@ -1,0 +1,18 @@
+"""Why-questions from documents: chunks, retrieval, passages, cited synthesis.
+
+The modules are imported by name (`from core.documents.chunking import ...`); none is
+imported here, so importing one loads only what it needs."""
+
+__all__ = [
+    "chunking",
+    "document_ingest",
+    "lexical",
+    "narrative",
+    "narrative_channel",
+    "passage_pick",
+    "query_rewrite",
+    "rerank",
+    "retrieval",
+    "snippet_text",
+    "source_titles",
+]

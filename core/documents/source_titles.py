@@ -1,0 +1,79 @@
+"""How a source reads to a person: "Orbis FY2024 Annual Report, p. 11" instead of
+`Orbis_FY2024_Annual_Report.pdf (page=11,table=2,row=1)`.
+
+The title comes from the glossary's `[titles]` when it names the document, else from the file
+name (extension, folder and a trailing language tag dropped, underscores read as spaces). The
+locator's parts are spelled in the reader's language. The raw doc and locator stay in JSON: this
+is only what a chat shows, and every part still goes through `display_name`, so a hostile file
+name cannot add a line or drive a terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from core.documents.snippet_text import display_name
+from core.types import Source
+
+_EXTENSION = re.compile(r"\.(pdf|md|markdown|txt|docx|pptx|xlsx|csv|html?)$", re.IGNORECASE)
+_LANGUAGE_TAG = re.compile(r"[ _-](en|it|zh)$", re.IGNORECASE)
+
+# locator key -> (en, it, zh) templates; a key not listed reads "key value"
+_PARTS: dict[str, tuple[str, str, str]] = {
+    "page": ("p. {v}", "pag. {v}", "第{v}页"),
+    "table": ("table {v}", "tabella {v}", "表{v}"),
+    "row": ("row {v}", "riga {v}", "第{v}行"),
+    "col": ("column {v}", "colonna {v}", "{v}列"),
+    "slide": ("slide {v}", "slide {v}", "第{v}张幻灯片"),
+    "para": ("para. {v}", "par. {v}", "第{v}段"),
+    "section": ("“{v}”", "«{v}»", "“{v}”"),
+    "sheet": ("sheet {v}", "foglio {v}", "工作表{v}"),
+}
+_INDEX = {"en": 0, "it": 1, "zh": 2}
+_ITEM = re.compile(r",\s*(?=[A-Za-z_]+=)")  # a heading's own commas stay in its value
+
+
+def document_title(doc: str, titles: Mapping[str, str] | None = None) -> str:
+    """The glossary's title for `doc` (by its full key or its file name), else one made from
+    the file name: `orbis/italia_crescita_2025.md` -> "Italia crescita 2025"."""
+    name = doc.rsplit("/", 1)[-1]
+    if titles:
+        named = titles.get(doc) or titles.get(name)
+        if named:
+            return display_name(named)
+    stem = _EXTENSION.sub("", name)
+    stem = _LANGUAGE_TAG.sub("", stem)
+    words = [w for w in re.split(r"[_ ]+", stem) if w]  # a newline stays, shown escaped
+    if not words:
+        return display_name(name)
+    if words[0].islower():
+        words[0] = words[0][:1].upper() + words[0][1:]
+    return display_name(" ".join(words))
+
+
+def locator_text(locator: str, language: str) -> str:
+    """`page=11,table=2,row=1` -> "p. 11, table 2, row 1" (or "第11页，表2，第1行")."""
+    if not locator:
+        return ""
+    index = _INDEX.get(language, 0)
+    parts = []
+    for item in _ITEM.split(locator):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not value:
+            parts.append(item.strip())
+            continue
+        template = _PARTS.get(key.lower())
+        parts.append(template[index].format(v=value) if template else f"{key} {value}")
+    joiner = "，" if language == "zh" else ", "
+    return display_name(joiner.join(p for p in parts if p))
+
+
+def source_title(source: Source, language: str, titles: Mapping[str, str] | None = None) -> str:
+    """"Orbis FY2024 Annual Report, p. 11, table 2, row 1": what a reader looks up."""
+    title = document_title(source.doc, titles)
+    place = locator_text(source.locator, language)
+    if not place:
+        return title
+    return f"{title}，{place}" if language == "zh" else f"{title}, {place}"

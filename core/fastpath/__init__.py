@@ -1,0 +1,19 @@
+"""Plans remembered and replayed: L0a/L0b/L1, autopaths, feedback, learning.
+
+The modules are imported by name (`from core.fastpath.autopath import ...`); none is
+imported here, so importing one loads only what it needs."""
+
+__all__ = [
+    "autopath",
+    "autopath_index",
+    "autopath_records",
+    "autopath_score",
+    "canonical",
+    "cascade",
+    "cosine_index",
+    "fastpath_entry",
+    "feedback",
+    "learning",
+    "rejections",
+    "thresholds",
+]

@@ -1,0 +1,441 @@
+"""L1 autopaths: plans that users confirmed, replayed for every request of the same intent.
+
+Every answered turn is *observed*: its intent, intent hash, framework hash (the plan's shape) and
+an intent *cluster* (the cluster of the nearest earlier observation when their cosine reaches
+`thresholds.cluster`, else a new cluster named after the turn). Verdicts then move counts:
+
+- A positive verdict counts a confirmation for (cluster, framework hash). After
+  `min_confirmations` of them the plan becomes an *active* autopath of that cluster. Plans
+  holding literals copied from the query (`query_specific`) are never promoted.
+- A negative verdict counts a failure for the same pair, and towards an *anti-autopath*:
+  `anti_failures` negative verdicts on one (intent hash, framework hash) block that framework in
+  the clusters where they were observed for `anti_days` days. A positive verdict lifts the block.
+  Once a block has expired, a new negative verdict starts counting again from one.
+- A withdrawn verdict (a removed reaction) undoes its count; it never goes below zero.
+- Lookup finds the request's cluster by cosine >= `thresholds.cluster` to a recent observation,
+  or, failing that, by its exact intent hash when the best cosine to that cluster's recent
+  observations is >= `thresholds.floor`; otherwise it abstains. It serves the cluster's
+  champion: the unblocked active autopath with the best score (`core.fastpath.autopath_score`). On
+  the
+  intent-hash route only autopaths learnt for that same intent hash are eligible.
+- An autopath whose Wilson bound falls under `demotion_floor` after `demotion_min_verdicts`
+  verdicts is *demoted*: never served, kept so maintenance can prune it (design 4.3).
+
+Every state change carries a timestamp from the injected clock. The database is the source of
+truth; the recent embeddings of each cluster are mirrored in memory for speed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+
+import numpy as np
+
+from core.fastpath.autopath_index import ClusterIndex, unit
+from core.fastpath.autopath_records import (
+    VERDICTS,
+    AntiView,
+    AutopathHit,
+    AutopathView,
+    Observation,
+    Plan,
+)
+from core.fastpath.autopath_score import status_for
+from core.fastpath.thresholds import CosineThresholds
+from core.ports import AutopathStore as AutopathStore
+from core.ports import (  # declared with every storage port
+    AutopathTransaction as AutopathTransaction,
+)
+
+__all__ = [
+    "VERDICTS",
+    "AntiView",
+    "AutopathHit",
+    "AutopathStore",
+    "AutopathTransaction",
+    "AutopathView",
+    "Autopaths",
+    "Observation",
+    "Plan",
+    "champion_key",
+]
+
+log = logging.getLogger("ricorda.autopath")
+
+_EPS = 1e-6  # float32 rounding: a cosine of exactly 0.90 must meet a 0.90 threshold
+
+
+def champion_key(autopath: AutopathView) -> tuple[float, int, int, int]:
+    """Sort key, best first: score, then confirmations, then uses, then the older id."""
+    return (-autopath.score, -autopath.confirmations, -autopath.uses, autopath.id or 0)
+
+
+class Autopaths:
+    """Observes turns, counts verdicts and serves confirmed plans (design section 4.2)."""
+
+    def __init__(
+        self,
+        store: AutopathStore,
+        *,
+        thresholds: CosineThresholds,
+        min_confirmations: int = 1,
+        anti_failures: int = 3,
+        anti_days: int = 30,
+        clock: Callable[[], dt.datetime],
+        recent_per_cluster: int = 32,
+        demotion_floor: float = 0.2,
+        demotion_min_verdicts: int = 3,
+        active_refresh_seconds: float = 5.0,
+    ) -> None:
+        for name, value in (
+            ("min_confirmations", min_confirmations),
+            ("anti_failures", anti_failures),
+            ("anti_days", anti_days),
+            ("recent_per_cluster", recent_per_cluster),
+            ("demotion_min_verdicts", demotion_min_verdicts),
+        ):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        self._store = store
+        self._thresholds = thresholds
+        self._min_confirmations = min_confirmations
+        self._anti_failures = anti_failures
+        self._anti_span = dt.timedelta(days=anti_days)
+        self._clock = clock
+        self._demotion_floor = demotion_floor
+        self._demotion_min_verdicts = demotion_min_verdicts
+        self._lock = threading.Lock()
+        self._per_cluster = recent_per_cluster
+        self._index = ClusterIndex(per_cluster=recent_per_cluster)
+        self._intent_clusters: dict[str, set[str]] = {}
+        self._active_refresh = active_refresh_seconds
+        self._active: frozenset[str] = frozenset()
+        self._active_at: float | None = None  # None: read them on the next question
+        self._load(recent_per_cluster)
+
+    # --- observing and looking up ---------------------------------------------------------
+
+    def observe(
+        self,
+        *,
+        turn_id: str,
+        intent: str,
+        intent_hash: str,
+        embedding: np.ndarray,
+        framework_hash: str,
+        plan: Plan,
+        query_specific: bool,
+        latency_ms: float,
+        cluster_id: str | None = None,
+        restricted: bool = False,
+    ) -> Observation:
+        """Record an answered turn. Pass `cluster_id` (an L1 hit's) to file it in that cluster,
+        so verdicts on a replayed answer count for the autopath that produced it."""
+        vector = unit(embedding)
+        self._index.check_dimension(vector)
+        if cluster_id is None:
+            with self._lock:
+                nearest = self._index.nearest_to(vector)
+            joins = nearest is not None and nearest[1] >= self._thresholds.cluster - _EPS
+            cluster_id = nearest[0] if joins and nearest is not None else turn_id
+        observation = Observation(
+            turn_id=turn_id,
+            intent=intent,
+            intent_hash=intent_hash,
+            cluster_id=cluster_id,
+            framework_hash=framework_hash,
+            plan=plan,
+            embedding=vector,
+            query_specific=query_specific,
+            latency_ms=float(latency_ms),
+            created_at=self._clock(),
+            restricted=restricted,
+        )
+        if self._store.add_observation(observation):
+            with self._lock:
+                self._remember(cluster_id, intent_hash, vector)
+            return observation
+        with self._store.transaction() as tx:  # already observed: report what is stored
+            stored = tx.observation(turn_id)
+        return stored if stored is not None else observation
+
+    def lookup(self, *, embedding: np.ndarray, intent_hash: str) -> AutopathHit | None:
+        """The champion plan of the request's cluster, or None (abstain)."""
+        vector = unit(embedding)
+        with self._lock:
+            found = self._cluster_for(vector, intent_hash)
+        if found is None:
+            return None
+        cluster_id, cosine, route = found
+        autopaths, antis = self._store.cluster_state(cluster_id)
+        now = self._clock()
+        blocked = {a.framework_hash for a in antis if a.blocks(now)}
+        eligible = [
+            a
+            for a in autopaths
+            if a.status == "active"
+            and a.id is not None
+            and a.framework_hash not in blocked
+            and (route == "cosine" or a.intent_hash == intent_hash)
+        ]
+        if not eligible:
+            return None
+        champion = min(eligible, key=champion_key)
+        assert champion.id is not None
+        return AutopathHit(champion.plan, champion.id, cluster_id, champion.score, cosine, route)
+
+    def has_active_framework(self, framework_hash: str) -> bool:
+        """Whether an active autopath of this framework exists (any cluster): the cascade asks
+        before paying for an embedding on a request the rule planner already resolves. Read
+        from the store at most every `active_refresh_seconds` (another replica's promotion
+        reaches this one that late: until then the planner answers, with the same plan);
+        this process's own verdicts are seen on the next question."""
+        now = time.monotonic()
+        at = self._active_at
+        if at is None or now - at >= self._active_refresh:
+            self._active = frozenset(
+                a.framework_hash for a in self._store.autopaths() if a.status == "active"
+            )
+            self._active_at = now
+        return framework_hash in self._active
+
+    # --- verdicts and uses ----------------------------------------------------------------
+
+    def confirm(self, turn_id: str, *, user: str | None = None) -> None:
+        """A positive verdict on the turn's observation (by `user`: see `_verdict`)."""
+        self._verdict(turn_id, "positive", +1, user)
+
+    def reject(self, turn_id: str, *, user: str | None = None) -> None:
+        """A negative verdict on the turn's observation."""
+        self._verdict(turn_id, "negative", +1, user)
+
+    def withdraw(self, turn_id: str, verdict: str, *, user: str | None = None) -> None:
+        """Undo one earlier `verdict` (a removed reaction); nothing happens if none is left."""
+        if verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, not {verdict!r}")
+        self._verdict(turn_id, verdict, -1, user)
+
+    def note_use(self, autopath_id: int, *, ok: bool, latency_ms: float) -> None:
+        """Record a replay; failed replays count against the score like negative verdicts."""
+        now = self._clock()
+        with self._store.transaction() as tx:
+            current = tx.autopath_by_id(autopath_id)
+            if current is None:
+                log.info("use of unknown autopath %s ignored", autopath_id)
+                return
+            uses = current.uses + 1
+            previous = current.mean_latency_ms or 0.0
+            updated = replace(
+                current,
+                uses=uses,
+                failed_uses=current.failed_uses + (0 if ok else 1),
+                mean_latency_ms=previous + (float(latency_ms) - previous) / uses,
+                last_used_at=now,
+            )
+            tx.save_autopath(self._with_status(updated, now))
+
+    # --- listing --------------------------------------------------------------------------
+
+    def autopaths(self, *, include_candidates: bool = False) -> list[AutopathView]:
+        """Promoted autopaths (active and demoted), by cluster, champion first."""
+        rows = [a for a in self._store.autopaths() if include_candidates or a.status != "candidate"]
+        return sorted(rows, key=lambda a: (a.cluster_id, *champion_key(a)))
+
+    def purge_plans(self) -> tuple[int, int]:
+        """Forget every learned plan: autopaths stop serving at once in every process (each
+        lookup reads them from the store), and the observations they were learned from go, so
+        a late ✓ on an old answer cannot bring one back. Anti-autopaths stay in force."""
+        with self._lock:
+            purged = self._store.purge_plans()
+            self._index = ClusterIndex(per_cluster=self._per_cluster)
+            self._intent_clusters = {}
+            self._active_at = None
+        return purged
+
+    def anti_autopaths(self) -> list[AntiView]:
+        """Blocks in force now (failure counts below the threshold are not listed)."""
+        now = self._clock()
+        return [a for a in self._store.anti_autopaths() if a.blocks(now)]
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _load(self, per_cluster: int) -> None:
+        recent = self._store.recent_embeddings(per_cluster)
+        if recent:
+            dimension = recent[-1][1].shape[0]  # the newest observation's model wins
+            skipped = 0
+            for cluster_id, embedding in recent:
+                if embedding.shape[0] == dimension:
+                    self._index.add(cluster_id, unit(embedding))
+                else:
+                    skipped += 1
+            if skipped:
+                log.warning("%d observations from another embedding model were skipped", skipped)
+        for intent_hash, cluster_id in self._store.intent_clusters():
+            self._intent_clusters.setdefault(intent_hash, set()).add(cluster_id)
+
+    def _remember(self, cluster_id: str, intent_hash: str, vector: np.ndarray) -> None:
+        self._index.add(cluster_id, vector)
+        self._intent_clusters.setdefault(intent_hash, set()).add(cluster_id)
+
+    def _cluster_for(self, vector: np.ndarray, intent_hash: str) -> tuple[str, float, str] | None:
+        nearest = self._index.nearest_to(vector)
+        if nearest is None:
+            return None
+        if nearest[1] >= self._thresholds.cluster - _EPS:
+            return nearest[0], nearest[1], "cosine"
+        clusters = sorted(self._intent_clusters.get(intent_hash, ()))
+        best = self._index.best_in_clusters(vector, clusters) if clusters else None
+        if best is not None and best[0] >= self._thresholds.floor - _EPS:
+            return best[1], best[0], "intent"
+        return None
+
+    def _verdict(self, turn_id: str, verdict: str, delta: int, user: str | None = None) -> None:
+        try:
+            self._count_verdict(turn_id, verdict, delta, user)
+        finally:
+            self._active_at = None  # it may have promoted or demoted: read them again
+
+    def _count_verdict(
+        self, turn_id: str, verdict: str, delta: int, user: str | None = None
+    ) -> None:
+        """Move the counts. A user counts once per plan: a verdict of `user` moves the
+        autopath's count (its cluster and framework) and the anti-autopath's (its intent and
+        framework) only when it is the user's one verdict of that kind there, so one person's
+        three 👎 on their own turns do not block a plan for everyone, and one person's ✓s do not
+        promote it. The feedback table already holds the verdict (or no longer holds a withdrawn
+        one) when this runs. `user` None (no feedback table: tests, tools) counts every one."""
+        now = self._clock()
+        with self._store.transaction() as tx:
+            obs = tx.observation(turn_id)
+            if obs is None:
+                log.info("%s verdict on unobserved turn %s ignored", verdict, turn_id)
+                return
+            positives, negatives = obs.positives, obs.negatives
+            if verdict == "positive":
+                positives += delta
+            else:
+                negatives += delta
+            if positives < 0 or negatives < 0:
+                return  # nothing left to withdraw
+            tx.set_verdict_counts(turn_id, positives=positives, negatives=negatives)
+
+            def first(**scope: str) -> bool:
+                """The user's one verdict of this kind in `scope`, other turns excluded."""
+                if user is None:
+                    return True
+                return not tx.other_verdicts(
+                    user, verdict, turn_id, framework_hash=obs.framework_hash, **scope
+                )
+
+            if not obs.query_specific and first(cluster_id=obs.cluster_id):
+                self._count_on_autopath(tx, obs, verdict, delta, now)
+            if verdict == "positive":
+                if delta > 0:
+                    for anti in tx.antis(obs.intent_hash, obs.framework_hash):
+                        tx.delete_anti(anti.cluster_id, anti.intent_hash, anti.framework_hash)
+                        if anti.blocks(now):
+                            log.info("anti-autopath %s lifted by turn %s", _key(anti), turn_id)
+            elif first(intent_hash=obs.intent_hash):
+                self._count_on_anti(tx, obs, delta, now)
+
+    def _count_on_autopath(
+        self,
+        tx: AutopathTransaction,
+        obs: Observation,
+        verdict: str,
+        delta: int,
+        now: dt.datetime,
+    ) -> None:
+        current = tx.autopath(obs.cluster_id, obs.framework_hash)
+        if current is None:
+            if delta < 0:
+                return
+            current = AutopathView(
+                id=None,
+                cluster_id=obs.cluster_id,
+                framework_hash=obs.framework_hash,
+                intent_hash=obs.intent_hash,
+                plan=obs.plan,
+                created_at=now,
+                updated_at=now,
+            )
+        if verdict == "positive":
+            current = replace(current, confirmations=max(0, current.confirmations + delta))
+            if delta > 0:  # the latest confirmed wording of the plan is the one replayed
+                current = replace(current, plan=obs.plan, intent_hash=obs.intent_hash)
+        else:
+            current = replace(current, failures=max(0, current.failures + delta))
+        tx.save_autopath(self._with_status(current, now))
+
+    def _count_on_anti(
+        self, tx: AutopathTransaction, obs: Observation, delta: int, now: dt.datetime
+    ) -> None:
+        rows = tx.antis(obs.intent_hash, obs.framework_hash)
+        if delta > 0 and any(r.blocked_until is not None and r.blocked_until <= now for r in rows):
+            for row in rows:  # the block expired: counting starts afresh
+                tx.delete_anti(row.cluster_id, row.intent_hash, row.framework_hash)
+            rows = []
+        mine = next((r for r in rows if r.cluster_id == obs.cluster_id), None)
+        if mine is None:
+            if delta < 0:
+                return
+            mine = AntiView(obs.cluster_id, obs.intent_hash, obs.framework_hash, 0, None, now)
+            rows.append(mine)
+        updated = replace(mine, failures=max(0, mine.failures + delta), updated_at=now)
+        rows = [updated if r is mine else r for r in rows]
+        if sum(r.failures for r in rows) >= self._anti_failures:
+            if delta > 0:
+                until = now + self._anti_span
+                rows = [replace(r, blocked_until=until, updated_at=now) for r in rows]
+                log.info("anti-autopath %s blocks until %s", _key(updated), until.isoformat())
+        else:
+            rows = [
+                replace(r, blocked_until=None, updated_at=now) if r.blocked_until else r
+                for r in rows
+            ]
+        self._save_antis(tx, rows)
+
+    @staticmethod
+    def _save_antis(tx: AutopathTransaction, rows: Iterable[AntiView]) -> None:
+        for row in rows:
+            if row.failures > 0:
+                tx.save_anti(row)
+            else:
+                tx.delete_anti(row.cluster_id, row.intent_hash, row.framework_hash)
+
+    def _with_status(self, autopath: AutopathView, now: dt.datetime) -> AutopathView:
+        status = status_for(
+            confirmations=autopath.confirmations,
+            fail=autopath.failures + autopath.failed_uses,
+            min_confirmations=self._min_confirmations,
+            demotion_floor=self._demotion_floor,
+            demotion_min_verdicts=self._demotion_min_verdicts,
+        )
+        autopath = replace(autopath, updated_at=now)
+        if status == autopath.status:
+            return autopath
+        log.info(
+            "autopath %s (cluster %s, framework %s): %s -> %s",
+            autopath.id,
+            autopath.cluster_id,
+            autopath.framework_hash,
+            autopath.status,
+            status,
+        )
+        if status == "active":
+            return replace(autopath, status=status, promoted_at=now, demoted_at=None)
+        if status == "demoted":
+            return replace(autopath, status=status, demoted_at=now)
+        return replace(autopath, status=status, promoted_at=None, demoted_at=None)
+
+
+def _key(anti: AntiView) -> str:
+    return (
+        f"(cluster {anti.cluster_id}, intent {anti.intent_hash}, framework {anti.framework_hash})"
+    )

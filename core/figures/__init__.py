@@ -1,0 +1,13 @@
+"""Numbers from the fact table: lookups, derived metrics, the clarification gate, their sentences.
+
+The modules are imported by name (`from core.figures.clarify import ...`); none is
+imported here, so importing one loads only what it needs."""
+
+__all__ = [
+    "clarify",
+    "derived",
+    "formulas",
+    "render",
+    "structured",
+    "tabulate",
+]

@@ -1,0 +1,100 @@
+"""The clarification gate, deliberately asymmetric.
+
+A missing metric is asked for first: guessing which number someone wants would be a substantive
+error. A missing entity or period is filled with a stated assumption (the default entity, the
+last complete fiscal year) and the answer offers one-tap options to narrow it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from core.figures.structured import TOTAL, StructuredChannel
+from core.knowledge.glossary import Glossary
+from core.messages import period_label
+from core.question.intent import Intent
+from core.question.periods import last_complete_fiscal_year
+from core.types import Assumption, Option, Period, PeriodType
+
+MAX_OPTIONS_PER_SLOT = 6
+
+
+@dataclass
+class Slots:
+    """The slots a structured answer will use, after assumptions."""
+
+    metrics: list[str]
+    entities: list[str]
+    periods: list[Period]
+    channels: list[str]
+    assumptions: list[Assumption] = field(default_factory=list)
+    options: list[Option] = field(default_factory=list)
+
+
+def metric_options(glossary: Glossary, language: str) -> list[Option]:
+    return [Option(t.label_for(language), "metric", code) for code, t in glossary.metrics.items()]
+
+
+def fill_slots(
+    intent: Intent,
+    *,
+    glossary: Glossary,
+    structured: StructuredChannel,
+    reference_date: dt.date,
+    language: str,
+    cleared: bool,
+) -> Slots:
+    """Fill a missing entity/period with its default, recording why and what else could be asked."""
+    slots = Slots(
+        intent.metrics,
+        list(intent.entities),
+        list(intent.periods),
+        list(intent.channels) or [TOTAL],
+    )
+    entity_assumed = not slots.entities and not intent.unknown_entities
+    if entity_assumed:
+        default = glossary.default_entity
+        slots.entities = [default]
+        slots.assumptions.append(
+            Assumption("entity", glossary.label("entity", default, language), "default entity")
+        )
+    period_assumed = not slots.periods and not intent.bad_periods
+    if period_assumed:
+        period = last_complete_fiscal_year(reference_date, glossary.fiscal_year_end)
+        slots.periods = [period]
+        slots.assumptions.append(
+            Assumption("period", period_label(period, language), "last complete fiscal year")
+        )
+    if entity_assumed:
+        slots.options += [
+            Option(t.label_for(language), "entity", t.code)
+            for t in glossary.visible_entities(cleared)
+            if t.code != glossary.default_entity
+        ][:MAX_OPTIONS_PER_SLOT]
+    if period_assumed and slots.metrics and slots.entities:
+        slots.options += _period_options(structured, slots, language)
+    return slots
+
+
+def _period_options(structured: StructuredChannel, slots: Slots, language: str) -> list[Option]:
+    """Other periods that actually have a fact: recent fiscal years first, then halves/quarters."""
+    assumed = slots.periods[0]
+    available = [
+        p
+        for p in structured.available_periods(
+            slots.metrics[0], slots.entities[0], slots.channels[0]
+        )
+        if p != assumed
+    ]
+    if not available:
+        available = [Period(PeriodType.FY, str(assumed.year - i)) for i in (1, 2)]
+    order = {PeriodType.FY: 0, PeriodType.HY: 1, PeriodType.Q: 2, PeriodType.M: 3}
+    ranked = sorted(available, key=lambda p: (order[p.type], -p.year, p.value))
+    fiscal = [p for p in ranked if p.type is PeriodType.FY][:3]
+    finer = [
+        p
+        for p in sorted(available, key=lambda p: p.value, reverse=True)
+        if p.type is not PeriodType.FY
+    ][: MAX_OPTIONS_PER_SLOT - len(fiscal)]
+    return [Option(period_label(p, language), "period", p.code) for p in fiscal + finer]

@@ -1,0 +1,436 @@
+"""Series, breakdowns, rankings and comparisons: one exact lookup per cell, arithmetic in code.
+
+Every number in a table is a fact from the fact table (through StructuredChannel.query_metric,
+which enforces clearance) or a Decimal computed here from them: a change, a % change, a share,
+a growth rate. Each row cites its sources by number ([n] under the answer, the document's
+title); a period or member with no figure is named once, in the table's notes, never guessed.
+
+A restricted member (Orbis Labs) is a row only for a cleared chat; for any other chat it is
+simply not a member, and nothing says it was left out. Competitors are never members: they are
+not in the glossary's entities at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from core.figures.structured import TOTAL, exact_difference
+from core.messages import join_list, number, percent, period_label, say
+from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
+from core.question.range_parse import Analysis
+from core.types import Assumption, FactResult, FactStatus, Line, Period, Segment, Source, Table
+
+PCT = "PCT"  # a rate: its change is in percentage points, and it has no share of a total
+
+
+@dataclass
+class Built:
+    """What a table step adds to the answer."""
+
+    segments: list[Segment] = field(default_factory=list)
+    results: list[FactResult] = field(default_factory=list)
+    cited: list[Source] = field(default_factory=list)  # numbered [1], [2]... in this order
+    assumptions: list[Assumption] = field(default_factory=list)
+
+    def cite(self, *sources: Source) -> str:
+        """"[2]" or "[1–4]": the numbers of these sources, each numbered once."""
+        numbers = []
+        for src in sources:
+            if src not in self.cited:
+                self.cited.append(src)
+            numbers.append(self.cited.index(src) + 1)
+        numbers = sorted(set(numbers))
+        if not numbers:
+            return ""
+        if len(numbers) > 2 and numbers[-1] - numbers[0] == len(numbers) - 1:
+            return f"[{numbers[0]}–{numbers[-1]}]"
+        return "".join(f"[{n}]" for n in numbers)
+
+
+def build(kind: str, args: dict[str, Any], ctx: Any) -> Built:
+    """The table `kind` for the current request (`ctx`:
+    core.planning.executors.ExecutionContext)."""
+    analysis: Analysis = ctx.intent.analysis
+    maker = {"series": _series, "breakdown": _breakdown, "ranking": _ranking,
+             "comparison": _comparison}[kind]
+    out = Built()
+    maker(out, analysis, args, ctx)
+    # a table with no row at all is one honest sentence, not an empty grid
+    out.segments = [
+        Line("not_found", say("not_found", ctx.language, subject=s.title))
+        if isinstance(s, Table) and not s.rows else s
+        for s in out.segments
+    ]
+    if out.assumptions:
+        items = "; ".join(
+            say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions
+        )
+        out.segments.append(Line("assumed", say("assumed", ctx.language, items=items)))
+    return out
+
+
+# --------------------------------------------------------------------------- the four tables
+
+
+def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    g, lang = ctx.glossary, ctx.language
+    metrics = list(ctx.intent.metrics) or [args["metric"]]
+    entities = list(ctx.intent.entities) or [_default_entity(out, ctx)]
+    channels = list(ctx.intent.channels) or [args.get("channel") or TOTAL]
+    # one column per (metric, entity, channel) the question names: "China and Italy",
+    # "online and retail", "revenue and EBITDA"
+    series = [(m, e, c) for m in metrics for e in entities for c in channels]
+    periods = list(analysis.periods)
+    found: dict[tuple[tuple[str, str, str], Period], FactResult] = {}
+    for key in series:
+        for p in periods:
+            r = _lookup(out, ctx, key[0], key[1], key[2], p)
+            if r.status is FactStatus.FOUND:
+                found[(key, p)] = r
+    unit = _unit_of(g, metrics[0], list(found.values()))
+    span = {"first": period_label(periods[0], lang), "last": period_label(periods[-1], lang)}
+    rows: list[tuple[str, ...]] = []
+    missing: list[str] = []
+    if len(series) == 1:
+        key = series[0]
+        title = say("series_title", lang, subject=_subject(g, *key, lang), **span)
+        columns = (say("col_period", lang), g.label("metric", key[0], lang),
+                   say("col_change", lang), say("col_pct_change", lang), say("col_source", lang))
+        before: FactResult | None = None
+        points = []
+        for p in periods:
+            r = found.get((key, p))
+            points.append((period_label(p, lang), _float(r)))
+            if r is None or r.fact is None:
+                missing.append(period_label(p, lang))
+                before = None
+                continue
+            change, pct = _change(g, before, r, lang)
+            rows.append((period_label(p, lang), _show(g, r, lang), change, pct,
+                         out.cite(r.fact.source)))
+            before = r
+        table_points = tuple(points)
+    else:
+        shared = (metrics[0] if len(metrics) == 1 else "",
+                  entities[0] if len(entities) == 1 else None,
+                  channels[0] if len(channels) == 1 else TOTAL)
+        if shared[0]:
+            subject = _subject(g, shared[0], shared[1], shared[2], lang)
+        else:  # several metrics: the entity they are of
+            subject = g.label("entity", shared[1], lang) if shared[1] else ""
+        title = say("series_title", lang, subject=subject, **span).lstrip(", ，")
+        labels = [_column_label(g, key, metrics, entities, channels, lang) for key in series]
+        columns = (say("col_period", lang), *labels, say("col_source", lang))
+        for p in periods:
+            cells = [found.get((key, p)) for key in series]
+            if not any(cells):
+                missing.append(period_label(p, lang))
+                continue
+            for label, r in zip(labels, cells, strict=True):
+                if r is None:
+                    missing.append(f"{label} {period_label(p, lang)}")
+            sources = [r.fact.source for r in cells if r is not None and r.fact is not None]
+            rows.append((period_label(p, lang),
+                         *(_show(g, r, lang) if r else "–" for r in cells), out.cite(*sources)))
+        table_points = ()
+    out.segments.append(Table("series", title, columns, tuple(rows), table_points,
+                              _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+def _column_label(g: Any, key: tuple[str, str, str], metrics: list[str], entities: list[str],
+                  channels: list[str], lang: str) -> str:
+    """What tells this column from the others: the entity, the channel, the metric, or all."""
+    parts = []
+    if len(metrics) > 1:
+        parts.append(g.label("metric", key[0], lang))
+    if len(entities) > 1:
+        parts.append(g.label("entity", key[1], lang))
+    if len(channels) > 1:
+        parts.append(g.label("channel", key[2], lang))
+    return ("" if lang == "zh" else " ").join(parts)
+
+
+def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    g, lang = ctx.glossary, ctx.language
+    metric = args["metric"]
+    periods = list(analysis.periods) or [_period(out, analysis, args, ctx)]
+    dim = analysis.dimension
+    entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
+    if dim == "channel" and not entity:
+        entity = _default_entity(out, ctx)
+    channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
+    members, total_key = _members(ctx, dim, named=[])
+    keys = [*members, total_key]
+    cells = {p: dict(_member_results(out, ctx, metric, keys, dim, entity, channel, p))
+             for p in periods}
+    unit = _unit_of(g, metric, [r for by in cells.values() for r in by.values()])
+    subject = _subject(g, metric, entity or None, channel, lang)
+    by_dim = say(f"by_{dim}", lang)
+    label = {code: g.label(dim, code, lang) for code in members}
+    label[total_key] = (g.label("entity", total_key, lang) if dim == "entity"
+                        else say("total_row", lang))
+    if len(periods) == 1:
+        _one_period(out, g, lang, metric, periods[0], members, total_key, cells[periods[0]],
+                    label, unit, subject, by_dim, dim)
+        return
+    columns = (say(f"dim_{dim}", lang), *(period_label(p, lang) for p in periods),
+               say("col_source", lang))
+    rows, missing = [], []
+    for code in keys:
+        results = [cells[p][code] for p in periods]
+        if not any(r.fact for r in results):
+            if code != total_key:
+                missing.append(label[code])
+            continue
+        for p, r in zip(periods, results, strict=True):
+            if r.fact is None:
+                missing.append(f"{label[code]} {period_label(p, lang)}")
+        sources = [r.fact.source for r in results if r.fact is not None]
+        rows.append((label[code], *(_show(g, r, lang) if r.fact else "–" for r in results),
+                     out.cite(*sources)))
+    title = say("breakdown_title", lang, subject=subject, by=by_dim,
+                period=f"{period_label(periods[0], lang)}–{period_label(periods[-1], lang)}")
+    last = periods[-1]
+    points = tuple((label[c], _float(cells[last][c])) for c in members)
+    out.segments.append(Table("breakdown", title, columns, tuple(rows), points,
+                              _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, members: list[str],
+                total_key: str, found: dict[str, FactResult], label: dict[str, str],
+                unit: str, subject: str, by_dim: str, dim: str) -> None:
+    """Members, then the total, with each member's share of it when shares add up: an
+    additive figure (revenue) has them; a rate, or members summing past the total (EBITDA
+    after group costs), does not."""
+    total = found[total_key]
+    values = [found[c].fact.value for c in members if found[c].fact is not None]
+    share = (total.fact is not None and unit != PCT and total.fact.value > 0
+             and all(v >= 0 for v in values) and sum(values) <= total.fact.value)
+    columns = [say(f"dim_{dim}", lang), g.label("metric", metric, lang)]
+    if share:
+        columns.append(say("col_share", lang))
+    columns.append(say("col_source", lang))
+    rows, missing, points = [], [], []
+    for code in members:
+        r = found[code]
+        points.append((label[code], _float(r)))
+        if r.fact is None:
+            missing.append(label[code])
+            continue
+        row = [label[code], _show(g, r, lang)]
+        if share and total.fact is not None:
+            row.append(percent_plain(r.fact.value * 100 / total.fact.value, lang))
+        rows.append((*row, out.cite(r.fact.source)))
+    if total.fact is not None:
+        row = [label[total_key], _show(g, total, lang)] + (["100%"] if share else [])
+        rows.append((*row, out.cite(total.fact.source)))
+    title = say("breakdown_title", lang, subject=subject, by=by_dim,
+                period=period_label(period, lang))
+    out.segments.append(Table("breakdown", title, tuple(columns), tuple(rows), tuple(points),
+                              _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    g, lang = ctx.glossary, ctx.language
+    metric, period = args["metric"], _period(out, analysis, args, ctx)
+    if analysis.assumed_metric:
+        out.assumptions.append(
+            Assumption("metric", g.label("metric", metric, lang), "not named in the question"))
+    dim = analysis.dimension
+    named = list(ctx.intent.entities if dim == "entity" else ctx.intent.channels)
+    entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
+    if dim == "channel" and not entity:
+        entity = _default_entity(out, ctx)
+    channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
+    members, _ = _members(ctx, dim, named=named if len(named) >= 2 else [])
+    later = _member_results(out, ctx, metric, members, dim, entity, channel, period)
+    unit = _unit_of(g, metric, [r for _, r in later])
+    subject = _subject(g, metric, entity or None, channel, lang)
+    by = say(f"by_{dim}", lang)
+    missing: list[str] = []
+    scored: list[tuple[Decimal, str, tuple[str, ...], list[Source]]] = []
+    if analysis.measure == "growth":
+        earlier_p = previous_period(period)
+        earlier = dict(_member_results(out, ctx, metric, members, dim, entity, channel,
+                                       earlier_p))
+        for code, r in later:
+            e = earlier[code]
+            label = g.label(dim, code, lang)
+            if r.fact is None or e.fact is None or e.fact.value == 0:
+                missing.append(f"{label} {period_label(earlier_p if r.fact else period, lang)}")
+                continue
+            delta = exact_difference(r.fact.value, e.fact.value)
+            growth = delta / abs(e.fact.value) * 100
+            scored.append((growth, label, (percent(growth, lang), _show(g, e, lang),
+                                           _show(g, r, lang)), [e.fact.source, r.fact.source]))
+        columns = (say(f"dim_{dim}", lang), say("col_growth", lang),
+                   period_label(earlier_p, lang), period_label(period, lang),
+                   say("col_source", lang))
+        title = say("growth_title", lang, subject=subject, by=by,
+                    later=period_label(period, lang), earlier=period_label(earlier_p, lang))
+        plotted = "%"
+    else:
+        for code, r in later:
+            label = g.label(dim, code, lang)
+            if r.fact is None:
+                missing.append(label)
+                continue
+            scored.append((r.fact.value, label, (_show(g, r, lang),), [r.fact.source]))
+        columns = (say(f"dim_{dim}", lang),
+                   g.label("metric", metric, lang), say("col_source", lang))
+        title = say("ranking_title", lang, subject=subject, by=by,
+                    period=period_label(period, lang))
+        plotted = _unit_text(g, unit, lang)
+    scored.sort(key=lambda s: s[0], reverse=analysis.descending)
+    # the place goes with the name ("1. Orbis Italia"): the first column is the one a grid
+    # aligns left
+    rows = tuple((f"{i}. {label}", *cells, out.cite(*sources))
+                 for i, (_, label, cells, sources) in enumerate(scored, 1))
+    if scored:
+        key = "ranked_first" if analysis.descending else "ranked_last"
+        out.segments.append(Line("fact", say(key, lang, member=scored[0][1],
+                                             value=scored[0][2][0])))
+    points = tuple((label, float(score)) for score, label, _, _ in scored)
+    out.segments.append(Table("ranking", title, columns, rows, points, plotted,
+                              _notes(missing, lang)))
+
+
+def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    g, lang = ctx.glossary, ctx.language
+    metric, period = args["metric"], _period(out, analysis, args, ctx)
+    dim = analysis.dimension
+    members = list(ctx.intent.entities if dim == "entity" else ctx.intent.channels)
+    entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
+    if dim == "channel" and not entity:
+        entity = _default_entity(out, ctx)
+    channel = (ctx.intent.channels or [TOTAL])[0] if dim == "entity" else TOTAL
+    results = _member_results(out, ctx, metric, members, dim, entity, channel, period)
+    unit = _unit_of(g, metric, [r for _, r in results])
+    first = next((r for _, r in results if r.fact is not None), None)
+    first_label = g.label(dim, members[0], lang)
+    columns = (say(f"dim_{dim}", lang), g.label("metric", metric, lang),
+               say("col_vs", lang, first=first_label), say("col_source", lang))
+    rows, missing, points = [], [], []
+    for code, r in results:
+        label = g.label(dim, code, lang)
+        points.append((label, _float(r)))
+        if r.fact is None:
+            missing.append(label)
+            continue
+        versus = ""
+        if first is not None and r is not first and code != members[0]:
+            versus = " ".join(_change(g, first, r, lang)).strip()
+        rows.append((label, _show(g, r, lang), versus, out.cite(r.fact.source)))
+    subject = _subject(g, metric, entity or None, channel, lang)
+    title = say("comparison_title", lang, subject=subject, period=period_label(period, lang))
+    out.segments.append(Table("comparison", title, columns, tuple(rows), tuple(points),
+                              _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
+            period: Period) -> FactResult:
+    r: FactResult = ctx.structured.query_metric(
+        metric, entity, period, channel, cleared=ctx.cleared, reference_date=ctx.reference_date
+    )
+    out.results.append(r)
+    return r
+
+
+def _member_results(out: Built, ctx: Any, metric: str, members: list[str], dim: str,
+                    entity: str, channel: str, period: Period) -> list[tuple[str, FactResult]]:
+    return [(code, _lookup(out, ctx, metric, *_key(dim, code, entity, channel), period))
+            for code in members]
+
+
+def _key(dim: str, code: str, entity: str, channel: str) -> tuple[str, str]:
+    """(entity, channel) of a member: an entity over `channel`, or a channel of `entity`."""
+    return (code, channel) if dim == "entity" else (entity, code)
+
+
+def _members(ctx: Any, dim: str, *, named: list[str]) -> tuple[list[str], str]:
+    """The members of a dimension this chat may see, in glossary order, and the total's code."""
+    g = ctx.glossary
+    if dim == "channel":
+        return (named or [c for c in g.channels if c != TOTAL]), TOTAL
+    visible = [t.code for t in g.visible_entities(ctx.cleared) if t.code != g.default_entity]
+    if named:
+        return [c for c in named if c in visible], g.default_entity
+    children = [c for c in visible if getattr(g.entities[c], "parent", None) == g.default_entity]
+    return (children or visible), g.default_entity
+
+
+def _period(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> Period:
+    if ctx.intent.periods:
+        return ctx.intent.periods[0]
+    fye = ctx.glossary.fiscal_year_end
+    period = normalize_period(str(args.get("period", "")), ctx.reference_date, fye)
+    period = period or last_complete_fiscal_year(ctx.reference_date, fye)
+    out.assumptions.append(
+        Assumption("period", period_label(period, ctx.language), "last complete fiscal year"))
+    return period
+
+
+def _default_entity(out: Built, ctx: Any) -> str:
+    code: str = ctx.glossary.default_entity
+    out.assumptions.append(
+        Assumption("entity", ctx.glossary.label("entity", code, ctx.language), "default entity"))
+    return code
+
+
+def _subject(g: Any, metric: str, entity: str | None, channel: str, lang: str) -> str:
+    """"Orbis China revenue (online)" / "Ricavi Orbis Cina (online)" / "中国区营收（线上）"."""
+    m = g.label("metric", metric, lang)
+    e = g.label("entity", entity, lang) if entity else ""
+    c = g.label("channel", channel, lang) if channel and channel != TOTAL else ""
+    if lang == "zh":
+        return f"{e}{m}" + (f"（{c}）" if c else "")
+    if lang == "it":
+        text = f"{m} {e}".strip()
+    else:
+        text = f"{e} {m if m.isupper() or not e else m.lower()}".strip()
+    return text + (f" ({c})" if c else "")
+
+
+def _show(g: Any, r: FactResult, lang: str) -> str:
+    assert r.fact is not None
+    return str(g.show_value(r.fact.value, r.fact.unit, lang))
+
+
+def _change(g: Any, before: FactResult | None, r: FactResult, lang: str) -> tuple[str, str]:
+    """Change and % change from `before` to `r`, exact; a rate changes by points, not %."""
+    if before is None or before.fact is None or r.fact is None:
+        return "", ""
+    delta = exact_difference(r.fact.value, before.fact.value)
+    sign = "+" if delta > 0 else ""
+    if r.fact.unit == PCT:
+        return say("points", lang, value=sign + number(delta, lang)), ""
+    pct = "" if before.fact.value == 0 else percent(delta / abs(before.fact.value) * 100, lang)
+    return sign + str(g.show_value(delta, r.fact.unit, lang)), pct
+
+
+def percent_plain(value: Decimal, lang: str) -> str:
+    """A share: one decimal, no sign."""
+    return percent(value, lang).lstrip("+")
+
+
+def _float(r: FactResult | None) -> float | None:
+    return float(r.fact.value) if r is not None and r.fact is not None else None
+
+
+def _unit_of(g: Any, metric: str, results: list[FactResult]) -> str:
+    return next((r.fact.unit for r in results if r.fact is not None), g.metrics[metric].unit)
+
+
+def _unit_text(g: Any, unit: str, lang: str) -> str:
+    """The unit as the reader reads it without a number: "€M", "M€", "亿欧元", "%"."""
+    return re.sub(r"[\d.,\s-]+", "", str(g.show_value(Decimal(1), unit, lang))) or unit
+
+
+def _notes(missing: list[str], lang: str) -> tuple[str, ...]:
+    return (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()

@@ -1,0 +1,15 @@
+"""The knowledge base's vocabulary: glossary, names, units, sources, clearance.
+
+The modules are imported by name (`from core.knowledge.clearance import ...`); none is
+imported here, so importing one loads only what it needs."""
+
+__all__ = [
+    "clearance",
+    "comparable",
+    "document_sources",
+    "freshness",
+    "glossary",
+    "glossary_rules",
+    "names",
+    "units",
+]

@@ -1,0 +1,311 @@
+"""Promotion of recurring multi-step plans to named composite executors (design section 4.4).
+
+Nightly, each group of L0 entries over the floor (core.nightly.maintenance_rules.promotion_groups)
+becomes a tier-1 *proposal*, once: the `proposals` row outlives its decision, so an approved or
+rejected group is never proposed again. An admin approves (the macro enters the catalog, the
+entries it replaces are recorded in `promotions`) or rejects. Tier 2 (off by default) approves
+automatically a proposal whose group stayed over a much higher floor on `tier2_nights` nights,
+at most one per night.
+
+This is the platform-neutral service the CLI and the chat admin commands call; every method
+returns or carries the sentence to show.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from core.knowledge.clearance import RESTRICTED_PROPOSAL
+from core.nightly.maintenance_rules import Group, PromotionPolicy, meets_tier2, promotion_groups
+from core.planning.catalog import Catalog, CompositeSpec, macro_name, valid_name
+from core.ports import PromotionStore as PromotionStore  # declared with every storage port
+
+log = logging.getLogger("ricorda.promotion")
+
+PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
+AUTO = "auto (tier 2)"
+
+
+@dataclass(frozen=True)
+class ProposalView:
+    id: int | None
+    framework_hash: str
+    intent: str
+    route: str
+    plan: dict[str, Any]  # the representative entry's plan: its steps become the macro's
+    members: list[tuple[str, str]]  # (fastpath id, canonical hash)
+    entries: int
+    uses: int
+    oldest_at: dt.datetime
+    status: str = PENDING
+    tier2_nights: int = 0
+    last_seen_night: str = ""
+    created_at: dt.datetime | None = None
+    decided_at: dt.datetime | None = None
+    decided_by: str | None = None
+    decided_night: str | None = None
+    executor_name: str | None = None
+    restricted: bool = False  # a member was asked from a cleared chat
+
+    @property
+    def tools(self) -> list[str]:
+        return [str(s.get("tool")) for s in self.plan.get("steps", [])]
+
+
+@dataclass(frozen=True)
+class ExecutorView:
+    name: str
+    intent: str
+    steps: list[dict[str, Any]]
+    status: str
+    inherited_uses: int
+    approved_by: str
+    created_at: dt.datetime
+    retired_at: dt.datetime | None = None
+
+
+@dataclass
+class PromotionNote:
+    """What tonight did with one group: proposed, would propose, seen again, auto-approved."""
+
+    action: str
+    proposal_id: int | None
+    intent: str
+    framework_hash: str
+    entries: int
+    uses: int
+    oldest_days: int
+    tools: list[str] = field(default_factory=list)
+    executor: str | None = None
+
+    def line(self) -> str:
+        ref = f"#{self.proposal_id} " if self.proposal_id is not None else ""
+        extra = f" -> executor {self.executor}" if self.executor else ""
+        return (
+            f"{self.action} {ref}{self.intent} [{' > '.join(self.tools)}]: {self.entries} "
+            f"entries, {self.uses} uses, oldest {self.oldest_days} days{extra}"
+        )
+
+
+class Promotions:
+    def __init__(
+        self,
+        store: PromotionStore,
+        *,
+        catalog: Catalog,
+        policy: PromotionPolicy,
+        clock: Callable[[], dt.datetime],
+        night_of: Callable[[dt.datetime], str] = lambda t: t.date().isoformat(),
+    ) -> None:
+        self.store = store
+        self.catalog = catalog
+        self.policy = policy
+        self.clock = clock
+        self.night_of = night_of
+
+    # -- nightly ----------------------------------------------------------------------------
+
+    def nightly(
+        self, groups: list[Group], *, now: dt.datetime, night: str, dry_run: bool
+    ) -> list[PromotionNote]:
+        """Propose new groups, count tier-2 nights on pending ones, auto-approve one (tier 2)."""
+        notes: list[PromotionNote] = []
+        ready: list[tuple[ProposalView, Group]] = []
+        for group in groups:
+            tier2 = meets_tier2(group, now, self.policy)
+            existing = self.store.proposal_for(group.framework_hash, group.intent)
+            if existing is None:
+                proposal = _proposal(group, night, tier2)
+                if not dry_run:
+                    proposal = self.store.add_proposal(proposal)
+                notes.append(self._note("would propose" if dry_run else "proposed", proposal,
+                                        group, now))
+                existing = proposal
+            elif existing.status == PENDING and existing.last_seen_night != night:
+                existing = replace(
+                    _proposal(group, night, tier2),
+                    id=existing.id,
+                    status=PENDING,
+                    tier2_nights=existing.tier2_nights + (1 if tier2 else 0),
+                    created_at=existing.created_at,
+                )
+                if not dry_run:
+                    self.store.update_proposal(existing)
+            if (
+                existing.status == PENDING
+                and tier2
+                and existing.tier2_nights >= self.policy.tier2_nights
+            ):
+                ready.append((existing, group))
+        if self.policy.tier2 and ready and not self.store.auto_approved_on(night):
+            proposal, group = ready[0]  # groups come most used first
+            if dry_run:
+                notes.append(self._note("would auto-approve", proposal, group, now))
+            elif proposal.id is not None:
+                message, name = self._approve(proposal.id, by=AUTO, name=None, now=now, night=night)
+                log.info("tier 2: %s", message)
+                if name is not None:
+                    notes.append(self._note("auto-approved", proposal, group, now, name))
+        return notes
+
+    # -- admin ------------------------------------------------------------------------------
+
+    def list_proposals(self, status: str | None = PENDING) -> list[ProposalView]:
+        return self.store.proposals(status)
+
+    def approve(self, proposal_id: int, *, by: str, name: str | None = None) -> str:
+        now = self.clock()
+        message, _ = self._approve(proposal_id, by=by, name=name, now=now, night=self.night_of(now))
+        return message
+
+    def reject(self, proposal_id: int, *, by: str) -> str:
+        proposal = self.store.proposal(proposal_id)
+        if proposal is None:
+            return f"no proposal #{proposal_id}"
+        if proposal.status != PENDING:
+            return f"proposal #{proposal_id} is already {proposal.status}"
+        now = self.clock()
+        if not self.store.reject(proposal_id, by=by, at=now, night=self.night_of(now)):
+            return f"proposal #{proposal_id} was decided meanwhile"
+        return (
+            f"rejected proposal #{proposal_id} ({proposal.intent}); "
+            "it will not be proposed again"
+        )
+
+    def retire(self, name: str, *, by: str) -> str:
+        executor = self.store.executor_named(name)
+        if executor is None:
+            return f"no composite executor named {name!r}"
+        if executor.status != "active":
+            return f"executor {name} is already {executor.status}"
+        self.store.retire(name, by=by, at=self.clock())
+        self.catalog.reload()
+        return (
+            f"retired executor {name}: requests are planned step by step again, and cached "
+            "plans naming it are removed by the next maintenance"
+        )
+
+    # -- text shared by every admin surface --------------------------------------------------
+
+    def proposals_text(self, status: str | None = PENDING, *, cleared: bool = False) -> str:
+        """`cleared`: the viewer may see what a proposal grouped from cleared chats is about;
+        others see RESTRICTED_PROPOSAL with its id, tools and counts."""
+        proposals = self.list_proposals(status)
+        if not proposals:
+            return "no pending proposals" if status == PENDING else "no proposals"
+        now = self.clock()
+        lines = [f"{len(proposals)} proposal(s):"]
+        for p in proposals:
+            days = (now - p.oldest_at).days
+            lines.append(
+                f"#{p.id} {p.status} "
+                f"{RESTRICTED_PROPOSAL if p.restricted and not cleared else p.intent} "
+                f"[{' > '.join(p.tools)}]: {p.entries} entries, "
+                f"{p.uses} uses, oldest {days} days"
+                + (f" -> {p.executor_name}" if p.executor_name else "")
+            )
+        if status == PENDING:
+            lines.append("approve <id> [name] or reject <id>")
+        return "\n".join(lines)
+
+    def executors_text(self) -> str:
+        rows = self.store.executors()
+        if not rows:
+            return "no composite executors"
+        lines = ["composite executors:"]
+        for e in rows:
+            lines.append(
+                f"{e.name} {e.status} inherited_uses={e.inherited_uses} "
+                f"[{' > '.join(str(s.get('tool')) for s in e.steps)}] by {e.approved_by}"
+            )
+        return "\n".join(lines)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _approve(
+        self, proposal_id: int, *, by: str, name: str | None, now: dt.datetime, night: str
+    ) -> tuple[str, str | None]:
+        proposal = self.store.proposal(proposal_id)
+        if proposal is None:
+            return f"no proposal #{proposal_id}", None
+        if proposal.status != PENDING:
+            return f"proposal #{proposal_id} is already {proposal.status}", None
+        name = (name or macro_name(proposal.intent, proposal.framework_hash)).strip()
+        if not valid_name(name):
+            return f"{name!r} is not a valid executor name (a-z, 0-9, _; 3-64 characters)", None
+        if name in self.catalog.builtin_names or self.store.executor_named(name) is not None:
+            return f"an executor named {name} exists already: choose another name", None
+        plan = proposal.plan
+        spec = CompositeSpec(
+            name=name,
+            route=proposal.route,
+            steps=list(plan.get("steps", [])),
+            intent=proposal.intent,
+            framework_hash=proposal.framework_hash,
+            shape=dict(plan.get("shape", {})),
+            assumed=list(plan.get("assumed", [])),
+        )
+        members = dict(proposal.members)
+        members.update(self.store.group_members(proposal.framework_hash, proposal.intent))
+        if not self.store.approve(
+            proposal_id, spec, sorted(members.items()), by=by, at=now, night=night
+        ):
+            return f"proposal #{proposal_id} was decided meanwhile", None
+        self.catalog.reload()
+        return (
+            f"approved proposal #{proposal_id}: executor {name} now answers {proposal.intent} "
+            f"requests ({len(members)} cached plans it replaces go at the next maintenance)",
+            name,
+        )
+
+    def _note(
+        self, action: str, proposal: ProposalView, group: Group, now: dt.datetime,
+        executor: str | None = None,
+    ) -> PromotionNote:
+        return PromotionNote(
+            action=action,
+            proposal_id=proposal.id,
+            intent=group.intent,
+            framework_hash=group.framework_hash,
+            entries=len(group.members),
+            uses=group.uses,
+            oldest_days=(now - group.oldest_at).days,
+            tools=proposal.tools,
+            executor=executor,
+        )
+
+
+def _proposal(group: Group, night: str, tier2: bool) -> ProposalView:
+    rep = group.representative
+    return ProposalView(
+        id=None,
+        framework_hash=group.framework_hash,
+        intent=group.intent,
+        route=rep.route,
+        plan=dict(rep.plan),
+        members=sorted((m.id, m.canonical_hash) for m in group.members),
+        entries=len(group.members),
+        uses=group.uses,
+        oldest_at=group.oldest_at,
+        tier2_nights=1 if tier2 else 0,
+        last_seen_night=night,
+        restricted=any(m.restricted for m in group.members),
+    )
+
+
+__all__ = [
+    "APPROVED",
+    "AUTO",
+    "PENDING",
+    "REJECTED",
+    "ExecutorView",
+    "PromotionNote",
+    "PromotionStore",
+    "Promotions",
+    "ProposalView",
+    "promotion_groups",
+]

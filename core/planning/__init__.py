@@ -1,0 +1,12 @@
+"""From a prepared request to an answer: plans, the planner, executors.
+
+The modules are imported by name (`from core.planning.answering import ...`); none is
+imported here, so importing one loads only what it needs."""
+
+__all__ = [
+    "answering",
+    "catalog",
+    "executors",
+    "plan",
+    "planner",
+]

@@ -1,0 +1,468 @@
+"""The dual-channel answerer: from question text to a finished answer.
+
+Order is fixed: clean the text, security gate, parse, clarification gate, then a plan that the
+executor runs (structured channel for numbers, narrative channel for cited explanations, or a
+tool). The same `execute` serves a freshly planned request and a replayed cached plan, so the
+fast path can never answer differently from the planner.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+import time
+import unicodedata
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import cast
+
+from core.chat.presentation import plain_text
+from core.figures import render
+from core.figures.clarify import fill_slots, metric_options
+from core.figures.structured import StructuredChannel, two_period_difference
+from core.knowledge.glossary import Glossary
+from core.knowledge.names import NameIndex
+from core.language import detect_language
+from core.messages import say
+from core.planning.catalog import Catalog
+from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
+from core.planning.plan import Plan
+from core.planning.planner import plan_for
+from core.ports import ConversationStore, FactStore, TurnRecord, TurnStore
+from core.question.arguments import extract_arguments
+from core.question.conversation import DEFAULT_TTL, Conversations, carried_line
+from core.question.intent import Intent, RuleIntentParser
+from core.question.periods import normalize_period
+from core.question.security import SecurityGate
+from core.question.tool_intents import detect_tool
+from core.types import (
+    Answer,
+    Citation,
+    FactResult,
+    FactStatus,
+    Line,
+    Request,
+    Route,
+    Segment,
+    Source,
+)
+
+log = logging.getLogger("ricorda.answer")
+
+DEFAULT_MAX_QUESTION_CHARS = 2000
+# controls, lone surrogates (bytes that were not UTF-8), replacement characters and the BOM
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffd\ufeff]+")
+
+
+_NOT_PLANNED = object()
+
+
+@dataclass
+class Prepared:
+    """A request that passed the gates: what planning and replay both start from."""
+
+    request: Request
+    text: str
+    language: str
+    cleared: bool
+    reference: dt.date
+    intent: Intent
+    tool: str | None
+    notices: list[str] = field(default_factory=list)
+    # the planner's plan, made once: the cascade plans, then a replay's fit check asks again
+    planned: Plan | object | None = field(default=_NOT_PLANNED, repr=False, compare=False)
+
+    @property
+    def is_planned(self) -> bool:
+        return self.planned is not _NOT_PLANNED
+
+    @property
+    def plan_made(self) -> Plan | None:
+        """The plan made for it (None: clarify); only meaningful when `is_planned`."""
+        return None if self.planned is _NOT_PLANNED else cast(Plan | None, self.planned)
+
+
+class Answerer:
+    def __init__(
+        self,
+        *,
+        glossary: Glossary,
+        facts: FactStore,
+        turns: TurnStore | None = None,
+        narrative: NarrativeTools | None = None,
+        today: Callable[[], dt.date] = dt.date.today,
+        now: Callable[[], dt.datetime] = lambda: dt.datetime.now().astimezone(),
+        new_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
+        max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
+        rerank: bool = False,
+        catalog: Catalog | None = None,
+        conversations: ConversationStore | None = None,
+        conversation_ttl: dt.timedelta = DEFAULT_TTL,
+    ) -> None:
+        """`catalog`: this application's executors (built-ins plus approved macros).
+        `conversations`: where follow-ups find their context (None: every question stands
+        alone); a context older than `conversation_ttl` is not used."""
+        self.glossary = glossary
+        self.catalog = catalog if catalog is not None else Catalog()
+        self.names = NameIndex(glossary)
+        self.gate = SecurityGate(self.names)
+        self.parser = RuleIntentParser(self.names)
+        self.structured = StructuredChannel(names=self.names, facts=facts)
+        self.turns = turns
+        self.narrative = narrative
+        self.today = today
+        self.now = now
+        self.new_id = new_id
+        self.max_question_chars = max_question_chars
+        self.rerank = rerank
+        self.conversations = (
+            Conversations(conversations, ttl=conversation_ttl, now=now)
+            if conversations is not None else None
+        )
+
+    # -- the planner path ------------------------------------------------------------------
+
+    def answer(self, request: Request) -> Answer:
+        """Plan and answer (no cache); record the turn."""
+        started = time.perf_counter()
+        request = self.resolve(request)
+        prepared = self.prepare(request)
+        if isinstance(prepared, Answer):
+            ans = prepared
+        else:
+            plan = self.plan(prepared)
+            ans = self.run(plan, prepared) if plan is not None else self.clarify(prepared)
+        ans = self.finish(request, ans, started)
+        self.remember(request, prepared, ans)
+        return ans
+
+    # -- conversations (core.question.conversation)
+    # -------------------------------------------------
+
+    def resolve(self, request: Request) -> Request:
+        """A follow-up ("and Italy?") with the slots it inherits from its conversation fixed;
+        any other request unchanged. Everything after this -- the gate, the cache, the
+        record -- sees the resolved request."""
+        if self.conversations is None:
+            return request
+        text, _ = self._clean(request.text)
+        if not text.strip():
+            return request
+        reference = request.reference_date or self.today()
+        return self.conversations.resolve(
+            request, text, lambda t: self.parser.parse(self.gate.check(t, cleared=True).text,
+                                                       reference),
+            detect_tool(text),
+        )
+
+    def remember(self, request: Request, prepared: Prepared | Answer, ans: Answer) -> None:
+        """An answered figure becomes its conversation's context."""
+        if self.conversations is not None and isinstance(prepared, Prepared):
+            self.conversations.remember(request, prepared.intent, ans)
+
+    def prepare(self, request: Request) -> Prepared | Answer:
+        """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
+        text, truncated = self._clean(request.text)
+        language = detect_language(text)
+        if not text.strip():
+            return self._new(Route.UNKNOWN, language, say("usage", language))
+        notices = [say("truncated", language, limit=self.max_question_chars)] if truncated else []
+        cleared = self.glossary.is_cleared(request.chat)
+        verdict = self.gate.check(text, cleared=cleared, fixed_slots=request.fixed_slots)
+        if not verdict.allowed:
+            log.info("refused chat=%s reason=%s", request.chat, verdict.reason)
+            return self._with_notices(
+                self._plain(Route.REFUSED, "refused", language, cleared), notices
+            )
+        reference = request.reference_date or self.today()
+        intent = self.parser.parse(verdict.text, reference)
+        bad_fixed = self._apply_fixed_slots(intent, request.fixed_slots, reference)
+        if bad_fixed is not None:
+            ans = self._new(
+                Route.STRUCTURED,
+                language,
+                render.unrecognized_line(self.glossary, bad_fixed, language, cleared=cleared),
+                kind="unrecognized",
+            )
+            ans.facts = [bad_fixed]
+            return ans
+        tool = detect_tool(verdict.text)
+        return Prepared(request, text, language, cleared, reference, intent, tool, notices)
+
+    def plan(self, prepared: Prepared) -> Plan | None:
+        """The plan for this request, or None when it must be clarified or is not understood."""
+        if prepared.planned is _NOT_PLANNED:
+            prepared.planned = self._make_plan(prepared)
+        return cast(Plan | None, prepared.planned)
+
+    def _make_plan(self, prepared: Prepared) -> Plan | None:
+        intent = prepared.intent
+        if prepared.tool is None:
+            if intent.route is Route.UNKNOWN:
+                return None
+            if intent.route in (Route.STRUCTURED, Route.COMPOSITE) and not intent.metrics:
+                return None
+        arguments = extract_arguments(
+            prepared.text, prepared.reference, self.glossary.fiscal_year_end
+        )
+        plan = plan_for(
+            intent,
+            tool=prepared.tool,
+            text=prepared.text,
+            arguments=arguments,
+            rerank=self.rerank,
+            names=self.names,
+        )
+        return self.catalog.substitute(plan)  # an approved macro stands for these steps
+
+    def clarify(self, prepared: Prepared) -> Answer:
+        """Not understood, or a number was asked for without saying which: ask."""
+        language = prepared.language
+        if prepared.intent.route is Route.UNKNOWN:
+            ans = self._plain(Route.UNKNOWN, "not_understood", language, prepared.cleared)
+        else:
+            ans = self._new(Route.CLARIFY, language, "")
+            ans.options = metric_options(self.glossary, language)
+            ans.segments = [Line("message", say(
+                "ask_metric", language, metrics=", ".join(o.label for o in ans.options)))]
+            ans.text = plain_text(ans.segments, ans.citations, language)
+        return self._with_notices(ans, prepared.notices)
+
+    # -- execution (planner and replay alike) ----------------------------------------------
+
+    def run(self, plan: Plan, prepared: Prepared, *, served_by: str = "planner") -> Answer:
+        """Execute the plan against this request; Unresolvable when a slot is missing."""
+        intent = prepared.intent
+        ctx = ExecutionContext(
+            text=prepared.text,
+            intent=intent,
+            language=prepared.language,
+            cleared=prepared.cleared,
+            chat=prepared.request.chat,
+            reference_date=prepared.reference,
+            now=self.now(),
+            glossary=self.glossary,
+            structured=self.structured,
+            narrative=self.narrative,
+            turns=self.turns,
+            turn_lookup=self._previous_turns,
+            replay=served_by != "planner",
+        )
+        state = execute(plan, ctx, self.catalog)
+        language = prepared.language
+        route = {"tool": Route.STRUCTURED}.get(plan.route) or Route(plan.route)
+        ans = self._new(route, language, "")
+        ans.served_by = served_by
+        ans.plan = plan.to_dict()
+        segments: list[Segment] = []
+        if state.tables:  # a series, breakdown, ranking or comparison (core.figures.tabulate)
+            ans.facts, ans.assumptions = state.results, state.assumptions
+            segments += state.tables
+        elif plan.route in ("structured", "composite"):
+            slots = fill_slots(
+                intent,
+                glossary=self.glossary,
+                structured=self.structured,
+                reference_date=prepared.reference,
+                language=language,
+                cleared=prepared.cleared,
+            )
+            results = state.results + [
+                FactResult(FactStatus.UNRECOGNIZED, param="entity", raw=raw)
+                for raw in intent.unknown_entities
+            ]
+            if not intent.periods:
+                results += [
+                    FactResult(FactStatus.UNRECOGNIZED, param="period", raw=raw)
+                    for raw in intent.bad_periods
+                ]
+            ans.facts, ans.assumptions, ans.options = results, slots.assumptions, slots.options
+            segments += render.structured_lines(
+                self.glossary,
+                results,
+                two_period_difference(results),
+                language,
+                cleared=prepared.cleared,
+            )
+            if slots.assumptions:
+                segments.append(
+                    Line("assumed", render.assumptions_line(slots.assumptions, language)))
+            if slots.options:
+                segments.append(Line("narrow", say("narrow", language)))
+        numbered: list[tuple[int, Source]] = []
+        if state.narrative is not None:
+            if segments:
+                segments.append(Line("attribution", say("attribution", language)))
+            narrative = state.narrative
+            if narrative.lead:
+                kind = "degraded" if narrative.mode == "degraded" else "message"
+                segments.append(Line(kind, narrative.lead))
+            segments += narrative.passages
+            numbered += narrative.numbered
+        numbered += list(enumerate(state.table_sources, 1))
+        if state.tool_text is not None:
+            segments.append(Line("tool", state.tool_text))
+            numbered += list(enumerate(state.listed, 1))
+        ans.segments = segments
+        ans.citations = [
+            Citation(n, src, self.glossary.source_title(src, language))
+            for n, src in numbered
+        ]
+        ans.text = plain_text(ans.segments, ans.citations, language)
+        ans.sources = list(dict.fromkeys(state.sources))
+        ans.succeeded = _succeeded(ans, state.narrative_found, plan)
+        return self._with_notices(ans, prepared.notices)
+
+    def replay(self, plan: Plan, prepared: Prepared, *, served_by: str) -> Answer | None:
+        """A cached plan on this request, or None (a miss) when it does not fit the request."""
+        if not self.fits(plan, prepared):
+            return None
+        try:
+            return self.run(plan, prepared, served_by=served_by)
+        except Unresolvable as exc:
+            log.debug("cached plan does not fit: %s", exc)
+            return None
+
+    def fits(self, plan: Plan, prepared: Prepared) -> bool:
+        """Same framework as the planner would produce, or a vague request and a plan that
+        needs nothing from it (a clock question worded in a way the rules do not know)."""
+        if prepared.intent.unknown_entities or prepared.intent.bad_periods:
+            return False
+        if _vague(prepared):
+            needs = {
+                v
+                for s in plan.steps
+                for v in s.get("args", {}).values()
+                if isinstance(v, str) and v.startswith("${") and v != "${query}"
+            }
+            return not needs
+        own = self.plan(prepared)
+        return own is not None and own.framework_hash() == plan.framework_hash()
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def finish(self, request: Request, ans: Answer, started: float) -> Answer:
+        if request.carried and ans.route in (Route.STRUCTURED, Route.COMPOSITE):
+            reference = request.reference_date or self.today()
+            line = carried_line(request, self.glossary, ans.language, reference)
+            if line is not None:  # said first: what the figures below were read with
+                ans.segments = [line, *ans.segments]
+                ans.text = plain_text(ans.segments, ans.citations, ans.language)
+        ans.latency_ms = (time.perf_counter() - started) * 1000
+        if request.text and request.text.strip():
+            self._record(request, ans)
+        return ans
+
+    def _clean(self, raw: str | None) -> tuple[str, bool]:
+        """NFKC, control characters and binary garbage removed, length capped."""
+        text = unicodedata.normalize("NFKC", raw or "")
+        text = _CONTROL.sub(" ", text)
+        truncated = len(text) > self.max_question_chars
+        return (text[: self.max_question_chars] if truncated else text), truncated
+
+    def _apply_fixed_slots(
+        self, intent: Intent, fixed: dict[str, str], reference: dt.date
+    ) -> FactResult | None:
+        """A tapped option pins one slot, a follow-up the slots it carried over (several
+        values comma-joined); an unknown value is reported, never silently used."""
+        for slot, value in fixed.items():
+            if slot == "route":  # a follow-up of a "why" figure: core.question.conversation
+                intent.narrative_cue = value == Route.COMPOSITE.value
+                continue
+            if slot == "period":
+                periods = [
+                    normalize_period(v, reference, self.glossary.fiscal_year_end)
+                    for v in value.split(",")
+                ]
+                if not periods or any(p is None for p in periods):
+                    return FactResult(FactStatus.UNRECOGNIZED, param="period", raw=value)
+                intent.periods, intent.bad_periods = [p for p in periods if p is not None], []
+                continue
+            codes = [
+                self.names.normalize(slot, v) if slot in NameIndex.KINDS else None
+                for v in value.split(",")
+            ]
+            if not codes or any(c is None for c in codes):
+                return FactResult(FactStatus.UNRECOGNIZED, param=slot, raw=value)
+            found = list(dict.fromkeys(c for c in codes if c is not None))
+            if slot == "metric":
+                intent.metrics = found
+            elif slot == "entity":
+                intent.entities, intent.unknown_entities = found, []
+            else:
+                intent.channels = found
+        if fixed and intent.metrics and (
+            intent.route in (Route.UNKNOWN, Route.NARRATIVE) or intent.narrative_cue
+        ):
+            intent.route = Route.COMPOSITE if intent.narrative_cue else Route.STRUCTURED
+        return None
+
+    def _previous_turns(self, chat: str) -> list[TurnRecord]:
+        recent = getattr(self.turns, "recent_turns", None)
+        return list(recent(5, chat=chat)) if recent else []
+
+    def _new(self, route: Route, language: str, text: str, *, kind: str = "message") -> Answer:
+        ans = Answer(
+            turn_id=self.new_id(), route=route, served_by="planner", text=text, language=language
+        )
+        if text:
+            ans.segments = [Line(kind, text)]
+        return ans
+
+    def _plain(self, route: Route, key: str, language: str, cleared: bool) -> Answer:
+        summary = render.scope_summary(self.glossary, language, cleared=cleared)
+        return self._new(route, language, say(key, language, **summary))
+
+    @staticmethod
+    def _with_notices(ans: Answer, notices: list[str]) -> Answer:
+        if notices:
+            ans.segments = [*(Line("notice", n) for n in notices), *ans.segments]
+            ans.text = plain_text(ans.segments, ans.citations, ans.language)
+            ans.notices = notices
+        return ans
+
+    def _record(self, request: Request, ans: Answer) -> None:
+        if self.turns is None:
+            return
+        text, _ = self._clean(request.text)
+        ref = request.reference_date.isoformat() if request.reference_date else None
+        self.turns.record_turn(
+            TurnRecord(
+                id=ans.turn_id,
+                chat=request.chat,
+                user=request.user,
+                question=text,
+                language=ans.language,
+                route=ans.route_name,
+                served_by=ans.served_by,
+                plan=ans.plan,
+                answer_text=ans.text,
+                options=[o.to_dict() for o in ans.options],
+                fixed_slots=dict(request.fixed_slots),
+                latency_ms=ans.latency_ms,
+                reference_date=ref,
+                parent_turn=request.parent_turn,
+                answer=ans.to_dict(),
+                restricted=self.glossary.is_cleared(request.chat),
+            )
+        )
+
+
+def _vague(prepared: Prepared) -> bool:
+    """The rules did not recognise what is asked: only a slot-free plan may be replayed."""
+    intent = prepared.intent
+    if prepared.tool is not None:
+        return False
+    if intent.route is Route.UNKNOWN:
+        return True
+    stated = intent.metrics or intent.entities or intent.periods or intent.channels
+    return intent.route is Route.NARRATIVE and not intent.narrative_cue and not stated
+
+
+def _succeeded(ans: Answer, narrative_found: bool, plan: Plan) -> bool:
+    """A real answer (registrable): every fact found or honestly not found, documents found."""
+    if any(f.status is FactStatus.UNRECOGNIZED for f in ans.facts):
+        return False
+    return not (plan.route in ("narrative", "composite") and not narrative_found)

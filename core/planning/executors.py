@@ -1,0 +1,274 @@
+"""The executor catalog: the tools a plan's steps name, and the loop that runs a plan.
+
+Every argument is resolved against the *current* request before a tool sees it, so a cached
+plan re-reads the fact table and re-retrieves documents: an answer is never stale. Access
+control (restricted data) is enforced inside the tools with the requesting chat's clearance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from core.documents.narrative import NarrativeResult, empty_result
+from core.errors import RicordaError
+from core.figures.derived import DerivedFact, query_derived
+from core.figures.structured import TOTAL, StructuredChannel
+from core.figures.tabulate import build as build_table
+from core.knowledge.glossary import Glossary
+from core.messages import say
+from core.planning.plan import Plan, slot_ref
+from core.ports import ScoredChunk, TurnStore
+from core.question.intent import Intent
+from core.question.periods import last_complete_fiscal_year
+from core.types import Assumption, FactResult, Segment, Source
+
+
+class Unresolvable(RicordaError):
+    """A slot the plan needs is not in the current request: the plan must not be served."""
+
+
+class NarrativeTools(Protocol):
+    def search(
+        self, query: str, *, filters: dict[str, str], cleared: bool
+    ) -> list[ScoredChunk]: ...
+
+    def compose(
+        self,
+        question: str,
+        *,
+        language: str,
+        snippets: list[ScoredChunk],
+        cleared: bool,
+        rerank: bool,
+        reuse: bool = False,
+        entities: Sequence[str] = (),
+    ) -> NarrativeResult:
+        """The narrative parts; `reuse` (a replay) may reuse an identical earlier synthesis;
+        `entities`, the codes the question names, steer which passages are quoted."""
+        ...
+
+
+@dataclass
+class ExecutionContext:
+    """Everything a tool may read about the current request."""
+
+    text: str
+    intent: Intent
+    language: str
+    cleared: bool
+    chat: str
+    reference_date: dt.date
+    now: dt.datetime
+    glossary: Glossary
+    structured: StructuredChannel
+    narrative: NarrativeTools | None = None
+    turns: TurnStore | None = None
+    turn_lookup: Callable[[str], list[Any]] | None = None  # chat -> recent turns, newest first
+    replay: bool = False  # a cached plan: model work on identical inputs may be reused
+
+
+@dataclass
+class ExecutionState:
+    results: list[FactResult] = field(default_factory=list)
+    snippets: list[ScoredChunk] = field(default_factory=list)
+    narrative: NarrativeResult | None = None
+    narrative_found: bool = False
+    tool_text: str | None = None
+    sources: list[Source] = field(default_factory=list)
+    listed: list[Source] = field(default_factory=list)  # a tool's sources, shown as citations
+    tables: list[Segment] = field(default_factory=list)  # a computed table and its lines
+    table_sources: list[Source] = field(default_factory=list)  # the table's [n], in order
+    assumptions: list[Assumption] = field(default_factory=list)  # what a table assumed
+
+
+@dataclass(frozen=True)
+class Executor:
+    name: str
+    run: Callable[[dict[str, Any], ExecutionContext, ExecutionState], None]
+    cacheable: bool = True
+
+
+def resolve(value: Any, ctx: ExecutionContext) -> Any:
+    """A literal stays; a slot reference takes its value from the current request."""
+    ref = slot_ref(value)
+    if ref is None:
+        return value
+    kind, index, default = ref
+    intent = ctx.intent
+    if default == "default" and kind == "entity":
+        return ctx.glossary.default_entity
+    if default == "last_fy" and kind == "period":
+        return last_complete_fiscal_year(ctx.reference_date, ctx.glossary.fiscal_year_end).code
+    if default == "total" and kind == "channel":
+        return TOTAL
+    if kind == "query":
+        return ctx.text
+    lists = {
+        "metric": intent.metrics,
+        "entity": intent.entities,
+        "channel": intent.channels,
+        "period": [p.code for p in intent.periods],
+    }
+    if kind == "year" and intent.periods:
+        return intent.periods[0].value[:4]
+    if kind in lists:
+        values = lists[kind]
+        position = index or 0
+        if position < len(values):
+            return values[position]
+    raise Unresolvable(f"the request has no {kind} for {value}")
+
+
+def _query_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    result = ctx.structured.query_metric(
+        args["metric"],
+        args["entity"],
+        args["period"],
+        args.get("channel"),
+        cleared=ctx.cleared,
+        reference_date=ctx.reference_date,
+    )
+    state.results.append(result)
+    if result.fact is not None:
+        state.sources.append(result.fact.source)
+
+
+def _derived_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    """A derived metric (glossary [derived]): both inputs looked up, computed in code."""
+    if args["metric"] not in ctx.glossary.derived:
+        raise Unresolvable(f"{args['metric']} is a stored metric, not a derived one")
+    result = query_derived(
+        ctx.structured,
+        args["metric"],
+        args["entity"],
+        args["period"],
+        args.get("channel"),
+        cleared=ctx.cleared,
+        reference_date=ctx.reference_date,
+    )
+    state.results.append(result)
+    if isinstance(result, DerivedFact):
+        state.sources.extend(result.sources)
+
+
+def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    if ctx.narrative is None:
+        return
+    filters = {k: str(v) for k, v in args.items() if k in ("entity", "year") and v}
+    # a replay may reuse the retrieval an identical search made on the same documents version
+    again = getattr(ctx.narrative, "search_again", None) if ctx.replay else None
+    search = again if again is not None else ctx.narrative.search
+    state.snippets = search(args["query"], filters=filters, cleared=ctx.cleared)
+
+
+def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    if ctx.narrative is None:
+        state.narrative = empty_result(say("no_documents", ctx.language))
+        state.narrative_found = False
+        return
+    result = ctx.narrative.compose(
+        ctx.text,
+        language=ctx.language,
+        snippets=state.snippets,
+        cleared=ctx.cleared,
+        rerank=bool(args.get("rerank")),
+        reuse=ctx.replay,
+        entities=tuple(ctx.intent.entities),
+    )
+    state.narrative, state.narrative_found = result, result.mode != "empty"
+    state.sources.extend(result.sources)
+
+
+def _clock(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    now = ctx.now
+    state.tool_text = say(
+        "clock",
+        ctx.language,
+        time=now.strftime("%H:%M"),
+        date=now.date().isoformat(),
+        tz=now.tzname() or "",
+    )
+
+
+def _previous_sources(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    """The sources of this chat's last answer that had any. Clearance is checked now, not when
+    that answer was given: once a chat is no longer cleared, an answer it got while cleared
+    (which may cite RESTRICTED documents) has its sources withheld."""
+    previous = ctx.turn_lookup(ctx.chat) if ctx.turn_lookup else []
+    for turn in previous:
+        sources = (turn.answer or {}).get("sources") or []
+        if sources:
+            if getattr(turn, "restricted", False) and not ctx.cleared:
+                state.tool_text = say("previous_sources_withheld", ctx.language)
+                return
+            state.sources = [Source(s["doc"], s.get("locator", "")) for s in sources]
+            state.listed = list(state.sources)
+            state.tool_text = say("previous_sources", ctx.language)
+            return
+    state.tool_text = say("no_previous_sources", ctx.language)
+
+
+def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionState], None]:
+    """A series/breakdown/ranking/comparison step (core.figures.tabulate); the request must still
+    ask
+    for that table, so a cached plan never draws one for a request that asks for another."""
+
+    def run(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+        analysis = getattr(ctx.intent, "analysis", None)
+        if analysis is None or analysis.kind != kind:
+            raise Unresolvable(f"the request asks for no {kind} table")
+        built = build_table(kind, args, ctx)
+        state.results += built.results
+        state.sources += [r.fact.source for r in built.results if r.fact is not None]
+        state.tables += built.segments
+        state.table_sources += built.cited
+        state.assumptions += built.assumptions
+
+    return run
+
+
+TABLE_TOOLS = ("series", "breakdown", "ranking", "comparison")
+
+BUILTIN: Mapping[str, Executor] = MappingProxyType(
+    {
+        e.name: e
+        for e in (
+            Executor("query_metric", _query_metric),
+            Executor("derived_metric", _derived_metric),
+            Executor("search_documents", _search_documents),
+            Executor("compose_narrative", _compose_narrative),
+            Executor("clock", _clock),
+            Executor("previous_sources", _previous_sources, cacheable=False),
+            *(Executor(f"{kind}_table", _table(kind)) for kind in TABLE_TOOLS),
+        )
+    }
+)
+"""The built-in tools, read-only: an application's own catalog (core.planning.catalog.Catalog)
+starts from these and adds its approved composite executors."""
+CATALOG = BUILTIN  # the default when no catalog is passed in
+
+
+def execute(
+    plan: Plan, ctx: ExecutionContext, catalog: Mapping[str, Executor] | None = None
+) -> ExecutionState:
+    """Run every step with its arguments resolved now; Unresolvable if a slot is missing."""
+    tools = catalog if catalog is not None else BUILTIN
+    state = ExecutionState()
+    resolved = []
+    for step in plan.steps:
+        executor = tools.get(step["tool"])
+        if executor is None:
+            raise Unresolvable(f"no executor named {step['tool']!r} in the catalog")
+        resolved.append((executor, {k: resolve(v, ctx) for k, v in step.get("args", {}).items()}))
+    for executor, args in resolved:
+        executor.run(args, ctx, state)
+    return state
+
+
+def cacheable(plan: Plan, catalog: Mapping[str, Executor] | None = None) -> bool:
+    tools = catalog if catalog is not None else BUILTIN
+    return all(tools.get(t) is not None and tools[t].cacheable for t in plan.tools)

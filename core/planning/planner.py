@@ -1,0 +1,133 @@
+"""Build the plan for a parsed request: the planner's half of the dual-channel agent.
+
+Every value the question states becomes a slot reference, never a literal, so the plan fits
+any request of the same shape. Literals copied from the question (a proper name the glossary
+does not know, an absolute date, a URL) make the plan query-specific: exact-hash reuse only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from core.knowledge.names import NameIndex, blank
+from core.planning.plan import Plan
+from core.question.arguments import Arguments
+from core.question.intent import Intent
+from core.question.tool_intents import CLOCK
+from core.types import Route
+
+_PROPER_NAME = re.compile(r"(?<=\S\s)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
+
+
+def plan_for(
+    intent: Intent,
+    *,
+    tool: str | None,
+    text: str,
+    arguments: Arguments | None,
+    rerank: bool,
+    names: NameIndex,
+) -> Plan:
+    """The plan for a request that will be answered (not refused, not a clarification)."""
+    if tool is not None:
+        return Plan(route="tool", steps=[{"tool": tool, "args": {}}], intent=f"tool:{tool}")
+    shape = {
+        "metric": len(intent.metrics),
+        "entity": len(intent.entities),
+        "period": len(intent.periods),
+        "channel": len(intent.channels),
+    }
+    if intent.analysis is not None and intent.route is Route.STRUCTURED:
+        return _table_plan(intent, shape)
+    steps: list[dict[str, object]] = []
+    assumed: list[str] = []
+    route = intent.route
+    if route in (Route.STRUCTURED, Route.COMPOSITE):
+        entity_refs = [f"${{entity[{i}]}}" for i in range(shape["entity"])]
+        if not entity_refs and not intent.unknown_entities:
+            entity_refs, assumed = ["${entity:default}"], [*assumed, "entity"]
+        period_refs = [f"${{period[{i}]}}" for i in range(shape["period"])]
+        if not period_refs and not intent.bad_periods:
+            period_refs, assumed = ["${period:last_fy}"], [*assumed, "period"]
+        channel_refs = [f"${{channel[{i}]}}" for i in range(shape["channel"])] or [
+            "${channel:total}"
+        ]
+        metric_refs = [f"${{metric[{i}]}}" for i in range(shape["metric"])]
+        # a derived metric is computed, not looked up: its own tool, so the plan's framework
+        # (and a cached plan's fit) tells "EBITDA margin" from "EBITDA"
+        tools = {
+            ref: "derived_metric" if code in names.glossary.derived else "query_metric"
+            for ref, code in zip(metric_refs, intent.metrics, strict=True)
+        }
+        for m, e, c, p in itertools.product(metric_refs, entity_refs, channel_refs, period_refs):
+            steps.append(
+                {
+                    "tool": tools[m],
+                    "args": {"metric": m, "entity": e, "period": p, "channel": c},
+                }
+            )
+    if route in (Route.NARRATIVE, Route.COMPOSITE):
+        search: dict[str, object] = {"query": "${query}"}
+        if shape["entity"] == 1:
+            search["entity"] = "${entity[0]}"
+        if len({p.value[:4] for p in intent.periods}) == 1:
+            search["year"] = "${year}"
+        literal_dates = [d.value for d in arguments.dates if d.literal] if arguments else []
+        if literal_dates:
+            search["date"] = literal_dates[0]  # an absolute date: never registered
+        steps.append({"tool": "search_documents", "args": search})
+        steps.append({"tool": "compose_narrative", "args": {"rerank": rerank}})
+    metric = ",".join(intent.metrics)
+    label = route.value + (f":{metric}" if metric else "")
+    return Plan(
+        route=route.value,
+        steps=steps,
+        shape=shape,
+        assumed=assumed,
+        query_specific=_query_specific(intent, text, arguments, names),
+        intent=label,
+    )
+
+
+def _table_plan(intent: Intent, shape: dict[str, int]) -> Plan:
+    """One table step; its periods, members and order are read from the request at every run
+    (core.figures.tabulate), and the tool's name (series_table, ranking_table...) is in the
+    framework
+    hash, so a single lookup's cached plan never answers a table, nor one table kind another."""
+    analysis = intent.analysis
+    assert analysis is not None
+    args: dict[str, object] = {"metric": "${metric[0]}"}
+    assumed = ["metric"] if analysis.assumed_metric else []
+    if intent.channels:
+        args["channel"] = "${channel[0]}"
+    if analysis.kind != "series":
+        args["period"] = "${period[0]}" if intent.periods else "${period:last_fy}"
+        assumed += ["period"] if not intent.periods else []
+    if not intent.entities and (analysis.kind == "series" or analysis.dimension == "channel"):
+        assumed.append("entity")
+    return Plan(
+        route=Route.STRUCTURED.value,
+        steps=[{"tool": f"{analysis.kind}_table", "args": args}],
+        shape=shape,
+        assumed=assumed,
+        intent=f"structured:{','.join(intent.metrics)}:{analysis.kind}",
+    )
+
+
+def _query_specific(
+    intent: Intent, text: str, arguments: Arguments | None, names: NameIndex
+) -> bool:
+    """Literals copied from the question text tie the plan to this exact wording."""
+    if intent.unknown_entities or intent.bad_periods:
+        return True
+    if arguments is not None and arguments.has_literals:
+        return True
+    if intent.route in (Route.NARRATIVE, Route.COMPOSITE):
+        rest = blank(text, [(m.start, m.end) for m in names.find(text)])
+        return bool(_PROPER_NAME.search(rest))  # "Tell me about Huaxin Trading"
+    return False
+
+
+def is_tool_plan(plan: Plan) -> bool:
+    return plan.route == "tool" and plan.tools == [CLOCK]

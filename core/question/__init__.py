@@ -1,0 +1,14 @@
+"""Reading a question: intent, periods, arguments, the security gate, follow-ups.
+
+The modules are imported by name (`from core.question.arguments import ...`); none is
+imported here, so importing one loads only what it needs."""
+
+__all__ = [
+    "arguments",
+    "conversation",
+    "intent",
+    "periods",
+    "range_parse",
+    "security",
+    "tool_intents",
+]

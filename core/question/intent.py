@@ -1,0 +1,258 @@
+"""Rule-based intent parsing: four slots (metric, entity, period, channel) plus a route.
+
+No model is involved: the glossary's names, the period grammar and short cue lists decide. The
+parser sits behind the `IntentParser` Protocol so a smarter one can replace it without touching
+the gates or channels.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from core.knowledge.names import NameIndex, blank
+from core.question.periods import find_periods
+from core.question.range_parse import Analysis, detect_analysis
+from core.types import Period, Route
+
+# Cues are matched on the casefolded text; Latin ones at word boundaries.
+# Strong cues ask for a quantity even without a metric ("how much did we make?" -> which metric?);
+# weak ones ("what is") only count when something structured (a metric, entity, period) is named,
+# otherwise "what is Project Heron?" is a question for the documents.
+_STRONG_NUMERIC_CUES = {
+    "en": ["how much", "how many", "number of", "value of", "total", "figure", "figures"],
+    "it": ["quanto", "quanta", "quanti", "quante", "a quanto", "valore"],
+    "zh": ["多少", "几", "数字", "数据"],
+}
+_WEAK_NUMERIC_CUES = {
+    "en": ["what is", "what's", "whats", "what was", "what were", "what are"],
+    "it": ["qual è", "qual e", "qual era", "quale", "qual'è"],
+    "zh": ["是什么"],
+}
+_NARRATIVE_CUES = {
+    "en": [
+        "why",
+        "reason",
+        "reasons",
+        "driver",
+        "drivers",
+        "drove",
+        "driven",
+        "trend",
+        "trends",
+        "regulation",
+        "regulations",
+        "regulatory",
+        "impact",
+        "impacted",
+        "explain",
+        "cause",
+        "caused",
+        "causes",
+        "what happened",
+        "how come",
+        "outlook",
+        "strategy",
+    ],
+    "it": [
+        "perché",
+        "perche",
+        "motivo",
+        "motivi",
+        "causa",
+        "cause",
+        "andamento",
+        "tendenza",
+        "regolamento",
+        "regolamentazione",
+        "normativa",
+        "impatto",
+        "spiega",
+        "spiegami",
+        "come mai",
+        "strategia",
+    ],
+    "zh": ["为什么", "为何", "原因", "趋势", "监管", "影响", "怎么回事", "解释", "策略", "战略"],
+}
+_ENTITY_PREPOSITIONS = re.compile(
+    r"\b(?:of|for|at|di|del|della|dello|dei|degli|delle|per)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)"
+)
+_LOOKBACK = 120  # characters: longer than any real entity name
+_PARTIAL_WORD = re.compile(r"^\S+")
+_LOWER = re.compile(r"[a-z\u00df-\u00ff]")
+_CAPITALISED = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s+$")
+# Words that start or fill a question, capitalised only because they come first ("Show …",
+# "Please …", "Dimmi …", "Confronta …"): never a company name. Casefolded; en and it (Chinese
+# has no capitals). Checked word by word, so "Please show Foobar revenue" still reports Foobar.
+_SENTENCE_WORDS_EN = """
+    i me my we us our you your they it this that these those the a an and or but also then now
+    so just only again too hi hello hey thanks thank ok okay yes no sorry please kindly
+    what which who whose how why when where whats is was are were be been do does did can
+    could would will should may might must shall let lets need want like
+    show tell give list compare display get find fetch report provide calculate compute check
+    send share pull look see explain break remind update summarize summarise sum total overall
+    current latest last next previous annual yearly quarterly monthly net gross same both all
+    each every any some about regarding re summary breakdown quick exact exactly approximately
+    roughly in for of on at by from to with during since between vs versus year quarter month
+    fiscal fy
+"""
+_SENTENCE_WORDS_IT = """
+    il lo la l gli le un uno una e ed o ma anche poi ora allora ciao salve grazie si sì no
+    per favore perfavore mostra mostrami dimmi dammi fammi elenca elencami confronta calcola
+    trova cerca dai dici dicci vorrei voglio vogliamo puoi potresti può sai sapresti scusa
+    qual quale quali quanto quanta quanti quante come cosa che chi dove quando perché perche
+    mi ci ti vi ecco solo totale complessivo ultimo ultima ultimi ultime prossimo scorso
+    anno trimestre mese esercizio nel nella nei del della dei di da in su con tra fra al alla
+    riepilogo riassunto confronto dati valore
+"""
+_NOT_ENTITIES = frozenset((_SENTENCE_WORDS_EN + _SENTENCE_WORDS_IT).split())
+
+
+def _cue_pattern(cues: dict[str, list[str]]) -> re.Pattern[str]:
+    alts = []
+    for cue in sorted({c for lst in cues.values() for c in lst}, key=len, reverse=True):
+        body = re.escape(cue).replace(r"\ ", r"\s+")
+        alts.append(rf"(?<!\w){body}(?!\w)" if cue[0].isascii() else body)
+    return re.compile("|".join(alts), re.IGNORECASE)
+
+
+# A question that names nothing structured is still a question for the documents.
+_QUESTION = re.compile(
+    r"[?？]\s*$|^\W*(?:which|who|whose|what|when|where|how|does|did|is there|are there"
+    r"|tell me about|chi|cosa|quale|quali|quando|dove|come|parlami)(?!\w)"
+    r"|什么|哪|谁|何时|怎么|如何|[吗呢]\W*$",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[\u4e00-\u9fff]|[^\W\d_]{2,}")
+_STRONG_NUMERIC = _cue_pattern(_STRONG_NUMERIC_CUES)
+_WEAK_NUMERIC = _cue_pattern(_WEAK_NUMERIC_CUES)
+_NARRATIVE = _cue_pattern(_NARRATIVE_CUES)
+
+
+@dataclass
+class Intent:
+    """What the question asks for. Lists keep the user's order; duplicates removed."""
+
+    route: Route
+    metrics: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    channels: list[str] = field(default_factory=list)
+    periods: list[Period] = field(default_factory=list)
+    bad_periods: list[str] = field(default_factory=list)  # looked like periods, were not valid
+    unknown_entities: list[str] = field(default_factory=list)  # named, but not in the glossary
+    relative_period: bool = False
+    numeric_cue: bool = False
+    strong_numeric_cue: bool = False
+    question: bool = False  # phrased as a question (for the documents when nothing else fits)
+    narrative_cue: bool = False
+    analysis: Analysis | None = None  # a table (core.question.range_parse)
+
+
+class IntentParser(Protocol):
+    def parse(self, text: str, reference_date: dt.date) -> Intent: ...
+
+
+class RuleIntentParser:
+    """Glossary-driven parser; `text` must already be security-gated (competitors blanked)."""
+
+    def __init__(self, names: NameIndex) -> None:
+        self.names = names
+        self.fiscal_year_end = names.glossary.fiscal_year_end
+
+    def parse(self, text: str, reference_date: dt.date) -> Intent:
+        found = self.names.find(text)
+        intent = Intent(route=Route.UNKNOWN)
+        for m in found:
+            bucket = {
+                "metric": intent.metrics,
+                "entity": intent.entities,
+                "channel": intent.channels,
+            }
+            target = bucket[m.kind]
+            if m.code not in target:
+                target.append(m.code)
+        rest = blank(text, [(m.start, m.end) for m in found])
+        named, matches = rest, find_periods(rest, reference_date, self.fiscal_year_end)
+        for pm in matches:
+            if pm.period is None:
+                intent.bad_periods.append(pm.raw)
+            elif pm.period not in intent.periods:
+                intent.periods.append(pm.period)
+                intent.relative_period |= pm.relative
+            rest = blank(rest, [(pm.start, pm.end)])
+        intent.strong_numeric_cue = bool(_STRONG_NUMERIC.search(rest))
+        intent.numeric_cue = intent.strong_numeric_cue or bool(_WEAK_NUMERIC.search(rest))
+        intent.narrative_cue = bool(_NARRATIVE.search(rest))
+        intent.question = bool(_QUESTION.search(rest)) and len(_WORDS.findall(rest)) >= 2
+        if intent.metrics or intent.numeric_cue:
+            intent.unknown_entities = _unknown_entities(rest, bool(intent.metrics))
+        self._analyse(intent, named, matches, reference_date)
+        intent.route = _route(intent)
+        return intent
+
+
+    def _analyse(self, intent: Intent, named: str, matches: list, reference: dt.date) -> None:
+        """A series, breakdown or ranking: its periods replace the end points, and a "trend"
+        cue asks for the series, not for a "why" (one that is left still makes a composite)."""
+        analysis = detect_analysis(
+            named, matches, metrics=intent.metrics, entities=intent.entities,
+            channels=intent.channels, reference_date=reference,
+            fiscal_year_end=self.fiscal_year_end,
+            first_metric=next(iter(self.names.glossary.metrics), ""),
+        )
+        if analysis is None or _NARRATIVE.search(blank(named, list(analysis.spans))):
+            return
+        if intent.unknown_entities or (intent.bad_periods and not analysis.periods):
+            return  # said as today: the name or period it does not know
+        intent.analysis, intent.narrative_cue = analysis, False
+        if analysis.periods:
+            intent.periods, intent.bad_periods = list(analysis.periods), []
+        if analysis.assumed_metric:
+            intent.metrics = [analysis.assumed_metric]
+
+
+def _route(intent: Intent) -> Route:
+    has_metric = bool(intent.metrics)
+    if intent.narrative_cue:
+        return Route.COMPOSITE if has_metric else Route.NARRATIVE
+    if has_metric or intent.strong_numeric_cue:
+        return Route.STRUCTURED
+    if intent.entities or intent.periods or intent.channels or intent.bad_periods:
+        # "Orbis China 2024": something we know, but not which number -> ask for the metric
+        return Route.STRUCTURED
+    if intent.numeric_cue or intent.question:
+        return Route.NARRATIVE  # "what is Project Heron?", "which store has a tea bar?"
+    return Route.UNKNOWN
+
+
+def _unknown_entities(rest: str, has_metric: bool) -> list[str]:
+    """Capitalised names in an entity position ("revenue of Acme", "Acme revenue") that the
+    glossary does not know. Known names are already blanked out of `rest`. In text without
+    lower-case letters ("SHOW REVENUE CHINA") capitals say nothing, so nothing is reported."""
+    out: list[str] = []
+    if not _LOWER.search(rest):
+        return out
+    for m in _ENTITY_PREPOSITIONS.finditer(rest):
+        _add_candidate(out, m.group(1))
+    if has_metric:
+        # "What was Acme revenue": a capitalised word right before a blanked metric name
+        # only a bounded look-back (cut at a word start): searching the whole head for every
+        # gap made one 2,000-character question cost seconds
+        for gap in re.finditer(r"\S\s{2,}", rest):
+            start = max(0, gap.start() + 1 - _LOOKBACK)
+            head = rest[start : gap.start() + 1]
+            if start and not rest[start - 1].isspace():
+                head = _PARTIAL_WORD.sub("", head)
+            m = _CAPITALISED.search(head + " ")
+            if m:
+                _add_candidate(out, m.group(1))
+    return out
+
+
+def _add_candidate(out: list[str], candidate: str) -> None:
+    words = [w for w in candidate.split() if w.strip(".-&").casefold() not in _NOT_ENTITIES]
+    name = " ".join(words).strip(".-")
+    if len(name) >= 2 and name not in out and not name.isdigit():
+        out.append(name)

@@ -1,0 +1,709 @@
+"""Fiscal periods: find them in free text (en/it/zh) and do the fiscal-calendar arithmetic.
+
+Everything is a pure function of the text, the reference date and the fiscal year end ("MM-DD"),
+so answers do not drift with the wall clock and tests can pin any day. Conventions:
+
+- A fiscal year is named by the calendar year in which it ends: with "06-30", FY2024 runs
+  2023-07-01..2024-06-30. Halves and quarters are 6- and 3-month blocks from the fiscal year
+  start, named after their fiscal year (`2024H1`, `2024Q3`). Months are calendar months.
+- A bare year (1990-2100) means that fiscal year. Two-digit years (FY24, Q3 '24, 1H25) pivot at 90:
+  90-99 -> 1990s, otherwise 2000s.
+- A half or quarter named without a year ("Q3", "上半年", "primo semestre", "first half") means
+  that half/quarter of the *current* fiscal year, and is reported as relative. "Last half" /
+  "lo scorso semestre" is the half-year before the current one, like "last quarter".
+  Month names need a year ("March 2025", "2025年3月"): "may" or "3月" alone are not periods.
+- Text that looks like a period but is not one ("Q5 2024", "2024H3", "FY20245", "2024年第五季度")
+  is reported with `period=None`, so callers can say so instead of guessing.
+- "Last month", "this week" are time windows (see core.question.arguments), not fiscal periods.
+
+How it reads: "atoms" are found first (a year, a half/quarter/month, a complete code such as
+2025H1, a relative expression), then adjacent atoms joined by a connector ("Q3" + " of " + "2023",
+"去年" + "上半年") are merged into one period. Digit, code and Chinese atoms come from one compiled
+alternation; Latin phrases ("the first half", "l'anno scorso") are tried only where a word that
+can begin one starts, which keeps a typical question in the tens of microseconds. Quantifiers are
+bounded or anchored, so time stays linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import calendar
+import functools
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import lru_cache
+
+from core.types import Period, PeriodType
+
+__all__ = [
+    "MONTH_NAMES",
+    "PeriodMatch",
+    "chinese_number",
+    "find_periods",
+    "fiscal_half_of",
+    "fiscal_quarter_of",
+    "fiscal_year_bounds",
+    "fiscal_year_of",
+    "last_complete_fiscal_year",
+    "month_number",
+    "normalize_period",
+    "period_bounds",
+    "previous_period",
+    "shift_period",
+]
+
+MIN_YEAR, MAX_YEAR = 1990, 2100
+
+
+@dataclass(frozen=True)
+class PeriodMatch:
+    """One period expression found in a text, with its span."""
+
+    start: int
+    end: int
+    raw: str
+    period: Period | None  # None: looks like a period but is not a valid one
+    relative: bool  # resolved against the reference date ("last year", 今年, "Q3" alone)
+
+
+# --------------------------------------------------------------------------- fiscal calendar
+
+
+@lru_cache(maxsize=64)
+def _parse_year_end(fiscal_year_end: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d{1,2})-(\d{1,2})\s*", fiscal_year_end)
+    if not m:
+        raise ValueError(f"fiscal year end must be MM-DD, got {fiscal_year_end!r}")
+    month, day = int(m.group(1)), int(m.group(2))
+    if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(2000, month)[1]:
+        raise ValueError(f"fiscal year end is not a day of the year: {fiscal_year_end!r}")
+    return month, day
+
+
+def _year_end_date(year: int, fiscal_year_end: str) -> date:
+    month, day = _parse_year_end(fiscal_year_end)
+    return date(year, month, min(day, calendar.monthrange(year, month)[1]))
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
+
+
+def fiscal_year_of(day: date, fiscal_year_end: str) -> int:
+    """The fiscal year containing `day`, named by the calendar year in which it ends."""
+    return day.year if day <= _year_end_date(day.year, fiscal_year_end) else day.year + 1
+
+
+def fiscal_year_bounds(year: int, fiscal_year_end: str) -> tuple[date, date]:
+    """First and last day of fiscal year `year`."""
+    return _year_end_date(year - 1, fiscal_year_end) + timedelta(days=1), _year_end_date(
+        year, fiscal_year_end
+    )
+
+
+def _block_of(day: date, fiscal_year_end: str, months: int) -> tuple[int, int]:
+    year = fiscal_year_of(day, fiscal_year_end)
+    start = fiscal_year_bounds(year, fiscal_year_end)[0]
+    index = 1
+    while index < 12 // months and _add_months(start, months * index) <= day:
+        index += 1
+    return year, index
+
+
+def fiscal_quarter_of(day: date, fiscal_year_end: str) -> Period:
+    """The fiscal quarter containing `day` (`2025Q3`)."""
+    year, q = _block_of(day, fiscal_year_end, 3)
+    return Period(PeriodType.Q, f"{year}Q{q}")
+
+
+def fiscal_half_of(day: date, fiscal_year_end: str) -> Period:
+    """The fiscal half-year containing `day` (`2025H1`)."""
+    year, h = _block_of(day, fiscal_year_end, 6)
+    return Period(PeriodType.HY, f"{year}H{h}")
+
+
+def last_complete_fiscal_year(reference_date: date, fiscal_year_end: str) -> Period:
+    """The fiscal year before the one containing the reference date (the default assumption)."""
+    return Period(PeriodType.FY, str(fiscal_year_of(reference_date, fiscal_year_end) - 1))
+
+
+_PER_YEAR = {PeriodType.FY: 1, PeriodType.HY: 2, PeriodType.Q: 4, PeriodType.M: 12}
+
+
+def _period_index(p: Period) -> tuple[int, int]:
+    """(year, 0-based position inside the year) of a period code."""
+    if p.type is PeriodType.FY:
+        return int(p.value), 0
+    if p.type is PeriodType.M:
+        return int(p.value[:4]), int(p.value[5:7]) - 1
+    return int(p.value[:4]), int(p.value[5:]) - 1
+
+
+def _make_period(kind: PeriodType, year: int, pos: int) -> Period:
+    if kind is PeriodType.FY:
+        return Period(kind, str(year))
+    if kind is PeriodType.HY:
+        return Period(kind, f"{year}H{pos + 1}")
+    if kind is PeriodType.Q:
+        return Period(kind, f"{year}Q{pos + 1}")
+    return Period(kind, f"{year}-{pos + 1:02d}")
+
+
+def shift_period(p: Period, steps: int) -> Period:
+    """The period `steps` periods of the same type later (negative: earlier)."""
+    per_year = _PER_YEAR[p.type]
+    year, pos = _period_index(p)
+    year, pos = divmod(year * per_year + pos + steps, per_year)
+    return _make_period(p.type, year, pos)
+
+
+def previous_period(p: Period) -> Period:
+    """FY2025 -> FY2024, 2025H1 -> 2024H2, 2025Q1 -> 2024Q4, 2025-01 -> 2024-12."""
+    return shift_period(p, -1)
+
+
+def period_bounds(p: Period, fiscal_year_end: str) -> tuple[date, date]:
+    """First and last day of a period (months are calendar months)."""
+    year, pos = _period_index(p)
+    if p.type is PeriodType.M:
+        return date(year, pos + 1, 1), date(year, pos + 1, calendar.monthrange(year, pos + 1)[1])
+    start = fiscal_year_bounds(year, fiscal_year_end)[0]
+    months = 12 // _PER_YEAR[p.type]
+    first = _add_months(start, months * pos)
+    return first, _add_months(start, months * (pos + 1)) - timedelta(days=1)
+
+
+# --------------------------------------------------------------------------- the grammar
+
+_LAT = "0-9A-Za-z\u00c0-\u024f"
+_AP = "['’]"
+_ZHNUM = "零〇一二两三四五六七八九十"
+
+
+# English and Italian month names; Italian abbreviations that are English words ("set",
+# "ago") are left out, as they would turn "set 2025 targets" into a month.
+MONTH_NAMES = (
+    "january|february|march|april|june|july|august|september|october|november|december|"
+    "gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|"
+    "dicembre|sept|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|gen|mag|giu|lug|ott|dic"
+)
+_MONTH_BY_PREFIX = {
+    "jan": 1, "gen": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "mag": 5, "jun": 6, "giu": 6,
+    "jul": 7, "lug": 7, "aug": 8, "ago": 8, "sep": 9, "set": 9, "oct": 10, "ott": 10,
+    "nov": 11, "dec": 12, "dic": 12,
+}  # fmt: skip
+_ORDINALS = {
+    "first": 1, "1st": 1, "primo": 1, "1°": 1, "1º": 1, "i": 1,
+    "second": 2, "2nd": 2, "secondo": 2, "2°": 2, "2º": 2, "ii": 2,
+    "third": 3, "3rd": 3, "terzo": 3, "3°": 3, "3º": 3, "iii": 3,
+    "fourth": 4, "4th": 4, "quarto": 4, "4°": 4, "4º": 4, "iv": 4,
+    "fifth": 5, "5th": 5, "quinto": 5,
+}  # fmt: skip
+_ORD_RE = "first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th"
+_ORD_IT_RE = "primo|secondo|terzo|quarto|quinto|[1-5][°º]|iii|ii|iv|i"
+_UNITS = (
+    rf"(?:files?|documents?|docs|documenti|rows?|righe|lines?|pieces|pezzi|pcs|words|parole|"
+    rf"characters|bytes|kb|mb|gb|eur|euros?|usd|dollars?|k|m|mln|millions?|milioni|bn|"
+    rf"billions?|miliardi)(?![{_LAT}])|[个条份件次页元万亿名人%]"
+)
+_RB_CODE = "(?![0-9])(?![A-Za-z](?![0-9]))"  # "2023" in "2023Q3" yes, in "2020s" no
+
+# Latin phrases meaning a year relative to the current fiscal year, and their Chinese spellings
+_REL_YEAR = {
+    "ry3": ("three 3 tre", r"(?:three|3)\s+years\s+ago|(?:tre|3)\s+anni\s+fa", "大前年"),
+    "ry2": (
+        "the year two 2 due",
+        r"(?:the\s+)?year\s+before\s+last(?:\s+year)?|(?:two|2)\s+years\s+ago|(?:due|2)\s+anni\s+fa",
+        "前年",
+    ),
+    "ry1": (
+        "last previous prior a one l anno lo scorso esercizio un 1",
+        rf"(?:last|previous|prior)\s+(?:fiscal\s+)?year|(?:a|one)\s+year\s+ago|"
+        rf"(?:l{_AP}\s?)?anno\s+(?:scorso|passato|precedente)|(?:lo\s+)?scorso\s+anno|"
+        rf"(?:l{_AP}\s?)?esercizio\s+(?:precedente|scorso)|(?:lo\s+)?scorso\s+esercizio|"
+        r"(?:un|1)\s+anno\s+fa",
+        "去年|上年度|上一年|上年|上一财年|上个财年|上财年",
+    ),
+    "ry0": (
+        "this the current quest questo l anno esercizio",
+        rf"this\s+(?:fiscal\s+)?year|(?:the\s+)?current\s+(?:fiscal\s+)?year|"
+        rf"quest{_AP}\s?anno|questo\s+anno|(?:l{_AP}\s?)?(?:anno|esercizio)\s+(?:in\s+corso|corrente)",
+        "今年度|今年|本年度|本年|本财年",
+    ),
+    "ryn": (
+        "next l anno il prossimo",
+        rf"next\s+(?:fiscal\s+)?year|(?:l{_AP}\s?)?anno\s+prossimo|(?:il\s+)?prossimo\s+anno",
+        "明年|下一年|下年度",
+    ),
+}
+_REL_YEAR_OFFSET = {"ry3": -3, "ry2": -2, "ry1": -1, "ry0": 0, "ryn": 1}
+
+# the quarter/half before, at or after the one containing the reference date
+_REL_SUB = {
+    "rq1": (
+        "the last previous prior lo scorso il trimestre l ultimo",
+        r"(?:the\s+)?(?:last|previous|prior)\s+(?:fiscal\s+)?quarter|(?:lo\s+)?scorso\s+trimestre|"
+        rf"(?:il\s+)?trimestre\s+(?:scorso|precedente|passato)|(?:l{_AP}\s?)?ultimo\s+trimestre",
+        "上个季度|上一个季度|上一季度|上季度",
+    ),
+    "rq0": (
+        "this the current questo il trimestre",
+        r"this\s+quarter|(?:the\s+)?current\s+quarter|questo\s+trimestre|"
+        r"(?:il\s+)?trimestre\s+(?:corrente|in\s+corso)",
+        "本季度|这个季度|这季度|本季",
+    ),
+    "rqn": (
+        "next il prossimo",
+        r"next\s+quarter|(?:il\s+)?prossimo\s+trimestre",
+        "下个季度|下一季度|下季度",
+    ),
+    "rh1": (
+        "the last previous prior lo scorso il semestre",
+        r"(?:the\s+)?(?:last|previous|prior)\s+half(?:[\s-]year)?|(?:lo\s+)?scorso\s+semestre|"
+        r"(?:il\s+)?semestre\s+(?:scorso|precedente)",
+        "上个半年|上一个半年",
+    ),
+    "rh0": (
+        "this the current questo il semestre",
+        r"this\s+half(?:[\s-]year)?|(?:the\s+)?current\s+half(?:[\s-]year)?|questo\s+semestre|"
+        r"(?:il\s+)?semestre\s+(?:corrente|in\s+corso)",
+        "本半年|这半年",
+    ),
+}
+_REL_SUB_SHIFT = {
+    "rq1": (3, -1), "rq0": (3, 0), "rqn": (3, 1), "rh1": (6, -1), "rh0": (6, 0),
+}  # fmt: skip
+
+# Alternatives are grouped by what may start them, behind a cheap guard, so that most positions
+# of a sentence (the middle of a word, a space) are rejected after a few checks: this is what
+# keeps find_periods in the tens of microseconds. Inside a group, order is priority at equal
+# start ("skip" first, bare year last). "skip" spans are consumed and never reported.
+_DIGIT_START = [
+    ("skip", r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)"),  # dates are not periods
+    ("skip", r"(?<![/.-])\d{1,2}[-/.]\d{1,2}[-/.]\d{4}(?!\d)"),
+    ("skip", r"\d{4}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]"),
+    ("skip", rf"(?<![{_LAT}])\d{{1,2}}(?:st|nd|rd|th|°|º)?\s{{1,3}}(?:of\s{{1,3}})?"
+     rf"(?:{MONTH_NAMES})\.?,?\s{{1,3}}\d{{4}}(?!\d)"),
+    ("zhfy", r"(?P<zhfy_y>\d{4})\s?(?:财年|财政年度|会计年度|年度|年)"),
+    ("mcode", r"(?P<mc_y>\d{4})[-/](?P<mc_m>\d{1,2})(?!\d|[-/.]\d)"),
+    ("mycode", r"(?<![/.-])(?P<my_m>\d{1,2})/(?P<my_y>\d{4})(?!\d)"),
+    ("hpre", rf"(?<![{_LAT}])(?P<hp_n>[12])H\s?(?P<hp_y>\d{{4}}|{_AP}?\d{{2}})(?!\d)"),
+    ("qpre", rf"(?<![{_LAT}])(?P<qp_n>[1-4])Q\s?(?P<qp_y>\d{{4}}|{_AP}?\d{{2}})(?!\d)"),
+    ("qzh", rf"第?\s?(?P<qz_n>[{_ZHNUM}]{{1,2}}|\d{{1,2}})\s?(?:财季|季度)"),
+    ("mzh", rf"(?P<mz_n>\d{{1,2}}|[{_ZHNUM}]{{1,3}})\s?月份?"
+     rf"(?!\s?\d{{1,2}}\s?[日号]|[{_ZHNUM}]{{1,3}}[日号])"),
+    ("year", rf"(?<![{_LAT}$€£¥#])(?<!\d[.,])(?P<yr_y>\d{{4}}){_RB_CODE}(?![.,]\d)"
+     rf"(?!\s{{0,2}}(?:{_UNITS}))"),
+]  # fmt: skip
+_ORD_FIRST = "first second third fourth fifth 1st 2nd 3rd 4th 5th"
+_ORD_IT_FIRST = "primo secondo terzo quarto quinto i ii iii iv 1° 2° 3° 4° 5° 1º 2º 3º 4º 5º"
+# (words that can begin the phrase, kind, pattern): a phrase is only tried where one of its first
+# words starts, so a sentence costs a set lookup per word instead of every phrase at every word
+_WORD_START = [
+    ("http https ftp www", "skip", r"(?:https?|ftp)://\S+|www\.\S*"),
+    (MONTH_NAMES.replace("|", " "), "skip",
+     rf"(?:{MONTH_NAMES})\.?\s{{1,3}}\d{{1,2}}(?:st|nd|rd|th)?,?\s{{1,3}}\d{{4}}(?!\d)"),
+    ("top primi prime at al", "skip", r"(?:top|primi|prime|at\s+most|al\s+massimo)\s{0,3}\d+"),
+    ("fiscal", "fis", rf"fiscal(?:\s+year)?\s+{_AP}?(?P<fis_y>\d{{4}}|\d{{2}})(?!\d)"),
+    ("anno esercizio", "fis",
+     r"(?:anno\s+fiscale|esercizio(?:\s+fiscale)?)\s+(?:del\s+)?(?P<fis2_y>\d{4})(?!\d)"),
+    *((first, name, rf"(?:{latin})(?![{_LAT}])") for name, (first, latin, _) in _REL_YEAR.items()),
+    # "the last quarter of 2024" is Q4, while "last quarter" alone is relative
+    ("the last final", "qlast",
+     r"(?:the\s+)?(?:last|final)\s+(?:fiscal\s+)?quarter(?=\s{1,3}of\s)"),
+    ("l ultimo", "qlast", rf"(?:l{_AP}\s?)?ultimo\s+trimestre(?=\s{{1,3}}(?:del|dell{_AP}))"),
+    ("the last final latter", "hlast", r"(?:the\s+)?(?:last|final|latter)\s+half(?=\s{1,3}of\s)"),
+    ("l ultimo", "hlast", rf"(?:l{_AP}\s?)?ultimo\s+semestre(?=\s{{1,3}}(?:del|dell{_AP}))"),
+    *((first, name, rf"(?:{latin})(?![{_LAT}])") for name, (first, latin, _) in _REL_SUB.items()),
+    (f"the {_ORD_FIRST}", "hword",
+     rf"(?:the\s+)?(?P<hw_n>{_ORD_RE})\s+half(?:[\s-]year)?(?![{_LAT}])"),
+    (f"il {_ORD_IT_FIRST}", "hword", rf"(?:il\s+)?(?P<hwi_n>{_ORD_IT_RE})\s+semestre(?![{_LAT}])"),
+    (f"the {_ORD_FIRST}", "qword",
+     rf"(?:the\s+)?(?P<qw_n>{_ORD_RE})\s+(?:fiscal\s+)?quarter(?![{_LAT}])"),
+    (f"il {_ORD_IT_FIRST}", "qword", rf"(?:il\s+)?(?P<qwi_n>{_ORD_IT_RE})\s+trimestre(?![{_LAT}])"),
+    (MONTH_NAMES.replace("|", " "), "mname", rf"(?P<mn_n>{MONTH_NAMES})\.?(?![{_LAT}])"),
+]  # fmt: skip
+_CODE_START = [  # may follow a digit: 2023Q3, FY2023Q3, Q3FY24
+    ("fy", rf"FY\s?{_AP}?(?P<fy_y>\d+)(?:\s?[-/]\s?(?P<fy_y2>\d{{4}}|\d{{2}})(?!\d))?{_RB_CODE}"),
+    ("hcode", r"H(?P<hc_n>\d)(?![0-9])(?!(?!fy)[A-Za-z])"),
+    ("qcode", r"Q(?P<qc_n>\d)(?![0-9])(?!(?!fy)[A-Za-z])"),
+    ("tcode", rf"T(?P<tc_n>[1-4])(?![{_LAT}])"),
+]
+_CJK_START = [
+    ("skip", r"(?:前|最多|至多)\s{0,3}\d+"),  # counts
+    ("skip", r"前[一二两三四1-4]个?季度"),  # "the first three quarters" is not one quarter
+    ("zhfy2", r"(?:财年|财政年度|会计年度)\s?(?P<zhfy2_y>\d{4})(?!\d)"),
+    *((name, cjk) for name, (_, _, cjk) in _REL_YEAR.items()),
+    *((name, cjk) for name, (_, _, cjk) in _REL_SUB.items()),
+    ("hzh", r"(?P<hz_n>上|下)半(?:财)?年"),
+]
+_GROUPS = [
+    (rf"(?<!\d)(?=[\d第{_ZHNUM}])", _DIGIT_START),
+    (r"(?<![A-Za-z])(?=[FfHhQqTt])", _CODE_START),
+    ("(?=[前最至财会大去上今本明下这])", _CJK_START),  # the first characters of _CJK_START
+    (rf"(?={_AP})", [("apos", rf"{_AP}(?P<ap_y>\d{{2}})(?!\d)")]),
+]
+
+_TOKEN = re.compile(rf"[{_LAT}°º]+")
+_FULLWIDTH_CHAR = re.compile("[\uff01-\uff5e\u3000]")
+
+
+def _alternation(groups: list[tuple[str, list[tuple[str, str]]]]) -> re.Pattern[str]:
+    """One pattern; each alternative is a named group whose name (minus `__n`) is its kind."""
+    seen: dict[str, int] = {}
+    out = []
+    for guard, alternatives in groups:
+        parts = []
+        for name, pattern in alternatives:
+            seen[name] = seen.get(name, 0) + 1
+            group = name if seen[name] == 1 else f"{name}__{seen[name]}"
+            parts.append(f"(?P<{group}>{pattern})")
+        out.append(f"{guard}(?:{'|'.join(parts)})")
+    return re.compile("|".join(out), re.IGNORECASE)
+
+
+_ATOM_RE = _alternation(_GROUPS)
+
+
+def _phrases_by_first_word() -> dict[str, tuple[tuple[str, str], ...]]:
+    """For each word that can begin a Latin phrase, the phrases it can begin."""
+    by_word: dict[str, list[tuple[str, str]]] = {}
+    for words, name, pattern in _WORD_START:
+        for word in words.split():
+            by_word.setdefault(word, []).append((name, pattern))
+    return {word: tuple(alts) for word, alts in by_word.items()}
+
+
+@functools.cache
+def _phrase_pattern(alts: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    """Compiled on first use: compiling them all at import cost tens of ms on every start."""
+    return _alternation([("", list(alts))])
+
+
+_PHRASES = _phrases_by_first_word()
+_SUB_YEAR_GAP = re.compile(
+    rf"\s{{0,3}}(?:(?:of|del|dell{_AP}|nel|in|di|,|-|/)\s{{0,3}})?(?:the\s{{1,3}})?"
+    r"(?:(?:year|anno)\s{1,3})?",
+    re.IGNORECASE,
+)
+_YEAR_SUB_GAP = re.compile(rf"\s{{0,3}}(?:[-/,的]\s{{0,3}})?|{_AP}s\s{{1,3}}", re.IGNORECASE)
+_LIST_GAP = re.compile(r"\s{0,3}(?:[-–/,&和与]|and|or|e|o|vs\.?|to)?\s{0,3}", re.IGNORECASE)
+_MAX_GAP = 16
+_CJK = re.compile("[\u2e80-\u9fff]")
+# full-width ASCII (ＦＹ２０２４) read as ASCII; one character each way, so spans still fit `text`
+_FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
+# --------------------------------------------------------------------------- atoms
+
+
+@dataclass(slots=True)
+class _Atom:
+    start: int
+    end: int
+    role: str  # "year" | "sub" | "period" | "skip"
+    form: str = ""  # year: bare|zh|fy|apos|rel ; sub: H|Q|T|M
+    num: int | None = None  # year, relative year offset, or sub index; None when unreadable
+    latin: bool = False  # a Latin month name (never after the year)
+    period: Period | None = None  # role "period" only
+    relative: bool = False
+    zh: bool = False  # written in Chinese (the year comes first)
+
+
+def chinese_number(text: str) -> int | None:
+    """0-99 written with digits or Chinese numerals (三, 十二, 两); None for anything else."""
+    digits = "零一二三四五六七八九"
+    if text.isdigit():
+        return int(text)
+    text = text.replace("两", "二").replace("〇", "零")
+    if "十" not in text:
+        return digits.index(text) if len(text) == 1 and text in digits else None
+    tens, _, units = text.partition("十")
+    if len(tens) > 1 or len(units) > 1 or not all(c in digits for c in tens + units):
+        return None
+    t = digits.index(tens) if tens else 1
+    u = digits.index(units) if units else 0
+    return t * 10 + u
+
+
+def month_number(name: str) -> int | None:
+    """1-12 for an English or Italian month name or abbreviation (as MONTH_NAMES matches)."""
+    return _MONTH_BY_PREFIX.get(name[:3].lower())
+
+
+def _two_digit(text: str) -> int:
+    yy = int(text.lstrip("'’"))
+    return 1900 + yy if yy >= 90 else 2000 + yy
+
+
+def _ordinal(text: str) -> int | None:
+    return _ORDINALS.get(text.lower())
+
+
+def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
+    kind = (m.lastgroup or "").split("__")[0]
+    names = m.re.groupindex
+
+    def g(name: str) -> str:  # "" for a group this kind's pattern does not have or did not fill
+        return (m.group(name) or "") if name in names else ""
+
+    s, e = m.start(), m.end()
+    if kind == "skip":
+        return _Atom(s, e, "skip")
+    if kind in ("zhfy", "zhfy2"):
+        return _Atom(s, e, "year", "zh", int(g(f"{kind}_y")))
+    if kind == "year":
+        return _Atom(s, e, "year", "bare", int(g("yr_y")))
+    if kind == "fy":
+        return _fy_atom(s, e, g("fy_y"), g("fy_y2") or None)
+    if kind == "fis":
+        raw = g("fis_y") or g("fis2_y")
+        return _Atom(s, e, "year", "fy", int(raw) if len(raw) == 4 else _two_digit(raw))
+    if kind == "apos":
+        return _Atom(s, e, "year", "apos", _two_digit(g("ap_y")))
+    if kind in _REL_YEAR_OFFSET:
+        return _Atom(s, e, "year", "rel", _REL_YEAR_OFFSET[kind])
+    if kind in _REL_SUB_SHIFT:
+        months, shift = _REL_SUB_SHIFT[kind]
+        here = (fiscal_quarter_of if months == 3 else fiscal_half_of)(ctx.ref, ctx.fye)
+        return _Atom(s, e, "period", period=shift_period(here, shift), relative=True)
+    if kind == "mcode":
+        return _Atom(s, e, "period", period=_year_month(int(g("mc_y")), g("mc_m")))
+    if kind == "mycode":
+        return _Atom(s, e, "period", period=_sub_period("M", int(g("my_m")), int(g("my_y"))))
+    if kind in ("hpre", "qpre"):
+        key = kind[0]
+        raw_y = g(f"{key}p_y")
+        y = int(raw_y) if len(raw_y) == 4 else _two_digit(raw_y)
+        period = _sub_period(key.upper(), int(g(f"{key}p_n")), y)
+        return _Atom(s, e, "period", period=period)
+    if kind in ("qlast", "hlast"):
+        return _Atom(s, e, "sub", "Q" if kind == "qlast" else "H", 4 if kind == "qlast" else 2)
+    if kind == "hword":
+        return _Atom(s, e, "sub", "H", _ordinal(g("hw_n") or g("hwi_n")))
+    if kind == "qword":
+        return _Atom(s, e, "sub", "Q", _ordinal(g("qw_n") or g("qwi_n")))
+    if kind == "hzh":
+        return _Atom(s, e, "sub", "H", 1 if g("hz_n") == "上" else 2)
+    if kind == "qzh":
+        return _Atom(s, e, "sub", "Q", chinese_number(g("qz_n")))
+    if kind == "mzh":
+        return _Atom(s, e, "sub", "M", chinese_number(g("mz_n")))
+    if kind in ("hcode", "qcode", "tcode"):
+        return _Atom(s, e, "sub", {"h": "H", "q": "Q", "t": "T"}[kind[0]], int(g(f"{kind[0]}c_n")))
+    if kind == "mname":
+        return _Atom(s, e, "sub", "M", month_number(g("mn_n")), latin=True)
+    raise AssertionError(f"unhandled period atom {kind}")  # pragma: no cover
+
+
+def _fy_atom(s: int, e: int, first: str, second: str | None) -> _Atom:
+    if len(first) == 2:
+        year: int | None = _two_digit(first)
+    elif len(first) == 4:
+        year = int(first)
+    else:
+        year = None  # FY20245, FY1
+    if second is not None and year is not None:
+        # FY2024-25 / FY24/25: a split fiscal year is named by the year it ends
+        nxt = int(second) if len(second) == 4 else _two_digit(second)
+        year = nxt if nxt == year + 1 else None
+    return _Atom(s, e, "year", "fy", year)
+
+
+def _valid_year(year: int | None) -> bool:
+    return year is not None and MIN_YEAR <= year <= MAX_YEAR
+
+
+def _year_month(year: int, month_text: str) -> Period | None:
+    month = int(month_text)
+    if 1 <= month <= 12:
+        return Period(PeriodType.M, f"{year}-{month:02d}") if _valid_year(year) else None
+    if month == (year + 1) % 100 and _valid_year(year + 1):
+        return Period(PeriodType.FY, str(year + 1))  # 2024-25: a split fiscal year
+    return None
+
+
+def _sub_period(form: str, n: int | None, year: int | None) -> Period | None:
+    """A half/quarter/month of `year`, or None when either part is out of range."""
+    if not _valid_year(year) or n is None:
+        return None
+    if form == "H":
+        return Period(PeriodType.HY, f"{year}H{n}") if 1 <= n <= 2 else None
+    if form in ("Q", "T"):
+        return Period(PeriodType.Q, f"{year}Q{n}") if 1 <= n <= 4 else None
+    return Period(PeriodType.M, f"{year}-{n:02d}") if 1 <= n <= 12 else None
+
+
+# --------------------------------------------------------------------------- merging
+
+
+@dataclass(slots=True)
+class _Context:
+    ref: date
+    fye: str
+    _fy: int | None = None
+
+    @property
+    def current_fy(self) -> int:
+        if self._fy is None:
+            self._fy = fiscal_year_of(self.ref, self.fye)
+        return self._fy
+
+
+def _year_for(year: _Atom, sub_form: str, ctx: _Context) -> int | None:
+    """The year a sub-period belongs to: fiscal for halves/quarters, calendar for months."""
+    if year.form == "rel":
+        assert year.num is not None
+        if sub_form == "M":
+            return ctx.ref.year + year.num
+        return ctx.current_fy + year.num
+    return year.num
+
+
+def _month_year(year: _Atom, month: int | None, ctx: _Context) -> int | None:
+    y = _year_for(year, "M", ctx)
+    if y is None or month is None or year.form != "fy":
+        return y
+    fye_month = _parse_year_end(ctx.fye)[0]
+    # "March FY2025" with a June year end is March 2025, "September FY2025" is September 2024
+    return y - 1 if fye_month != 12 and month > fye_month else y
+
+
+def _combine(year: _Atom, sub: _Atom, ctx: _Context) -> Period | None:
+    if sub.form == "M":
+        return _sub_period("M", sub.num, _month_year(year, sub.num, ctx))
+    return _sub_period(sub.form, sub.num, _year_for(year, sub.form, ctx))
+
+
+def _gap(text: str, left: _Atom, right: _Atom | None, gap_re: re.Pattern[str]) -> int | None:
+    """Length of the connector between two atoms, or None when they do not belong together."""
+    if right is None or right.start - left.end > _MAX_GAP:
+        return None
+    return right.start - left.end if gap_re.fullmatch(text, left.end, right.start) else None
+
+
+def _sub_then_year(text: str, sub: _Atom, year: _Atom | None) -> int | None:
+    # Chinese puts the year first (2025年上半年): "上半年 2025年" is two periods
+    if year is None or year.role != "year" or sub.zh:
+        return None
+    return _gap(text, sub, year, _SUB_YEAR_GAP)
+
+
+def _year_then_sub(text: str, year: _Atom, sub: _Atom | None) -> int | None:
+    if sub is None or sub.role != "sub" or sub.latin or year.form == "apos":
+        return None
+    return _gap(text, year, sub, _YEAR_SUB_GAP)
+
+
+def _shared_year(text: str, sub: _Atom, nxt: _Atom | None, after: _Atom | None) -> _Atom | None:
+    """The year of "Q2 2024" when `sub` is the "Q1" of "Q1 and Q2 2024", else None."""
+    if nxt is None or nxt.role != "sub" or nxt.form != sub.form or sub.zh:
+        return None
+    if _gap(text, sub, nxt, _LIST_GAP) is None or _sub_then_year(text, nxt, after) is None:
+        return None
+    return after
+
+
+def _merge(text: str, atoms: list[_Atom], ctx: _Context) -> list[PeriodMatch]:
+    out: list[PeriodMatch] = []
+    i, n = 0, len(atoms)
+    while i < n:
+        a = atoms[i]
+        nxt = atoms[i + 1] if i + 1 < n else None
+        after = atoms[i + 2] if i + 2 < n else None
+        if a.role == "sub":
+            if nxt is not None and _sub_then_year(text, a, nxt) is not None:
+                rel = nxt.form == "rel"
+                out.append(_match(text, a.start, nxt.end, _combine(nxt, a, ctx), rel))
+                i += 2
+                continue
+            shared = _shared_year(text, a, nxt, after)
+            if shared is not None:  # "Q1 and Q2 2024", "H1-H2 2025": both take the year
+                out.append(
+                    _match(text, a.start, a.end, _combine(shared, a, ctx), shared.form == "rel")
+                )
+            elif a.form in ("H", "Q") and a.num is not None:
+                period = _sub_period(a.form, a.num, ctx.current_fy)
+                if period is not None:  # "Q3" alone: this fiscal year's; "Q7" alone: not a period
+                    out.append(_match(text, a.start, a.end, period, True))
+        elif a.role == "year":
+            tight = _year_then_sub(text, a, nxt)
+            if tight is not None and nxt is not None:
+                # "2023 Q3 2024": the sub-period joins the closer year (ties: the one before)
+                loose = _sub_then_year(text, nxt, after)
+                if loose is None or tight <= loose:
+                    period = _combine(a, nxt, ctx)
+                    out.append(_match(text, a.start, nxt.end, period, a.form == "rel"))
+                    i += 2
+                    continue
+            single = _single_year(a, ctx)
+            if single is not None:
+                out.append(_match(text, a.start, a.end, *single))
+        else:
+            out.append(_match(text, a.start, a.end, a.period, a.relative))
+        i += 1
+    return out
+
+
+def _single_year(a: _Atom, ctx: _Context) -> tuple[Period | None, bool] | None:
+    if a.form == "rel":
+        assert a.num is not None
+        return Period(PeriodType.FY, str(ctx.current_fy + a.num)), True
+    if a.form == "apos" or (a.form == "bare" and not _valid_year(a.num)):
+        return None  # "'24" alone or "1320" is not a period
+    return (Period(PeriodType.FY, str(a.num)) if _valid_year(a.num) else None), False
+
+
+def _match(text: str, start: int, end: int, period: Period | None, relative: bool) -> PeriodMatch:
+    return PeriodMatch(start, end, text[start:end], period, relative)
+
+
+# --------------------------------------------------------------------------- public
+
+
+def find_periods(
+    text: str, reference_date: date, fiscal_year_end: str = "12-31"
+) -> list[PeriodMatch]:
+    """Every period expression in `text`, left to right, never overlapping."""
+    _parse_year_end(fiscal_year_end)
+    ctx = _Context(reference_date, fiscal_year_end)
+    folded = text.translate(_FULLWIDTH) if _FULLWIDTH_CHAR.search(text) else text
+    found = list(_ATOM_RE.finditer(folded))
+    phrase_end = 0
+    for token in _TOKEN.finditer(folded):
+        alts = _PHRASES.get(token.group().lower())
+        phrases = _phrase_pattern(alts) if alts else None
+        if phrases is not None and token.start() >= phrase_end:
+            m = phrases.match(folded, token.start())
+            if m is not None:
+                found.append(m)
+                phrase_end = m.end()
+    if not found:
+        return []
+    found.sort(key=lambda m: (m.start(), -m.end()))
+    atoms, last_end = [], 0
+    for m in found:
+        # earliest first, then longest; a "skip" span hides whatever it covers
+        if m.start() >= last_end:
+            last_end = m.end()
+            atom = _atom(m, ctx)
+            if atom.role != "skip":
+                atom.zh = _CJK.search(m.group()) is not None
+                atoms.append(atom)
+    return _merge(text, atoms, ctx) if atoms else []
+
+
+_TRAILING = " \t\r\n.,;:!?。，；：！？"
+
+
+def normalize_period(
+    text: str, reference_date: date, fiscal_year_end: str = "12-31"
+) -> Period | None:
+    """The period when the whole of `text` is one period expression or code, else None."""
+    stripped = text.strip(_TRAILING)
+    found = find_periods(stripped, reference_date, fiscal_year_end)
+    if len(found) == 1 and found[0].start == 0 and found[0].end == len(stripped):
+        return found[0].period
+    return None

@@ -1,0 +1,331 @@
+"""Questions about several figures at once: a series over periods, a breakdown over members,
+a ranking, a comparison. Rules only, on the text the intent parser has already read.
+
+What is detected here decides the *shape* of the answer (a table), never a number: the numbers
+are still exact lookups in the fact table (core.figures.tabulate). Forms:
+
+- series: "from FY2021 to FY2025", "2021-2025", "between 2021 and 2025", "dal 2021 al 2025",
+  "2021年至2025年", "last 3 years", "gli ultimi tre anni", "近三年", "2025 quarter by quarter",
+  "monthly in 2025", "每季度", and "trend" on a metric ("China revenue trend": the last five
+  fiscal years; "trend in 2025": its quarters). "2021 and 2025" stays two periods.
+- breakdown: "by entity", "per unit", "per canale", "by channel", "各地区", "按渠道".
+- ranking: "which unit grew fastest", "highest gross margin", "top channel by revenue".
+- comparison: two named entities (or channels) with "vs", "compared with", "rispetto a", "对比".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from core.question.periods import (
+    PeriodMatch,
+    chinese_number,
+    fiscal_half_of,
+    fiscal_quarter_of,
+    fiscal_year_bounds,
+    last_complete_fiscal_year,
+    shift_period,
+)
+from core.types import Period, PeriodType
+
+MAX_SERIES = 24  # more periods than this is not a table a chat can read
+MAX_COLUMNS = 8  # a breakdown over more periods than this is too wide for a chat
+TREND_YEARS = 5  # "revenue trend" with no period: the last five fiscal years
+
+__all__ = ["Analysis", "detect_analysis", "expand"]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The table a question asks for. `spans` are the cue words, which are not "why" cues."""
+
+    kind: str  # series | breakdown | ranking | comparison
+    periods: tuple[Period, ...] = ()  # series: every period, oldest first
+    dimension: str = "entity"  # breakdown, ranking, comparison: entity | channel
+    measure: str = "value"  # ranking: value | growth
+    descending: bool = True
+    assumed_metric: str = ""  # "which unit grew fastest?" names no metric: the first one
+    assumed_period: bool = False  # no period named: the last complete fiscal year
+    spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_NUM_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "twelve": 12, "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6,
+    "sette": 7, "otto": 8, "nove": 9, "dieci": 10, "dodici": 12,
+}
+_UNIT_WORDS = {
+    "year": "FY", "years": "FY", "fiscal years": "FY", "anni": "FY", "esercizi": "FY",
+    "年": "FY", "财年": "FY", "quarters": "Q", "trimestri": "Q", "季度": "Q", "个季度": "Q",
+    "halves": "HY", "half-years": "HY", "semestri": "HY", "半年": "HY", "months": "M",
+    "mesi": "M", "个月": "M", "月": "M",
+}
+_LAST_N = _rx(
+    r"(?<!\w)(?:last|past|previous|recent|the\s+last|ultim[ie]|scors[ie]|passat[ie])\s+"
+    r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|twelve|due|tre|quattro|cinque|sei"
+    r"|sette|otto|nove|dieci|dodici)\s+(fiscal\s+years|years|quarters|half-years|halves|months"
+    r"|anni|esercizi|trimestri|semestri|mesi)(?!\w)"
+    r"|(?:近|最近|过去)\s*([0-9一二两三四五六七八九十]{1,3})\s*(财年|年|个季度|季度|半年|个月)"
+)
+_GRAIN = [
+    ("Q", _rx(r"quarter[\s-]+by[\s-]+quarter|(?<!\w)quarterly(?!\w)|(?<!\w)(?:by|per|each|every)"
+              r"\s+quarter(?!\w)|trimestre\s+per\s+trimestre|(?<!\w)trimestral[ei](?!\w)"
+              r"|(?<!\w)(?:per|ogni)\s+trimestre(?!\w)|每季度|各季度|分季度|按季度|逐季")),
+    ("M", _rx(r"month[\s-]+by[\s-]+month|(?<!\w)monthly(?!\w)|(?<!\w)(?:by|per|each|every)"
+              r"\s+month(?!\w)|mese\s+per\s+mese|(?<!\w)mensil[ei](?!\w)|(?<!\w)(?:per|ogni)"
+              r"\s+mese(?!\w)|每月|各月|按月|逐月|月度")),
+    ("HY", _rx(r"half[\s-]+by[\s-]+half|(?<!\w)semi-?annual(?:ly)?(?!\w)|(?<!\w)(?:by|per)"
+               r"\s+half(?!\w)|(?<!\w)semestral[ei](?!\w)|(?<!\w)per\s+semestre(?!\w)"
+               r"|每半年|按半年|半年度")),
+]
+_TREND = _rx(
+    r"(?<!\w)(?:trends?|over\s+time|evolution|history|historical|andamento|tendenza"
+    r"|evoluzione|storico|nel\s+tempo)(?!\w)|变化趋势|趋势|走势|历年"
+)
+_RANGE_BEFORE = _rx(
+    r"(?:(?<!\w)(?:from|between|dal|dall['’]|da|tra|fra)(?:\s+(?:il|the|fy))?|从)\s*$"
+)
+_RANGE_GAP = _rx(r"\s*(?:-|–|—|~|～|to|till|until|through|thru|al|all['’]|a|fino\s+al|至|到)\s*")
+_AND_GAP = _rx(r"\s*(?:and|e|和|与)(?:\s+(?:il|the))?\s*")
+_SPLIT_YEARS = re.compile(r"((?:19|20)\d{2})\s*[-–]\s*(\d{2})")
+_LOW = _rx(
+    r"(?<!\w)(?:lowest|smallest|least|worst|slowest|bottom|più\s+bass[oaie]|minore|minori"
+    r"|peggiore|peggiori|più\s+lent[oaie]|meno)(?!\w)|最低|最小|最少|最慢|最差"
+)
+_GROWTH_RANK = _rx(
+    r"(?<!\w)(?:grew|grown|grow|growing|growth|increased?)(?!\w).{0,20}?(?<!\w)(?:fastest"
+    r"|most|quickest|least|slowest|the\s+most|the\s+least)(?!\w)"
+    r"|(?<!\w)(?:fastest|slowest)[\s-]+(?:growing|growth)(?!\w)"
+    r"|(?<!\w)(?:cresciut[oaie]|cresce|crescere)(?!\w).{0,12}?(?<!\w)(?:di\s+più|di\s+meno"
+    r"|maggiormente)(?!\w)|crescita\s+(?:maggiore|più\s+(?:alta|forte|rapida)|minore)"
+    r"|增长最快|增速最快|增长最多|涨幅最大|增长最慢|增速最慢"
+)
+_VALUE_RANK = _rx(
+    r"(?<!\w)(?:highest|largest|biggest|top|best|lowest|smallest|worst|bottom|rank|ranking"
+    r"|ranked|classifica|migliore|migliori|peggiore|peggiori|maggiore|minore"
+    r"|più\s+(?:alt[oaie]|elevat[oaie]|bass[oaie]|grande|piccol[oaie]))(?!\w)"
+    r"|最高|最大|最多|最低|最小|最少|排名|排行"
+)
+_COMPARE = _rx(
+    r"(?<!\w)(?:vs\.?|versus|compared?\s+(?:to|with)|compare|against|rispetto\s+a|confronta"
+    r"|confronto|contro)(?!\w)|对比|比较|相比|相较"
+)
+_CHANNEL_WORD = _rx(r"(?<!\w)(?:channels?|canal[ei])(?!\w)|渠道")
+_BY_ENTITY = _rx(
+    r"(?<!\w)(?:by|per|across|for\s+each|each)\s+(?:business\s+units?|entit(?:y|ies)|units?"
+    r"|subsidiar(?:y|ies)|regions?|countr(?:y|ies)|compan(?:y|ies)|markets?|segments?)(?!\w)"
+    r"|(?<!\w)per\s+(?:entità|società|unità|paese|paesi|regione|regioni|mercato|mercati"
+    r"|controllat[ae])(?!\w)"
+    r"|各地区|各区域|分地区|按地区|各子公司|按子公司|各部门|按部门|各主体|按主体|各市场|按市场"
+    r"|各分部|按分部|各区"
+)
+_BY_CHANNEL = _rx(
+    r"(?<!\w)(?:by|per|across|for\s+each|each)\s+(?:sales\s+)?channels?(?!\w)"
+    r"|(?<!\w)per\s+canal[ei](?!\w)|各渠道|分渠道|按渠道"
+)
+
+
+# Every cue above contains one of these: a question with none of them (and fewer than two
+# periods) is a plain lookup, decided with one scan instead of a dozen.
+_HINTS = (
+    "trend", "over", "evol", "histor", "andament", "tendenz", "storic", "tempo", "quarter",
+    "month", "half", "semi", "trimestr", "mensil", "mese", "semestr", "last", "past",
+    "previous", "recent", "ultim", "scors", "passat", "grew", "grow", "increas", "fast",
+    "slow", "most", "least", "cresc", "maggior", "high", "larg", "big", "top", "best",
+    "low", "small", "worst", "bottom", "rank", "classific", "miglior", "peggior", "minor",
+    "più", "vs", "versus", "compar", "against", "rispetto", "confront", "contro", "by",
+    "per", "across", "each", "趋势", "走势", "历年", "季", "月", "半年", "近", "最", "过去",
+    "排", "增", "对比", "比较", "相比", "相较", "各", "分", "按",
+)
+
+
+def detect_analysis(
+    text: str,
+    matches: list[PeriodMatch],
+    *,
+    metrics: list[str],
+    entities: list[str],
+    channels: list[str],
+    reference_date: dt.date,
+    fiscal_year_end: str,
+    first_metric: str,
+) -> Analysis | None:
+    """The table `text` asks for, or None for a plain lookup. `text` has the glossary's names
+    blanked (so "top line" or "Italia" cannot be read as a cue); `matches` are its periods."""
+    if len(matches) < 2 and all(m.period is not None for m in matches):
+        folded = text.casefold()
+        if not any(hint in folded for hint in _HINTS):
+            return None
+    periods = [m.period for m in matches if m.period is not None]
+    ranking = _ranking(text, metrics, entities, channels, periods, first_metric)
+    if ranking is not None:
+        return ranking
+    compare = _COMPARE.search(text)
+    if compare and len(periods) <= 1 and len(metrics) == 1:
+        if len(entities) >= 2 or len(channels) >= 2:
+            dimension = "entity" if len(entities) >= 2 else "channel"
+            return Analysis("comparison", dimension=dimension, assumed_period=not periods,
+                            spans=(compare.span(),))
+        return None
+    for pattern, dimension in ((_BY_CHANNEL, "channel"), (_BY_ENTITY, "entity")):
+        by = pattern.search(text)
+        if by and len(metrics) == 1:
+            # over several periods ("by entity, 2021-2025", "for FY2024 and FY2025"): a column
+            # per period
+            series = _series(text, matches, reference_date, fiscal_year_end)
+            over = series.periods if series else tuple(periods) if len(periods) > 1 else ()
+            if len(over) > MAX_COLUMNS:
+                return None
+            spans = (by.span(), *(series.spans if series else ()))
+            return Analysis("breakdown", periods=over, dimension=dimension,
+                            assumed_period=not periods and not over, spans=spans)
+    if not metrics:
+        return None
+    return _series(text, matches, reference_date, fiscal_year_end)
+
+
+def _ranking(
+    text: str,
+    metrics: list[str],
+    entities: list[str],
+    channels: list[str],
+    periods: list[Period],
+    first_metric: str,
+) -> Analysis | None:
+    growth = _GROWTH_RANK.search(text)
+    value = None if growth else _VALUE_RANK.search(text)
+    cue = growth or value
+    if cue is None or len(periods) > 1 or len(metrics) > 1:
+        return None
+    if value is not None and not metrics:
+        return None  # "the highest what?": asked as a plain clarification
+    channel_words = _CHANNEL_WORD.search(text)
+    dimension = "channel" if channel_words or len(channels) >= 2 else "entity"
+    if len(entities) == 1 and dimension == "entity":
+        return None  # "China's highest revenue": not a ranking of units
+    low = _LOW.search(text)
+    spans = [cue.span()] + ([channel_words.span()] if channel_words else [])
+    return Analysis(
+        "ranking",
+        dimension=dimension,
+        measure="growth" if growth else "value",
+        descending=low is None,
+        assumed_metric="" if metrics else first_metric,
+        assumed_period=not periods,
+        spans=tuple(spans),
+    )
+
+
+def _series(
+    text: str, matches: list[PeriodMatch], reference_date: dt.date, fiscal_year_end: str
+) -> Analysis | None:
+    spans: list[tuple[int, int]] = []
+    grain = None
+    for kind, pattern in _GRAIN:
+        m = pattern.search(text)
+        if m:
+            grain, spans = kind, [m.span()]
+            break
+    trend = _TREND.search(text)
+    if trend:
+        spans.append(trend.span())
+    periods = _explicit_range(text, matches)
+    if periods is None:
+        last_n = _LAST_N.search(text)
+        if last_n is not None:
+            periods = _last_n(last_n, reference_date, fiscal_year_end)
+            spans.append(last_n.span())
+    if periods is None and (grain or trend):
+        found = [m.period for m in matches if m.period is not None]
+        if len(found) == 1 and found[0].type is PeriodType.FY:
+            periods = [found[0]]
+            grain = grain or "Q"  # "revenue trend in 2025": its quarters
+        elif not found and not [m for m in matches if m.period is None]:
+            last = last_complete_fiscal_year(reference_date, fiscal_year_end)
+            periods = [shift_period(last, -i) for i in range(TREND_YEARS - 1, -1, -1)]
+            if grain:
+                periods = [last]
+    if not periods:
+        return None
+    if grain:
+        periods = [p for fy in periods for p in _within(fy, grain, fiscal_year_end)]
+    if len(periods) < 2 or len(periods) > MAX_SERIES:
+        return None
+    return Analysis("series", periods=tuple(periods), spans=tuple(spans))
+
+
+def _explicit_range(text: str, matches: list[PeriodMatch]) -> list[Period] | None:
+    """Every period from the first to the second of two joined by a range connector."""
+    for m in matches:
+        split = _SPLIT_YEARS.fullmatch(m.raw) if m.period is None else None
+        if split:  # "2021-25": a range the period grammar rejects as a split fiscal year
+            first, last = int(split.group(1)), int(split.group(1)[:2] + split.group(2))
+            if last > first:
+                return expand(Period(PeriodType.FY, str(first)), Period(PeriodType.FY, str(last)))
+    for a, b in itertools.pairwise(matches):
+        if a.period is None or b.period is None or a.period.type is not b.period.type:
+            continue
+        gap = text[a.end : b.start]
+        before = text[max(0, a.start - 12) : a.start]
+        joined = _RANGE_GAP.fullmatch(gap) is not None
+        if not joined and _AND_GAP.fullmatch(gap) and _RANGE_BEFORE.search(before):
+            joined = True  # "between 2021 and 2025"; "2021 and 2025" stays two periods
+        if joined and _RANGE_BEFORE.search(before) is None and gap.strip() in ("a", "al"):
+            joined = False  # "a"/"al" alone ("Q1 al 2025"?) only after "da"/"dal"
+        if joined:
+            return expand(a.period, b.period)
+    return None
+
+
+def expand(first: Period, last: Period) -> list[Period] | None:
+    """first..last inclusive (same type), or None when reversed or too long."""
+    if first.type is not last.type or last.value <= first.value:
+        return None
+    out = [first]
+    while out[-1] != last:
+        if len(out) > MAX_SERIES:
+            return None
+        out.append(shift_period(out[-1], 1))
+    return out if len(out) >= 2 else None
+
+
+def _last_n(m: re.Match[str], reference_date: dt.date, fye: str) -> list[Period] | None:
+    raw_n = (m.group(1) or m.group(3) or "").lower()
+    n = _NUM_WORDS.get(raw_n) or chinese_number(raw_n)
+    unit = _UNIT_WORDS.get(re.sub(r"\s+", " ", (m.group(2) or m.group(4) or "").lower()))
+    if not n or unit is None or not 2 <= n <= MAX_SERIES:
+        return None
+    if unit == "FY":
+        last = last_complete_fiscal_year(reference_date, fye)
+    elif unit == "Q":
+        last = shift_period(fiscal_quarter_of(reference_date, fye), -1)
+    elif unit == "HY":
+        last = shift_period(fiscal_half_of(reference_date, fye), -1)
+    else:
+        prev = reference_date.replace(day=1) - dt.timedelta(days=1)
+        last = Period(PeriodType.M, f"{prev.year}-{prev.month:02d}")
+    return [shift_period(last, -i) for i in range(n - 1, -1, -1)]
+
+
+def _within(fy: Period, grain: str, fye: str) -> list[Period]:
+    """The quarters, halves or months of a fiscal year (months: calendar months it spans)."""
+    if fy.type is not PeriodType.FY:
+        return [fy]
+    year = fy.year
+    if grain == "Q":
+        return [Period(PeriodType.Q, f"{year}Q{i}") for i in range(1, 5)]
+    if grain == "HY":
+        return [Period(PeriodType.HY, f"{year}H{i}") for i in (1, 2)]
+    start = fiscal_year_bounds(year, fye)[0]
+    out = []
+    for i in range(12):
+        index = start.year * 12 + start.month - 1 + i
+        out.append(Period(PeriodType.M, f"{index // 12}-{index % 12 + 1:02d}"))
+    return out

@@ -1,0 +1,43 @@
+"""The security gate: runs before the cache and before any channel.
+
+Competitors are refused (matched with whitespace removed, so spacing tricks do not get through)
+and blanked out of the text, so an in-scope name inside a competitor's name never matches. A
+RESTRICTED entity is simply out of scope for a chat without clearance: it is refused exactly like
+a competitor, so the refusal itself reveals nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.knowledge.names import NameIndex, blank
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    allowed: bool
+    text: str  # the question with competitor names blanked
+    reason: str = ""  # "competitor" | "restricted" when refused (for logs, never shown)
+
+
+class SecurityGate:
+    def __init__(self, names: NameIndex) -> None:
+        self.names = names
+        self.glossary = names.glossary
+
+    def check(
+        self, text: str, *, cleared: bool, fixed_slots: dict[str, str] | None = None
+    ) -> GateVerdict:
+        spans = self.names.competitor_spans(text)
+        if spans:
+            return GateVerdict(False, blank(text, spans), "competitor")
+        if not cleared:
+            codes = [m.code for m in self.names.find(text) if m.kind == "entity"]
+            if fixed_slots and fixed_slots.get("entity"):  # tapped, or carried (comma-joined)
+                for value in fixed_slots["entity"].split(","):
+                    codes.append(self.names.normalize("entity", value) or "")
+            for code in codes:
+                term = self.glossary.entities.get(code)
+                if term is not None and term.restricted:
+                    return GateVerdict(False, text, "restricted")
+        return GateVerdict(True, text)
