@@ -35,14 +35,32 @@ CASES = [
      ["2024财年营收：3.189亿欧元", "Orbis FY2024 Annual Report，第11页"], []),
     ("not-found-en", "What was Orbis Hong Kong revenue in FY2019?",
      ["I have no figure for Orbis Hong Kong revenue, FY2019"], ["€"]),
+    ("not-found-it", "Qual è stato il fatturato di Orbis Hong Kong nel 2019?",
+     ["Non ho un dato per Ricavi Orbis Hong Kong, FY2019"], ["€"]),
+    ("not-found-zh", "2019年香港区营收是多少？", ["事实表中没有", "2019财年营收的数据"], ["欧元"]),
+    ("refused-en", "What was Vortex revenue in 2024?",
+     ["That is outside what I can answer"], ["Vortex"]),
     ("refused-it", "Quanto ha fatturato Vortex nel 2024?",
      ["fuori da ciò a cui posso rispondere"], ["Vortex"]),
+    ("refused-zh", "Vortex的营收是多少？", ["这超出了我可以回答的范围"], ["Vortex"]),
     ("metric-asked-en", "How did Orbis China do in 2024?",
      ["Which figure do you mean?"], []),
+    ("metric-asked-it", "Come è andata Orbis Cina nel 2024?", ["Quale dato intendi?"], []),
+    ("metric-asked-zh", "中国区2024年表现如何？", ["您指的是哪个指标？"], []),
     ("difference-en", "How did China revenue change from FY2024 to FY2025?",
      ["€560.4M", "€478.2M", "-€82.2M (-14.7%)"], []),
+    ("difference-it", "Come è cambiato il fatturato della Cina dal 2024 al 2025?",
+     ["560,4 M€", "478,2 M€", "-82,2 M€ (-14,7%)"], []),
+    ("difference-zh", "中国区营收从2024年到2025年变化如何？",
+     ["5.604亿欧元", "4.782亿欧元", "-0.822亿欧元（-14.7%）"], []),
+    ("narrative-en", "Why did China revenue fall in 2025?",
+     ["Why:", "“", "Sources", "[1] "], ["Orbis Italia ha registrato"]),
     ("narrative-it", "Perché il fatturato in Cina è calato nel 2025?",
      ["Perché", "“", "Fonti", "[1] "], []),
+    ("composite-en", "How did China revenue change from FY2024 to FY2025 and why?",
+     ["-€82.2M (-14.7%)", "Why:", "[1] "], []),
+    ("composite-it", "Come sono cambiati i ricavi della Cina dal 2024 al 2025 e perché?",
+     ["-82,2 M€ (-14,7%)", "Perché", "[1] "], []),
     ("composite-zh", "中国区营收为什么在2025年下降？",
      ["4.782亿欧元", "归因分析", "来源", "[1] "], []),
 ]
@@ -119,9 +137,26 @@ def test_telegram_options_come_under_a_header_per_slot(telegram: FakeTelegram) -
     assert not any("Orbis Labs" in label for row in labels for label in row)  # restricted
 
 
-def test_telegram_help_follows_the_users_language(telegram: FakeTelegram) -> None:
-    message = _telegram_ask(telegram, 5101, "/help", language="it")
-    assert "Fammi una domanda" in _seen(message["text"])
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", "Ask me a question"), ("it", "Fammi una domanda"), ("zh", "请提问")])
+def test_telegram_help_follows_the_users_language(telegram: FakeTelegram, language: str,
+                                                  words: str) -> None:
+    chat = 5101 + ["en", "it", "zh"].index(language)
+    message = _telegram_ask(telegram, chat, "/help", language=language)
+    assert words in _seen(message["text"])
+
+
+@pytest.mark.parametrize(("language", "heading"), [
+    ("en", "fast paths (most used first)"), ("it", "percorsi rapidi (i più usati prima)"),
+    ("zh", "快速路径")])
+def test_telegram_admin_listing_is_monospace_in_the_admins_language(
+        telegram: FakeTelegram, language: str, heading: str) -> None:
+    from tests.telegram_harness import ADMIN
+
+    _telegram_ask(telegram, ADMIN, "What was Orbis Italia revenue in FY2024?")
+    message = _telegram_ask(telegram, ADMIN, "/fastpaths", language=language)
+    assert message["text"].startswith("<pre>")
+    assert heading in _seen(message["text"])
 
 
 # -- Slack ----------------------------------------------------------------------------------
