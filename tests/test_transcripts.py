@@ -215,3 +215,70 @@ def test_slack_options_come_under_a_header_per_slot(slack: tuple[Any, FakeSlack]
                if kind == "context" and i + 1 < len(blocks) and kinds[i + 1] == "actions"]
     assert headers == ["*Società o unità:*", "*Periodo:*"]
     assert "Ho assunto: Orbis Group (entità predefinita)" in _slack_seen(message)
+
+
+# -- analysis: ranges with their chart, breakdowns, rankings, derived metrics -----------------
+
+ANALYSIS = [
+    ("range-en", "China revenue from FY2021 to FY2025", True,
+     ["FY2021", "€455.0M", "FY2025", "€478.2M", "-€82.2M", "-14.7%"]),
+    ("range-it", "Fatturato della Cina dal 2021 al 2025", True,
+     ["FY2021", "455,0 M€", "-82,2 M€", "-14,7%"]),
+    ("breakdown-it", "Fatturato per società nel 2024", True,
+     ["Orbis Cina", "560,4 M€", "53,7%", "Orbis Group", "1.043,8 M€"]),
+    ("breakdown-zh", "2024年各地区营收", True, ["5.604亿欧元", "53.7%", "10.438亿欧元"]),
+    ("ranking-en", "Which unit grew fastest in 2025?", True,
+     ["First: Orbis Italia, +10.6%.", "1. Orbis Italia", "€352.6M", "3. Orbis China"]),
+    ("derived-it", "Qual è il margine EBITDA di Orbis Italia nel 2024?", False,
+     ["Margine EBITDA Orbis Italia, FY2024: 15,6%", "EBITDA 49,8 M€ ÷ ricavi 318,9 M€"]),
+    ("derived-en", "What is the EBITDA margin of Orbis Italia in 2024?", False,
+     ["Orbis Italia EBITDA margin, FY2024: 15.6%", "÷ revenue €318.9M"]),
+]
+
+
+@pytest.mark.parametrize(("name", "question", "chart", "present"), ANALYSIS,
+                         ids=[c[0] for c in ANALYSIS])
+def test_telegram_analysis_comes_as_a_table_with_its_chart(
+        telegram: FakeTelegram, name: str, question: str, chart: bool,
+        present: list[str]) -> None:
+    """A table answer: the chart as a photo whose caption is the table, then the rest of the
+    answer (sources) as text; a single derived figure is one text message, no chart."""
+    chat = 5200 + [c[0] for c in ANALYSIS].index(name)
+    before = len(telegram.sent(chat))
+    telegram.inject(telegram.text(chat, chat, question))
+    text = telegram.wait_for(lambda: telegram.sent(chat)[before:], timeout=60)[0]
+    photos = telegram.photos(chat)
+    seen = _seen(text["text"])
+    if chart:
+        (photo,) = photos
+        assert photo["_image"].startswith(b"\x89PNG") and len(photo["_image"]) > 10_000
+        seen = _seen(photo["caption"]) + "\n" + seen
+        assert photo["message_id"] < text["message_id"]  # the chart first, then the text
+    else:
+        assert photos == []
+    for part in present:
+        assert part in seen, seen
+    assert not INTERNAL.search(seen), seen
+
+
+@pytest.mark.parametrize(("name", "question", "chart", "present"),
+                         [c for c in ANALYSIS if c[0] in ("range-en", "breakdown-zh",
+                                                          "derived-it")],
+                         ids=["range-en", "breakdown-zh", "derived-it"])
+def test_slack_analysis_comes_as_a_table_with_its_chart(
+        slack: tuple[Any, FakeSlack], name: str, question: str, chart: bool,
+        present: list[str]) -> None:
+    bot, fake = slack
+    channel = f"C52{[c[0] for c in ANALYSIS].index(name):06d}"
+    assert bot.sender.mention(channel, "U0000503", question).status_code == 200
+    message = fake.wait_for(lambda: fake.posted(channel), timeout=60)[0]
+    seen = _slack_seen(message)
+    for part in present:
+        assert part in seen, seen
+    files = fake.files(channel)
+    if chart:
+        (upload,) = files
+        assert upload["data"].startswith(b"\x89PNG") and upload["thread_ts"]
+    else:
+        assert files == []
+    assert not INTERNAL.search(seen), seen
