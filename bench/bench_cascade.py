@@ -119,7 +119,8 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
     """Undo, on this one application, what issue 15's last step changed on the answer path
     (SQLite), so that before and after are measured side by side in one run: the plan
     registration back on Core, a pool checkout per answer-path statement instead of kept
-    connections, and WAL checkpoints back in whichever commit passes 1,000 pages."""
+    connections, WAL checkpoints back in whichever commit passes 1,000 pages, and the learning
+    writer woken by every record an answer queues."""
     from sqlalchemy import event
 
     from storage.fast_sql import PooledConnection
@@ -136,6 +137,16 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
 
     event.listen(app.engine, "connect", default_checkpoints)
     app.engine.dispose()  # pooled connections reopen with SQLite's default
+
+    learning = app.cascade.learning
+    queue = learning.submit
+
+    def submit_and_wake(record) -> None:  # type: ignore[no-untyped-def]
+        queue(record)
+        with learning._cond:
+            learning._cond.notify_all()
+
+    learning.submit = submit_and_wake
 
 
 def serve_mode(n: int, busy_processes: int, start: int = 0, compare: bool = False) -> Timings:
