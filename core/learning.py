@@ -64,7 +64,7 @@ class BackgroundLearning(Generic[T]):
         name: str = "learning",
         wait_idle: Callable[[float], None] | None = None,
         max_wait: float = 0.25,
-        poll_s: float = 0.05,
+        poll_s: float = 0.25,
     ) -> None:
         """`wait_idle(timeout)` returns when no answer is being made (or after `timeout`): the
         writer takes its turn between answers, so on SQLite an answer's turn write does not
