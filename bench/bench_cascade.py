@@ -119,8 +119,9 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
     """Undo, on this one application, what issue 15's last step changed on the answer path
     (SQLite), so that before and after are measured side by side in one run: the plan
     registration back on Core, a pool checkout per answer-path statement instead of kept
-    connections, WAL checkpoints back in whichever commit passes 1,000 pages, and the learning
-    writer woken by every record an answer queues."""
+    connections, WAL checkpoints back in whichever commit passes 1,000 pages, the learning
+    writer woken by every record an answer queues, and two `labels()` lookups per answer's
+    metrics."""
     from sqlalchemy import event
 
     from storage.fast_sql import PooledConnection
@@ -147,6 +148,14 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
             learning._cond.notify_all()
 
     learning.submit = submit_and_wake
+    metrics = app.metrics
+
+    def observe_as_before(answer) -> None:  # type: ignore[no-untyped-def]
+        level = answer.served_by or "none"
+        metrics.requests.labels(route=answer.route_name, level=level).inc()
+        metrics.latency.labels(level=level).observe(max(answer.latency_ms, 0.0) / 1000)
+
+    app.cascade.on_answer = observe_as_before
 
 
 def serve_mode(n: int, busy_processes: int, start: int = 0, compare: bool = False) -> Timings:
