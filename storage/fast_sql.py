@@ -86,10 +86,11 @@ class FastInsert:
 
 class KeptConnection:
     """One DBAPI connection taken out of the engine's pool for good (pragmas applied when it
-    was opened), lent under a lock."""
+    was opened), lent under a lock. It refers to its engine weakly: the per-engine registries
+    below must not keep an engine alive (the connection closes when it is collected)."""
 
     def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+        self._engine = weakref.ref(engine)
         self._conn: Any = None
         self._lock = threading.Lock()
 
@@ -97,7 +98,10 @@ class KeptConnection:
     def lent(self) -> Iterator[Any]:
         with self._lock:
             if self._conn is None:
-                proxy = self._engine.raw_connection()
+                engine = self._engine()
+                if engine is None:
+                    raise RuntimeError("the engine of this connection was disposed of")
+                proxy = engine.raw_connection()
                 proxy.detach()  # ours now: the pool neither resets nor disposes it
                 self._conn = proxy.dbapi_connection
             yield self._conn

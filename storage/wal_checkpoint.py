@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -31,7 +32,8 @@ class WalCheckpointer:
     `close()` before the engine is disposed."""
 
     def __init__(self, engine: Engine, *, interval_s: float = 0.5) -> None:
-        self._engine = engine
+        # weakly: an application nobody closed must not live on in this thread
+        self._engine = weakref.ref(engine)
         self._interval_s = interval_s
         self._stop = threading.Event()
         event.listen(engine, "connect", _raise_autocheckpoint)
@@ -46,9 +48,13 @@ class WalCheckpointer:
         """One for SQLite; None elsewhere (PostgreSQL checkpoints in its own processes)."""
         return cls(engine, **kwargs) if engine.dialect.name == "sqlite" else None
 
-    def checkpoint(self) -> None:
-        """One PASSIVE checkpoint now, on a pooled connection."""
-        conn = self._engine.raw_connection()
+    def checkpoint(self) -> bool:
+        """One PASSIVE checkpoint now, on a pooled connection; False once the engine is gone."""
+        engine = self._engine()
+        if engine is None:
+            return False
+        conn = engine.raw_connection()
+        del engine
         try:
             cur = conn.cursor()
             try:
@@ -58,6 +64,7 @@ class WalCheckpointer:
                 cur.close()
         finally:
             conn.close()
+        return True
 
     def close(self) -> None:
         """Stop the thread, after one last checkpoint."""
@@ -73,7 +80,8 @@ class WalCheckpointer:
     def _run(self) -> None:
         while not self._stop.wait(self._interval_s):
             try:
-                self.checkpoint()
+                if not self.checkpoint():
+                    return  # the engine was collected: nothing left to checkpoint
             except Exception:  # a busy or vanished database: the next turn tries again
                 log.debug("WAL checkpoint failed", exc_info=True)
 
