@@ -7,8 +7,11 @@
    version check, then the cost-aware cascade, plan registration and L1 observation queued for
    the writer thread): a first ask and its repeat (L0a). One other process keeps a core busy
    throughout (`--busy`), as the other engineer's test run does on the reference machine.
-   Then the same serve-mode figures with 1k, 10k, 100k and 1M earlier turns and L1
-   observations in the database (`--history`), built by bulk inserts.
+   The rows take turns going first for each question. `--compare` adds an application set
+   back `as_before` the last answer-path change, on its own database, measured in the same
+   loop; every row also records its thread's CPU time, so a wall-clock tail can be told apart
+   from the process's own work. Then the same serve-mode figures with 1k, 10k, 100k and 1M
+   earlier turns and L1 observations in the database (`--history`), built by bulk inserts.
 
 Three timings per question, interleaved: the planner alone (parse, plan, run, turn written);
 a first ask through the cascade (a miss: the exact and nearest lookups, the L1 check, then the
@@ -24,6 +27,7 @@ first time; and a repeat served by L0a.
 
     python bench/bench_cascade.py [--n 300] [--llm-runs 3] [--no-llm] [--json]
                                   [--history 1000,10000,100000,1000000] [--busy 1]
+                                  [--compare] [--serve-only]
 """
 
 from __future__ import annotations
