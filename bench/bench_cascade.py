@@ -7,8 +7,11 @@
    version check, then the cost-aware cascade, plan registration and L1 observation queued for
    the writer thread): a first ask and its repeat (L0a). One other process keeps a core busy
    throughout (`--busy`), as the other engineer's test run does on the reference machine.
-   Then the same serve-mode figures with 1k, 10k, 100k and 1M earlier turns and L1
-   observations in the database (`--history`), built by bulk inserts.
+   The rows take turns going first for each question. `--compare` adds an application set
+   back `as_before` the last answer-path change, on its own database, measured in the same
+   loop; every row also records its thread's CPU time, so a wall-clock tail can be told apart
+   from the process's own work. Then the same serve-mode figures with 1k, 10k, 100k and 1M
+   earlier turns and L1 observations in the database (`--history`), built by bulk inserts.
 
 Three timings per question, interleaved: the planner alone (parse, plan, run, turn written);
 a first ask through the cascade (a miss: the exact and nearest lookups, the L1 check, then the
@@ -24,6 +27,7 @@ first time; and a repeat served by L0a.
 
     python bench/bench_cascade.py [--n 300] [--llm-runs 3] [--no-llm] [--json]
                                   [--history 1000,10000,100000,1000000] [--busy 1]
+                                  [--compare] [--serve-only]
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ Timings = dict[str, list[float]]  # "planner", "miss", "l0a" -> ms
 
 REF = dt.date(2026, 6, 15)
 SERVE_ROWS = ("answer_only", "answer_turn", "ask_first", "serve_first", "serve_repeat")
+BEFORE_ROWS = ("before_first", "before_repeat")  # --compare: the same, as before the change
 
 
 def kb_question(i: int) -> str:
@@ -114,21 +119,72 @@ def busy(processes: int) -> Iterator[None]:
             p.wait()
 
 
-def serve_mode(n: int, busy_processes: int, start: int = 0) -> Timings:
-    """The five serve-mode timings, question by question, interleaved."""
+def as_before(app) -> None:  # type: ignore[no-untyped-def]
+    """Undo, on this one application, what issue 15's last step changed on the answer path
+    (SQLite), so that before and after are measured side by side in one run: the plan
+    registration back on Core, a pool checkout per answer-path statement instead of kept
+    connections, WAL checkpoints back in whichever commit passes 1,000 pages, the learning
+    writer woken by every record an answer queues, and two `labels()` lookups per answer's
+    metrics."""
+    from sqlalchemy import event
+
+    from storage.fast_sql import PooledConnection
+
+    app.fastpaths._fast_upsert = None
+    app.turns._fast_insert.source = PooledConnection(app.engine)
+    app.fastpaths._fast_revision.source = PooledConnection(app.engine)
+    if app.checkpointer is not None:
+        app.checkpointer.close()
+        app.checkpointer = None
+
+    def default_checkpoints(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_conn.execute("PRAGMA wal_autocheckpoint=1000")
+
+    event.listen(app.engine, "connect", default_checkpoints)
+    app.engine.dispose()  # pooled connections reopen with SQLite's default
+
+    learning = app.cascade.learning
+    queue = learning.submit
+
+    def submit_and_wake(record) -> None:  # type: ignore[no-untyped-def]
+        queue(record)
+        with learning._cond:
+            learning._cond.notify_all()
+
+    learning.submit = submit_and_wake
+    metrics = app.metrics
+
+    def observe_as_before(answer) -> None:  # type: ignore[no-untyped-def]
+        level = answer.served_by or "none"
+        metrics.requests.labels(route=answer.route_name, level=level).inc()
+        metrics.latency.labels(level=level).observe(max(answer.latency_ms, 0.0) / 1000)
+
+    app.cascade.on_answer = observe_as_before
+
+
+def serve_mode(n: int, busy_processes: int, start: int = 0, compare: bool = False) -> Timings:
+    """The five serve-mode timings, question by question, interleaved (and, with `compare`,
+    the serve-mode rows of an application set back `as_before`, on its own database)."""
     from core.planning.answering import Answerer
 
-    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_ask:
-        app = kb_app(Path(tmp))
-        ask = kb_app(Path(tmp_ask), one_shot=True)
+    with contextlib.ExitStack() as stack:
+        tmp, tmp_ask, tmp_before = (
+            Path(stack.enter_context(tempfile.TemporaryDirectory())) for _ in range(3)
+        )
+        app = kb_app(tmp)
+        stack.callback(app.close)
+        ask = kb_app(tmp_ask, one_shot=True)
+        stack.callback(ask.close)
+        before = None
+        if compare:
+            before = kb_app(tmp_before)
+            stack.callback(before.close)
+            as_before(before)
         bare = Answerer(glossary=app.glossary, facts=app.facts, today=lambda: REF)
         with_turn = Answerer(
             glossary=app.glossary, facts=app.facts, turns=app.turns, today=lambda: REF
         )
-        out = serve_loop(app, ask, bare, with_turn, n, busy_processes, start)
-        ask.close()
-        app.close()
-    return out
+        return serve_loop(app, ask, bare, with_turn, n, busy_processes, start, before)
 
 
 def serve_loop(
@@ -139,43 +195,56 @@ def serve_loop(
     n: int,
     busy_processes: int,  # type: ignore[no-untyped-def]
     start: int,
+    before=None,  # type: ignore[no-untyped-def]
 ) -> Timings:
-    """`ask` / `with_turn` None: those rows are not measured."""
-    out: Timings = {k: [] for k in SERVE_ROWS}
+    """`ask` / `with_turn` / `before` None: those rows are not measured."""
+    out: Timings = {k: [] for k in (*SERVE_ROWS, *BEFORE_ROWS)}
+    out.update({f"{k}_cpu": [] for k in (*SERVE_ROWS, *BEFORE_ROWS)})  # this thread's CPU time
 
     def one(key: str, fn, q: str, want: str | None = None) -> None:  # type: ignore[no-untyped-def]
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.thread_time()
         ans = fn(Request(q))
         out[key].append((time.perf_counter() - t) * 1000)
+        out[f"{key}_cpu"].append((time.thread_time() - cpu) * 1000)
         assert ans.facts and ans.facts[0].status.value == "found", ans.text
         assert want is None or ans.served_by == want, (key, ans.served_by)
 
-    def writer() -> None:
+    def writer(of=app) -> None:  # type: ignore[no-untyped-def]
         """The writer thread's work for the answer just given, timed apart: between chat
         messages it has the gap; here the next question waits for it, untimed."""
         t = time.perf_counter()
-        app.flush_learning()
-        out["writer"].append((time.perf_counter() - t) * 1000)
+        of.flush_learning()
+        if of is app:
+            out["writer"].append((time.perf_counter() - t) * 1000)
+
+    def serve(q: str, which) -> None:  # type: ignore[no-untyped-def]
+        first, repeat = ("serve_first", "serve_repeat") if which is app else BEFORE_ROWS
+        one(first, which.answer, q, "planner")
+        writer(which)
+        one(repeat, which.answer, q, "L0a")
+        writer(which)
 
     out["writer"] = []
     warm = 50
     with busy(busy_processes):
         for i in range(start, start + warm + n):
             q = kb_question(i)
-            one("answer_only", bare.answer, q)
+            rows = [lambda q=q: one("answer_only", bare.answer, q)]
             if with_turn is not None:
-                one("answer_turn", with_turn.answer, q)
+                rows.append(lambda q=q: one("answer_turn", with_turn.answer, q))
             if ask is not None:
-                one("ask_first", ask.cascade.answer, q, "planner")
-            one("serve_first", app.answer, q, "planner")
-            writer()
-            one("serve_repeat", app.answer, q, "L0a")
-            writer()
+                rows.append(lambda q=q: one("ask_first", ask.cascade.answer, q, "planner"))
+            rows += [lambda q=q, w=w: serve(q, w) for w in (app, before) if w is not None]
+            # the rows take turns going first: the first to meet a new question (and the one
+            # after the one-shot application's ~10 ms of other work) finds colder CPU caches
+            k = i % len(rows)
+            for row in rows[k:] + rows[:k]:
+                row()
             if i == start + warm - 1:
                 for v in out.values():
                     v.clear()
         app.flush_learning()
-    return out
+    return {k: v for k, v in out.items() if v}
 
 
 # -- 0b. serve mode as history grows ---------------------------------------------------------
@@ -409,7 +478,27 @@ def serve_summary(t: Timings) -> dict[str, float]:
     p50 = {k: statistics.median(v) for k, v in t.items() if v}
     p99 = {k: nearest_rank(v, 0.99) for k, v in t.items() if v}
     both = t["serve_first"] + t["serve_repeat"]
+    compared = {}
+    if t.get("before_first"):
+        was = t["before_first"] + t["before_repeat"]
+        compared = {
+            "before_first_vs_answer_only": p50["before_first"] / p50["answer_only"],
+            "before_repeat_vs_answer_turn": p50["before_repeat"] / p50["answer_turn"],
+            "before_p99_vs_p50": nearest_rank(was, 0.99) / statistics.median(was),
+        }
+    cpu = {}
+    if t.get("serve_first_cpu"):
+        both_cpu = t["serve_first_cpu"] + t["serve_repeat_cpu"]
+        bare_cpu = t["answer_only_cpu"]
+        cpu = {
+            "serve_cpu_p99_vs_p50": nearest_rank(both_cpu, 0.99) / statistics.median(both_cpu),
+            "answer_only_cpu_p99_vs_p50": nearest_rank(bare_cpu, 0.99)
+            / statistics.median(bare_cpu),
+            "answer_only_p99_vs_p50": p99["answer_only"] / p50["answer_only"],
+        }
     return {
+        **compared,
+        **cpu,
         **{f"{k}_p50_ms": v for k, v in p50.items()},
         **{f"{k}_p99_ms": v for k, v in p99.items()},
         "serve_repeat_vs_answer_only": p50["serve_repeat"] / p50["answer_only"],
@@ -427,17 +516,37 @@ def print_serve(summary: dict[str, float], busy_processes: int) -> None:
         "serve_first": "serve mode, first ask (turn written)",
         "serve_repeat": "serve mode, repeat by L0a (turn written)",
         "writer": "  its writer thread, per answer (off the path)",
+        "before_first": "--compare: serve first ask, as before",
+        "before_repeat": "--compare: serve repeat (L0a), as before",
     }
     print(f"serve mode on 10,000 facts, {busy_processes} other process(es) busy")
-    print(f"{'':48} {'p50 ms':>8} {'p99 ms':>8}")
+    print(f"{'':48} {'p50 ms':>8} {'p99 ms':>8} {'CPU p50':>8}")
     for key, label in labels.items():
         if f"{key}_p50_ms" in summary:
-            print(f"{label:48} {summary[f'{key}_p50_ms']:8.3f} {summary[f'{key}_p99_ms']:8.3f}")
+            cpu = summary.get(f"{key}_cpu_p50_ms")
+            print(
+                f"{label:48} {summary[f'{key}_p50_ms']:8.3f} {summary[f'{key}_p99_ms']:8.3f} "
+                + ("" if cpu is None else f"{cpu:8.3f}")
+            )
     print(f"{'ratio':64} {'measured':>8}  target")
     for key, (limit, what) in TARGETS.items():
         value = summary[key]
         verdict = "met" if value <= limit else "MISSED"
         print(f"{what:64} {value:8.2f}x  <= {limit:g}x {verdict}")
+    if "serve_cpu_p99_vs_p50" in summary:
+        print(
+            f"  where the tail comes from: answer only, wall p99/p50 "
+            f"{summary['answer_only_p99_vs_p50']:.2f}x; CPU time p99/p50: serve mode "
+            f"{summary['serve_cpu_p99_vs_p50']:.2f}x, answer only "
+            f"{summary['answer_only_cpu_p99_vs_p50']:.2f}x"
+        )
+    for key, now in (
+        ("before_first_vs_answer_only", "serve_first_vs_answer_only"),
+        ("before_repeat_vs_answer_turn", "l0a_vs_planner"),
+        ("before_p99_vs_p50", "serve_p99_vs_p50"),
+    ):
+        if key in summary:
+            print(f"  as before: {key:52} {summary[key]:8.2f}x  (now {summary[now]:.2f}x)")
 
 
 def print_history(rows: list[dict[str, float]]) -> None:
@@ -489,8 +598,17 @@ def main() -> None:
     parser.add_argument("--llm-runs", type=int, default=3)
     parser.add_argument("--no-llm", action="store_true")
     parser.add_argument("--json", action="store_true", help="figures as JSON (bench/run_all)")
+    parser.add_argument(
+        "--compare", action="store_true", help="also serve mode as before the last change"
+    )
+    parser.add_argument("--serve-only", action="store_true", help="the serve-mode table only")
     args = parser.parse_args()
-    serve = serve_summary(serve_mode(args.serve_n, args.busy))
+    serve = serve_summary(serve_mode(args.serve_n, args.busy, compare=args.compare))
+    if args.serve_only:
+        print(json.dumps({"serve": serve, "busy": args.busy}, indent=2) if args.json else "")
+        if not args.json:
+            print_serve(serve, args.busy)
+        return
     sizes = [int(x) for x in args.history.split(",") if x.strip()]
     grown = history(sizes, args.history_n, args.busy)
     rows = [

@@ -27,9 +27,11 @@ from storage.conversation_store import SqlConversationStore
 from storage.db import open_database
 from storage.document_tables import adopt_legacy_documents
 from storage.fact_store import SqlFactStore
+from storage.fast_sql import close_kept
 from storage.glossary_store import SqlGlossaryStore
 from storage.kb_version import DOCUMENTS, FACTS, GLOSSARY, SqlKbVersions
 from storage.turn_store import SqlTurnStore
+from storage.wal_checkpoint import WalCheckpointer
 
 if TYPE_CHECKING:
     from bot.maintenance_wiring import MaintenanceServices
@@ -67,6 +69,8 @@ class App:
     # long-running processes: checks the knowledge-base version before each answer
     freshness: Freshness | None = field(default=None, repr=False)
     kb_versions: SqlKbVersions | None = field(default=None, repr=False)
+    # long-running processes on SQLite: WAL checkpoints on a thread, not in an answer's commit
+    checkpointer: WalCheckpointer | None = field(default=None, repr=False)
     notices: list[str] = field(default_factory=list)  # one-time lines for the operator
 
     @property
@@ -409,6 +413,9 @@ class App:
             cascade.close()  # what it still has queued is written first
         if self.kb_versions is not None:
             self.kb_versions.close()
+        if self.checkpointer is not None:
+            self.checkpointer.close()
+        close_kept(self.engine)
         self.engine.dispose()
 
 
@@ -447,6 +454,7 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
     if not one_shot:
         from core.knowledge.freshness import Freshness
 
+        app.checkpointer = WalCheckpointer.for_engine(engine)
         app.kb_versions = SqlKbVersions(engine)
         app.freshness = Freshness(
             app.kb_versions,

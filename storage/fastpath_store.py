@@ -37,7 +37,7 @@ from core.errors import StorageError
 from core.fastpath.fastpath_entry import FastpathEntry
 from storage.embedding_blob import dimension_of, pack, unpack, unpack_matrix
 from storage.engine import answer_path_writes
-from storage.fast_sql import FastSelect
+from storage.fast_sql import FastInsert, FastSelect, transaction
 from storage.fastpath_tables import FastpathGenerationRow, FastpathRow
 from storage.tables import utcnow
 from storage.upsert import upsert_statement
@@ -77,6 +77,9 @@ _RETURNING = (_GEN.c.revision, _GEN.c.deletions)
 _BUMP_WRITE = (
     update(_GEN).where(_GEN.c.id == 1).values(revision=_GEN.c.revision + 1).returning(*_RETURNING)
 )
+_RAW_BUMP_WRITE = (
+    f"UPDATE {_GEN.name} SET revision = revision + 1 WHERE id = 1 RETURNING revision, deletions"
+)
 _BUMP_DELETE = (
     update(_GEN)
     .where(_GEN.c.id == 1)
@@ -113,6 +116,11 @@ class SqlFastpathStore:
         self._fast_revision = FastSelect.for_engine(
             engine, _TABLE, ("revision", "n_uses", "last_used_at"), "canonical_hash"
         )
+        # a new plan's registration sits on the answer path of every first ask: on SQLite
+        # it runs on the driver's cursor (storage.fast_sql), ~0.5 ms less than through Core
+        self._fast_upsert = FastInsert.for_engine(
+            engine, _TABLE, [c.name for c in _TABLE.columns], self._upsert
+        )
 
     # --- writes -----------------------------------------------------------------------------
 
@@ -123,19 +131,43 @@ class SqlFastpathStore:
             _check_vector(entry.embedding)
         values = _row(entry)
         values["updated_at"] = self._clock()
-        try:
-            with self._writes, self._engine.begin() as conn:
-                seen = self._bump(conn, _BUMP_WRITE)
-                values["revision"] = seen[0]
-                row = conn.execute(self._upsert, values).mappings().one()
-        except SQLAlchemyError as exc:
-            raise _error("cannot store a fastpath", exc) from exc
+        written = self._upsert_fast(values) if self._fast_upsert is not None else None
+        if written is not None:
+            seen, row = written
+        else:
+            try:
+                with self._writes, self._engine.begin() as conn:
+                    seen = self._bump(conn, _BUMP_WRITE)
+                    values["revision"] = seen[0]
+                    row = conn.execute(self._upsert, values).mappings().one()
+            except SQLAlchemyError as exc:
+                raise _error("cannot store a fastpath", exc) from exc
         stored = _entry(row)
         with self._lock:
             self._index_entry(stored, seen[0])
             self._advance(seen, deleted=False)
             self._cache_by_hash(stored, seen[0])
         return stored
+
+    def _upsert_fast(self, values: dict[str, Any]) -> tuple[Seen, Any] | None:
+        """The same two statements as the Core path (take the next revision, then the upsert
+        with RETURNING), in one transaction on the driver's cursor; the row converted as Core
+        converts it. None before the generation row exists (the Core path creates it)."""
+        fast = self._fast_upsert
+        assert fast is not None
+        try:
+            with self._writes, transaction(fast.source) as cur:
+                cur.execute(_RAW_BUMP_WRITE)
+                bumped = cur.fetchall()
+                if not bumped:
+                    return None  # nothing written: the transaction ends empty
+                seen = (int(bumped[0][0]), int(bumped[0][1]))
+                values["revision"] = seen[0]
+                row = fast.run(cur, values)
+        except fast.error as exc:
+            raise StorageError(f"cannot store a fastpath: {exc.__class__.__name__}") from exc
+        assert row is not None  # an upsert always returns its row
+        return seen, row
 
     def touch(self, entry_id: str, now: dt.datetime | None = None) -> bool:
         """n_uses + 1 and last_used_at = now in one UPDATE, so concurrent uses all count. A use
