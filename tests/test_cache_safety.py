@@ -85,8 +85,7 @@ class FakeDocuments:
             return empty_result("Nothing found in the documents.")
         passages = tuple(Passage(s.chunk.text, (i,)) for i, s in enumerate(snippets, 1))
         sources = [Source(s.chunk.doc, s.chunk.locator) for s in snippets]
-        text = "\n".join(f"“{p.text}” [{p.cites[0]}]" for p in passages)
-        return NarrativeResult(text, sources, "extractive", passages=passages,
+        return NarrativeResult(sources, "extractive", passages=passages,
                                numbers=tuple(range(1, len(sources) + 1)))
 
 

@@ -20,13 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from core.chat.presentation import plain_text
 from core.documents.passage_pick import pick_passages
 from core.documents.snippet_text import display_name, quote_snippet
 from core.errors import ModelError
 from core.knowledge.names import NameIndex
 from core.language import detect_language
 from core.ports import LLM, ChatMessage, ScoredChunk
-from core.types import Passage, Source
+from core.types import Citation, Line, Passage, Segment, Source
 
 logger = logging.getLogger(__name__)
 
@@ -40,19 +41,16 @@ _TEXTS = {
     "en": {
         "empty": "I found nothing about this in the documents, so I cannot answer it.",
         "degraded": "Could not synthesise an answer; here are the sources.",
-        "sources": "Sources",
         "language": "English",
     },
     "it": {
         "empty": "Non ho trovato nulla su questo nei documenti, quindi non posso rispondere.",
         "degraded": "Non è stato possibile sintetizzare una risposta; ecco le fonti.",
-        "sources": "Fonti",
         "language": "Italian",
     },
     "zh": {
         "empty": "文档中没有找到与此相关的内容，因此无法回答。",
         "degraded": "无法生成综合回答；以下是相关来源。",
-        "sources": "来源",
         "language": "Chinese",
     },
 }
@@ -66,25 +64,42 @@ _CITATION = re.compile(r"(\s*)\[(\d+(?:\s*,\s*\d+)*)\]")
 @dataclass(frozen=True)
 class NarrativeResult:
     """The narrative answer as parts: an optional lead sentence (nothing found, synthesis
-    failed), the passages, and the sources in listing order with their citation numbers.
-    `text` is the same answer as plain text, for logs, JSON and the turn record."""
+    failed), the passages, and the sources in listing order with their citation numbers."""
 
-    text: str
     sources: list[Source]
     mode: Mode
     model_answered: bool = False  # the LLM replied (cited or not), as opposed to failing
     lead: str = ""
     passages: tuple[Passage, ...] = ()
     numbers: tuple[int, ...] = ()  # citation number of each of `sources`, same order
+    language: str = "en"
 
     @property
     def numbered(self) -> list[tuple[int, Source]]:
         return list(zip(self.numbers, self.sources, strict=True))
 
+    @property
+    def text(self) -> str:
+        """The same parts as plain text (logs, tests), by the one plain-text renderer; each
+        source as its raw place, since this answer has no glossary to title it with."""
+        segments: list[Segment] = [Line(_lead_kind(self.mode), self.lead)] if self.lead else []
+        segments += self.passages
+        citations = [Citation(n, s, _raw_place(s)) for n, s in self.numbered]
+        return plain_text(segments, citations, self.language)
 
-def empty_result(text: str) -> NarrativeResult:
+
+def _lead_kind(mode: Mode) -> str:
+    return "degraded" if mode == "degraded" else "message"
+
+
+def _raw_place(source: Source) -> str:
+    doc, locator = display_name(source.doc), display_name(source.locator)
+    return f"{doc} ({locator})" if locator else doc
+
+
+def empty_result(text: str, language: str = "en") -> NarrativeResult:
     """Nothing to quote: one honest sentence, no source."""
-    return NarrativeResult(text, [], "empty", lead=text)
+    return NarrativeResult([], "empty", lead=text, language=language)
 
 
 def _texts(language: str) -> dict[str, str]:
@@ -103,15 +118,6 @@ def _number_sources(snippets: Sequence[ScoredChunk]) -> dict[Source, int]:
     return numbers
 
 
-def _source_lines(label: str, numbered: Sequence[tuple[int, Source]]) -> str:
-    return f"{label}:\n" + "\n".join(_plain_source(n, s) for n, s in numbered)
-
-
-def _plain_source(number: int, source: Source) -> str:
-    doc, locator = display_name(source.doc), display_name(source.locator)
-    return f"[{number}] {doc} ({locator})" if locator else f"[{number}] {doc}"
-
-
 def extractive_answer(
     language: str,
     snippets: Sequence[ScoredChunk],
@@ -121,9 +127,8 @@ def extractive_answer(
     floor: float | None = None,
 ) -> NarrativeResult:
     """The best few passages quoted verbatim, each with its citation. core.documents.passage_pick
-    chooses
-    and cuts them: whole sentences, the heading apart, about the asked `entities`, none below
-    `floor`."""
+    chooses and cuts them: whole sentences, the heading apart, about the asked `entities`, none
+    below `floor`."""
     picked = pick_passages(
         snippets,
         language=language,
@@ -133,18 +138,16 @@ def extractive_answer(
         floor=floor,
     )
     if not picked:
-        return empty_result(_texts(language)["empty"])
+        return empty_result(_texts(language)["empty"], language)
     numbers = _number_sources([p.snippet for p in picked])
     passages = [
         Passage(p.text, (numbers[_source(p.snippet)],), heading=p.heading,
                 language=p.language or detect_language(p.text))
         for p in picked
     ]
-    quotes = [f"“{p.text}” [{p.cites[0]}]" for p in passages]
-    listing = _source_lines(_texts(language)["sources"], [(n, s) for s, n in numbers.items()])
     return NarrativeResult(
-        "\n\n".join([*quotes, listing]), list(numbers), "extractive",
-        passages=tuple(passages), numbers=tuple(numbers.values()),
+        list(numbers), "extractive", passages=tuple(passages), numbers=tuple(numbers.values()),
+        language=language,
     )
 
 
@@ -186,9 +189,7 @@ def _degraded(
 ) -> NarrativeResult:
     fallback = extractive_answer(language, snippets, **picking)
     lead = _texts(language)["degraded"]
-    return dataclasses.replace(
-        fallback, text=f"{lead}\n\n{fallback.text}", mode="degraded", lead=lead
-    )
+    return dataclasses.replace(fallback, mode="degraded", lead=lead)
 
 
 def answer_narrative(
@@ -209,7 +210,7 @@ def answer_narrative(
     extractive answer quotes (core.documents.passage_pick)."""
     visible = [s for s in snippets if cleared or not s.chunk.restricted]
     if not visible:
-        return empty_result(_texts(language)["empty"])
+        return empty_result(_texts(language)["empty"], language)
     picking: dict[str, Any] = {"entities": entities, "names": names, "floor": floor}
     if llm is None:
         return extractive_answer(language, visible, **picking)
@@ -236,9 +237,8 @@ def answer_narrative(
         return dataclasses.replace(_degraded(language, visible, picking), model_answered=True)
     by_number = {n: s for s, n in numbers.items()}
     order = sorted(cited) + [n for n in sorted(by_number) if n not in cited]
-    listing = _source_lines(_texts(language)["sources"], [(n, by_number[n]) for n in order])
     passage = Passage(text, tuple(cited), language=language, quoted=False)
     return NarrativeResult(
-        f"{text}\n\n{listing}", [by_number[n] for n in order], "synthesised", model_answered=True,
-        passages=(passage,), numbers=tuple(order),
+        [by_number[n] for n in order], "synthesised", model_answered=True,
+        passages=(passage,), numbers=tuple(order), language=language,
     )

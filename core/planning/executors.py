@@ -167,7 +167,7 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
 
 def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
     if ctx.narrative is None:
-        state.narrative = empty_result(say("no_documents", ctx.language))
+        state.narrative = empty_result(say("no_documents", ctx.language), ctx.language)
         state.narrative_found = False
         return
     result = ctx.narrative.compose(
