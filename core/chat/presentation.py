@@ -1,7 +1,7 @@
 """What every platform shows for an answer, before any markup: body, sources, footer, options.
 
 Made from the answer's parts (`Answer.segments`, `Answer.citations`, `Answer.options`), never
-from its text: adapters only choose markup (Telegram HTML, Slack mrkdwn, the console's rich
+from its text: adapters only choose markup (Telegram HTML, Slack mrkdwn, the console's plain
 text); which parts exist, how sources are numbered and titled, what the footer says, how options
 are grouped under their headers and how long a message may be are decided here, once.
 """
@@ -41,8 +41,9 @@ class Presentation:
     groups: tuple[OptionGroup, ...] = ()
 
     def blocks(self) -> Iterator[tuple[str, Segment | str]]:
-        """The body in reading order as ("lines", text) runs of sentences and
-        ("passage", Passage) items; a renderer styles each without reading the words."""
+        """The body in reading order: ("lines", text) and ("emphasis", text) runs of sentences,
+        ("heading", text) for "Why:", ("passage", Passage) and ("table", Table); a renderer
+        styles each by its kind, never by reading the words."""
         if not self.segments:
             if self.body:
                 yield "lines", self.body
