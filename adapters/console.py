@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
-from core.chat.presentation import present
+from core.chat.presentation import present, sources_heading
 from core.types import Answer, Request
 
 PROMPT = "you> "
@@ -48,8 +48,7 @@ def render_answer(answer: Answer, *, footer: bool = True) -> str:
     shown = present(answer)
     lines = [shown.body]
     if shown.sources:
-        colon = "：" if answer.language == "zh" else ":"
-        lines += ["", f"{shown.sources_label}{colon}", *shown.sources]
+        lines += ["", sources_heading(answer.language), *shown.sources]
     for group in shown.groups:
         lines.append(group.header)
         lines += [f"  [{index + 1}] {label}" for index, label in group.options]

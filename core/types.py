@@ -259,7 +259,9 @@ class Request:
 
 @dataclass
 class Answer:
-    """What the bot says back. Adapters render it; `to_dict` is the `ask --json` contract."""
+    """What the bot says back. Adapters render it; `to_dict` is the `ask --json` contract.
+    `text` is the plain-text form of `segments` and `citations`, made once when the answer is
+    finished (core.planning.answering.Answerer.finish)."""
 
     turn_id: str
     route: Route

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
+from core.chat.admin_commands import confirmation_id, is_admin
 from core.chat.chat_ports import ChatServices
 from core.chat.chat_replies import reply
 from core.chat.option_tap import tap_key, tap_request
@@ -115,8 +116,6 @@ class ChatTurns:
     async def purge_choice(self, token: str | None, *, tapper_id: str, user: str) -> str | None:
         """PURGE or CANCEL when the tap is the prompt's admin's own, within its time and the
         first use of that prompt (across replicas); None otherwise ("expired")."""
-        from core.chat.admin_commands import confirmation_id, is_admin
-
         kind = (token or "")[:1]
         fields = self.s.signer.verify(token, kind) if kind in (PURGE, CANCEL) else None
         fresh = fields is not None and len(fields) == 2 and fields[1].isdigit() and (

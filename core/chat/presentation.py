@@ -151,9 +151,8 @@ def plain_text(segments: Sequence[Segment], citations: Sequence[Citation], langu
     body = body_text(segments)
     if not citations:
         return body
-    colon = "：" if language == "zh" else ":"
     lines = "\n".join(citation_line(c) for c in citations)
-    listing = f"{say('sources', language)}{colon}\n{lines}"
+    listing = f"{sources_heading(language)}\n{lines}"
     return f"{body}\n\n{listing}" if body else listing
 
 
@@ -184,6 +183,11 @@ def _width(text: str) -> int:
     """Columns a monospace font gives `text`: CJK characters take two."""
     return sum(2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1
                for ch in text)
+
+
+def sources_heading(language: str) -> str:
+    """"Sources:" above a plain-text listing ("来源：" with the full-width colon)."""
+    return say("sources", language) + ("：" if language == "zh" else ":")
 
 
 def citation_line(citation: Citation) -> str:

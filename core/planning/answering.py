@@ -227,7 +227,6 @@ class Answerer:
             ans.options = metric_options(self.glossary, language)
             ans.segments = [Line("message", say(
                 "ask_metric", language, metrics=", ".join(o.label for o in ans.options)))]
-            ans.text = plain_text(ans.segments, ans.citations, language)
         return self._with_notices(ans, prepared.notices)
 
     # -- execution (planner and replay alike) ----------------------------------------------
@@ -310,7 +309,6 @@ class Answerer:
             Citation(n, src, self.glossary.source_title(src, language))
             for n, src in numbered
         ]
-        ans.text = plain_text(ans.segments, ans.citations, language)
         ans.sources = list(dict.fromkeys(state.sources))
         ans.succeeded = _succeeded(ans, state.narrative_found, plan)
         return self._with_notices(ans, prepared.notices)
@@ -349,7 +347,9 @@ class Answerer:
             line = carried_line(request, self.glossary, ans.language, reference)
             if line is not None:  # said first: what the figures below were read with
                 ans.segments = [line, *ans.segments]
-                ans.text = plain_text(ans.segments, ans.citations, ans.language)
+        # the plain text is made here, once, from the final parts: every answer, planned,
+        # replayed, refused or clarified, ends here before it is recorded or shown
+        ans.text = plain_text(ans.segments, ans.citations, ans.language)
         ans.latency_ms = (time.perf_counter() - started) * 1000
         if request.text and request.text.strip():
             self._record(request, ans)
@@ -419,7 +419,6 @@ class Answerer:
     def _with_notices(ans: Answer, notices: list[str]) -> Answer:
         if notices:
             ans.segments = [*(Line("notice", n) for n in notices), *ans.segments]
-            ans.text = plain_text(ans.segments, ans.citations, ans.language)
             ans.notices = notices
         return ans
 
