@@ -29,6 +29,20 @@ ADMIN_IT = "UADMIN02"  # a second admin, for tests that set an Italian locale
 _EVENT_IDS = itertools.count(1)
 
 
+def text_of(message: dict[str, Any], *, buttons: bool = False) -> str:
+    """Everything a person reads in a Block Kit message (with `buttons`, their labels too),
+    as posted: escaped."""
+    parts = []
+    for block in message.get("blocks") or []:
+        if block["type"] == "section":
+            parts.append(block["text"]["text"])
+        elif block["type"] == "context":
+            parts += [e["text"] for e in block["elements"]]
+        elif block["type"] == "actions" and buttons:
+            parts += [e["text"]["text"] for e in block["elements"]]
+    return "\n".join(parts)
+
+
 def serve_command() -> list[str]:
     """`ricorda serve`, exactly what a user runs."""
     return [sys.executable, "-m", "bot", "serve"]

@@ -22,8 +22,8 @@ from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram
 from tests.loopback import free_port, post_when_up
 from tests.slack_harness import BotProcess as SlackBot
+from tests.slack_harness import text_of
 from tests.telegram_harness import BotProcess as TelegramBot
-from tests.test_slack_adapter import text_of
 
 CHINA_2024 = "What was ACME China revenue in FY2024?"
 LEASE = "1"  # seconds: a dead process's entries are taken over this soon after

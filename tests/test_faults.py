@@ -33,9 +33,9 @@ from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram
 from tests.loopback import free_port
 from tests.slack_harness import BotProcess as SlackBot
+from tests.slack_harness import text_of
 from tests.tcp_proxy import TcpProxy
 from tests.telegram_harness import BotProcess as TelegramBot
-from tests.test_slack_adapter import text_of
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "bot" / "demo"

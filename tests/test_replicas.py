@@ -31,9 +31,9 @@ from tests.conftest import fresh_postgres_schema
 from tests.fake_slack import BOT_USER, FakeSlack
 from tests.fake_telegram import FakeTelegram
 from tests.loopback import free_port, post_when_up
-from tests.slack_harness import BotProcess
+from tests.slack_harness import BotProcess, text_of
 from tests.telegram_harness import BotProcess as TelegramBot
-from tests.test_slack_adapter import served_by, text_of, wait_until
+from tests.test_slack_adapter import served_by, wait_until
 
 pytestmark = pytest.mark.postgres
 

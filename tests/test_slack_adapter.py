@@ -19,7 +19,14 @@ from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import load_acme
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
-from tests.slack_harness import ADMIN, ADMIN_IT, SIGNING_SECRET, BotProcess, mention_event
+from tests.slack_harness import (
+    ADMIN,
+    ADMIN_IT,
+    SIGNING_SECRET,
+    BotProcess,
+    mention_event,
+    text_of,
+)
 
 CHINA_2024 = "What was ACME China revenue in FY2024?"
 FOOTER = re.compile(r"_(L0a|L0b|L1|planner) · [\d.]+ ms_")
@@ -51,17 +58,6 @@ def db(data_dir: Path) -> Iterator[Any]:
     app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))
     yield app
     app.close()
-
-
-def text_of(message: dict[str, Any]) -> str:
-    """Everything a person reads in a Block Kit message."""
-    parts = []
-    for block in message.get("blocks") or []:
-        if block["type"] == "section":
-            parts.append(block["text"]["text"])
-        elif block["type"] == "context":
-            parts += [e["text"] for e in block["elements"]]
-    return "\n".join(parts)
 
 
 def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
+from adapters.slack.blocks import unescape
 from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram
+from tests.slack_harness import text_of
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
 INTERNAL = re.compile(r"EUR_M|K_ORDERS|\bPCT\b|page=|table=|row=|section=|\.pdf|\.md\b|"
@@ -174,16 +176,8 @@ def slack(data_dir: Path) -> Iterator[tuple[Any, FakeSlack]]:
 
 
 def _slack_seen(message: dict[str, Any]) -> str:
-    parts = []
-    for block in message.get("blocks") or []:
-        if block["type"] == "section":
-            parts.append(block["text"]["text"])
-        elif block["type"] == "context":
-            parts += [e["text"] for e in block["elements"]]
-        elif block["type"] == "actions":
-            parts += [e["text"]["text"] for e in block["elements"]]
-    text = "\n".join(parts)
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    """What the reader sees: every text and button label, Slack's escapes read."""
+    return unescape(text_of(message, buttons=True))
 
 
 @pytest.mark.parametrize(("name", "question", "present", "absent"), CASES,
