@@ -238,7 +238,9 @@ class App:
     def maintenance(self) -> MaintenanceServices:
         from bot.maintenance_wiring import maintenance_services
 
-        return maintenance_services(self.settings, self.engine, self.catalog)
+        return maintenance_services(
+            self.settings, self.engine, self.catalog, sync=self.flush_learning
+        )
 
     @cached_property
     def answerer(self) -> Answerer:

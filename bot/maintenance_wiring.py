@@ -88,9 +88,10 @@ def maintenance_services(
     catalog: Catalog,
     *,
     clock: Clock = lambda: dt.datetime.now(dt.UTC),
+    sync: Callable[[], None] | None = None,
 ) -> MaintenanceServices:
     """Everything the nightly job and the promotion admin commands need; ConfigError on a
-    bad maintenance time or zone."""
+    bad maintenance time or zone. `sync`: the serving cascade's flush (see Maintenance)."""
     try:
         at = parse_time(settings.maintenance_time)
     except ValueError as exc:
@@ -116,6 +117,7 @@ def maintenance_services(
         clock=clock,
         lock=MaintenanceLock(engine),
         tz=tz,
+        sync=sync,
     )
     return MaintenanceServices(maintenance, promotions, store, at, tz)
 

@@ -2,10 +2,11 @@
 
 A serving process keeps connections for its answer-path statements (no pool checkout per
 statement), checkpoints the WAL on a thread instead of in an answer's commit, and lets its
-learning writer find queued records by itself instead of being woken from inside an answer.
-None of this may lose or hide a write: a registration is at once visible to another process's
-connection, a queued use count reaches the database without anyone flushing, a flush is still
-immediate, and a checkpoint leaves nothing in the log.
+learning writer find queued records by itself instead of being woken from inside an answer
+(an answer that queued a plan wakes it as it returns). None of this may lose or hide a write:
+the turn is visible to another process's connection when the answer returns and the plan a
+moment later, a queued use count reaches the database without anyone flushing, a flush is
+still immediate, and a checkpoint leaves nothing in the log.
 """
 
 from __future__ import annotations
@@ -33,28 +34,74 @@ def serve_app(data: Path):  # type: ignore[no-untyped-def]
     return app
 
 
-def test_a_registration_is_visible_at_once_to_another_connection(tmp_path: Path) -> None:
-    app = serve_app(tmp_path)
+def _count(db: Path, sql: str, *args: object) -> int:
+    other = sqlite3.connect(db)
     try:
-        ans = app.answer(Request(CHINA24))
-        assert ans.served_by == "planner"
-        # another process's view, opened after the answer was returned: plan and turn are there
-        other = sqlite3.connect(tmp_path / "ricorda.db")
+        return int(other.execute(sql, args).fetchone()[0])
+    finally:
+        other.close()
+
+
+def test_the_turn_is_stored_before_the_answer_returns_and_the_plan_a_moment_after(
+    tmp_path: Path,
+) -> None:
+    """The turn is durable before the answer is returned (a verdict on it must find it); the
+    plan is written by the learning writer, woken as the answer returns: another process
+    finds it a moment later without anyone flushing, and this process serves the repeat by
+    L0a at once, before the writer has stored it."""
+    app = serve_app(tmp_path)
+    db = tmp_path / "ricorda.db"
+    try:
+        writer = app.cascade.learning
+        with writer._cond:  # the writer cannot store anything while this is held
+            ans = app.answer(Request(CHINA24))
+            assert ans.served_by == "planner"
+            assert _count(db, "SELECT count(*) FROM turns WHERE id = ?", ans.turn_id) == 1
+            assert _count(db, "SELECT count(*) FROM fastpaths") == 0  # not stored yet...
+        assert app.answer(Request(CHINA24)).served_by == "L0a"  # ...but served from memory
+        deadline = time.monotonic() + 5
+        while _count(db, "SELECT count(*) FROM fastpaths") == 0:  # no flush: the wake
+            assert time.monotonic() < deadline, "the woken writer never stored the plan"
+            time.sleep(0.005)
+        # a plan another process deletes is no longer served here
+        other = sqlite3.connect(db)
         try:
-            (plans,) = other.execute("SELECT count(*) FROM fastpaths").fetchone()
-            (turns,) = other.execute(
-                "SELECT count(*) FROM turns WHERE id = ?", (ans.turn_id,)
-            ).fetchone()
-            # and a plan another process deletes is no longer served here
             other.execute("DELETE FROM fastpaths")
             other.commit()
         finally:
             other.close()
-        assert (plans, turns) == (1, 1)
         assert app.answer(Request(CHINA24)).served_by == "planner"
-        assert app.answer(Request(CHINA24)).served_by == "L0a"
     finally:
         app.close()
+
+
+def test_a_follow_up_continues_the_context_the_writer_has_not_stored_yet(
+    tmp_path: Path,
+) -> None:
+    """A serving process leaves the conversation's context to the writer: a follow-up asked
+    at once reads it from memory; the writer stores it by itself, for another replica."""
+    app = serve_app(tmp_path)
+    db = tmp_path / "ricorda.db"
+    try:
+        with app.cascade.learning._cond:  # the writer cannot store anything while this is held
+            first = app.answer(Request(CHINA24, chat="telegram:7", conversation="t1"))
+            follow = app.answer(Request("and Hong Kong?", chat="telegram:7", conversation="t1"))
+            assert _count(db, "SELECT count(*) FROM conversations") == 0
+        assert first.succeeded and "1,320" in first.text
+        assert "410" in follow.text and "1,320" not in follow.text, follow.text
+        deadline = time.monotonic() + 5  # no flush: the writer's own look
+        while _count(db, "SELECT count(*) FROM conversations WHERE conversation = 't1'") == 0:
+            assert time.monotonic() < deadline, "the writer never stored the context"
+            time.sleep(0.01)
+    finally:
+        app.close()
+    # another process (a replica, a restart) continues the conversation from the database
+    again = build_app(load_settings(data_dir=tmp_path, embedder="use", reference_date="2026-06-15"))
+    try:
+        later = again.answer(Request("and in FY2025?", chat="telegram:7", conversation="t1"))
+        assert "455" in later.text, later.text  # Hong Kong revenue, carried from the follow-up
+    finally:
+        again.close()
 
 
 def test_serving_connections_leave_checkpoints_to_the_thread(tmp_path: Path) -> None:

@@ -62,6 +62,7 @@ def _ask(app: App, text: str, chat: str) -> str:
 def test_admin_listing_hides_a_cleared_chats_question_from_uncleared_viewers(app: App) -> None:
     assert "77 USD_M" in _ask(app, SECRET_Q, "telegram:9001")
     _ask(app, "What was ACME China revenue in FY2024?", "telegram:5")
+    app.flush_learning()  # the store itself is read here, not through the admin (which flushes)
     entry = next(e for e in app.fastpaths.list() if "labs" in e.canonical_text)
     assert entry.restricted
     hidden = app.admin.fastpaths_text(cleared=False)

@@ -190,11 +190,16 @@ class Autopaths:
         return AutopathHit(champion.plan, champion.id, cluster_id, champion.score, cosine, route)
 
     def has_active_framework(self, framework_hash: str) -> bool:
-        """Whether an active autopath of this framework exists (any cluster): the cascade asks
-        before paying for an embedding on a request the rule planner already resolves. Read
-        from the store at most every `active_refresh_seconds` (another replica's promotion
-        reaches this one that late: until then the planner answers, with the same plan);
-        this process's own verdicts are seen on the next question."""
+        """Whether an active autopath of this framework exists (any cluster)."""
+        return framework_hash in self.active_frameworks()
+
+    def active_frameworks(self) -> frozenset[str]:
+        """The frameworks of the active autopaths: the cascade asks before paying for an
+        embedding on a request the rule planner already resolves (and, when there are none,
+        before hashing the plan). Read from the store at most every `active_refresh_seconds`
+        (another replica's promotion reaches this one that late: until then the planner
+        answers, with the same plan); this process's own verdicts are seen on the next
+        question."""
         now = time.monotonic()
         at = self._active_at
         if at is None or now - at >= self._active_refresh:
@@ -202,7 +207,7 @@ class Autopaths:
                 a.framework_hash for a in self._store.autopaths() if a.status == "active"
             )
             self._active_at = now
-        return framework_hash in self._active
+        return self._active
 
     # --- verdicts and uses ----------------------------------------------------------------
 

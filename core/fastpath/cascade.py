@@ -5,6 +5,12 @@ re-resolved from the current request; a plan that does not fit the request is a 
 a reuse. Successful turns register their plan (last writer wins) and leave an L1 observation.
 A question whose answer was rejected is answered by the planner alone until it is confirmed
 (core.fastpath.rejections).
+
+What an answer leaves behind is written by the learning writer (core.fastpath.learning): in a
+serving process off the answer path, except the turn, which is durable before the answer is
+returned. A plan registered by an answer is served from memory by this process until it is
+stored (the writer is woken as the answer returns, so another replica finds it a moment
+later; losing it to a crash costs one cache miss, never an answer).
 """
 
 from __future__ import annotations
@@ -64,11 +70,12 @@ class Cascade:
 
         `on_answer` observes every answer (metrics); it cannot break or change one.
 
-        `background` (a long-running process): L1 observations, use counts and embeddings
-        are written by one writer thread in batches (core.fastpath.learning), off the answer path;
-        the
-        turn and a new plan's registration are still written before the answer is returned
-        (the next question, here or on a replica, must find them). Call `close()`.
+        `background` (a long-running process): a new plan's registration, the conversation's
+        context, L1 observations, use counts and embeddings are written by one writer thread
+        in batches (core.fastpath.learning), off the answer path; the turn is still written
+        before the answer is returned (a verdict on the answer must find it). The writer is
+        woken as an answer that registered a plan returns, so the next question on a replica
+        finds the plan; here it is served from memory until stored. Call `close()`.
 
         `observe_on_feedback`: a request the rules resolve into a structured plan is observed
         for L1 when a verdict on it comes (`observe_turn`, which feedback calls), not when it
@@ -89,6 +96,7 @@ class Cascade:
         # a repeat's observation embeds the text its first ask embedded: once is enough
         self._known_vectors = VectorMemo()
         self._answering = 0  # answers being made now (the writer waits for none)
+        self._pending = PendingPlans()  # registered by an answer, not stored yet
         self._answering_cond = threading.Condition()
         self.learning: Learning[_Record] = (
             BackgroundLearning(self._learn, wait_idle=self._wait_idle)
@@ -99,13 +107,16 @@ class Cascade:
     def answer(self, request: Request) -> Answer:
         with self._answering_cond:
             self._answering += 1
+        registered = False
         try:
-            ans = self._answer(request)
+            ans, registered = self._answer(request)
         finally:
             with self._answering_cond:
                 self._answering -= 1
                 if not self._answering:
                     self._answering_cond.notify_all()
+        if registered:  # the answer is made: its plan is stored now, while it is delivered
+            self.learning.wake()
         if self.on_answer is not None:
             try:
                 self.on_answer(ans)
@@ -126,7 +137,8 @@ class Cascade:
         with self._answering_cond:
             self._answering_cond.wait_for(lambda: not self._answering, timeout)
 
-    def _answer(self, request: Request) -> Answer:
+    def _answer(self, request: Request) -> tuple[Answer, bool]:
+        """The answer, and whether it queued a plan registration."""
         started = time.perf_counter()
         # a follow-up is keyed, replayed and recorded as what it resolves to ("and Italy?" +
         # the conversation's slots), never as its text alone: another chat's "and Italy?"
@@ -139,10 +151,10 @@ class Cascade:
         else:
             made = self.answerer.prepare(request)
             if isinstance(made, Answer):  # refused, empty, bad option: never cached
-                return self.answerer.finish(request, made, started)
+                return self.answerer.finish(request, made, started), False
             prepared = made
             canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
-        entry = self.fastpaths.by_hash(key)
+        entry = self.fastpaths.by_hash(key) or self._pending.get(key)
         rejected = is_rejection(entry)  # a ✗ on this question: the planner alone, no caching
         ans, embedding, hit_cluster = (
             (None, None, None) if rejected else self._fast(prepared, canonical, key, entry)
@@ -156,15 +168,20 @@ class Cascade:
             )
         self._requests.keep(memo, prepared, canonical, key)
         ans = self.answerer.finish(request, ans, started)  # the turn is durable from here
-        self.answerer.remember(request, prepared, ans)
+        self.answerer.remember(request, prepared, ans, later=self._later)
         if not ans.succeeded:
-            return ans
+            return ans, False
         observe = self.autopaths is not None and (embedding is not None or not self.exact_only)
         if observe and self.observe_on_feedback and embedding is None:
             # the rules resolved it: its observation is made if a verdict comes (observe_turn)
             observe = not resolved_by_rules(prepared, prepared.plan_made)
-        if ans.served_by != L0A and not rejected:
-            self._register(ans, canonical, key, embedding, restricted=prepared.cleared)
+        registered = (
+            ans.served_by != L0A
+            and not rejected
+            and self._register(
+                ans, own_plan, canonical, key, embedding, restricted=prepared.cleared
+            )
+        )
         if observe:
             self._submit(
                 _Observe(
@@ -177,7 +194,7 @@ class Cascade:
                     prepared.cleared,
                 )
             )
-        return ans
+        return ans, registered
 
     def observe_turn(self, turn: TurnRecord) -> None:
         """Make sure a turn has its L1 observation before a verdict on it counts: a one-shot
@@ -213,8 +230,10 @@ class Cascade:
         if entry is not None:
             ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
             if ans is not None:
-                self._submit(_Touch(entry.id, self.clock()))
-                if entry.embedding is None and not self.exact_only and l0b_servable(entry.route):
+                # an entry still waiting for the writer has no id yet: the writer gives it one
+                # before it counts this use (the queue is written in order)
+                self._submit(_Touch(entry.id, self.clock(), entry if not entry.id else None))
+                if entry.id and self._backfills(entry):
                     self._submit(_Backfill(entry, canonical))
                 return ans, entry.embedding, None
         if self.exact_only:
@@ -258,55 +277,69 @@ class Cascade:
                     return ans, embedding, hit.cluster_id
         return None, embedding, None
 
+    def _backfills(self, entry: FastpathEntry) -> bool:
+        """A stored entry without the embedding L0b needs gets one (by the writer)."""
+        return entry.embedding is None and not self.exact_only and l0b_servable(entry.route)
+
     def _l1_serves(self, own_plan: Plan | None) -> bool:
         if self.autopaths is None or own_plan is None:
             return False
-        active = getattr(self.autopaths, "has_active_framework", None)
-        return True if active is None else bool(active(own_plan.framework_hash()))
+        active = getattr(self.autopaths, "active_frameworks", None)
+        if active is None:
+            return True
+        frameworks = active()
+        return bool(frameworks) and own_plan.framework_hash() in frameworks
 
     # -- learning --------------------------------------------------------------------------
 
     def _register(
         self,
         ans: Answer,
+        own_plan: Plan | None,
         canonical: str,
         key: str,
         embedding: np.ndarray | None,
         *,
         restricted: bool = False,
-    ) -> None:
-        """`restricted`: asked from a cleared chat (its text is shown to cleared viewers only).
+    ) -> bool:
+        """Queue the answer's plan for the writer; True if it is registrable (and queued).
+        `restricted`: asked from a cleared chat (its text is shown to cleared viewers only).
 
-        Written before the answer is returned, so the next question -- here or on a replica --
-        finds it. A structured plan is never replayed by cosine (see `_fast`): it is stored
-        without an embedding."""
-        plan = Plan.from_dict(ans.plan)
+        Until the writer stores it, this process serves it from memory (`PendingPlans`); the
+        writer gives it its id and hashes. A structured plan is never replayed by cosine (see
+        `_fast`): it is stored without an embedding."""
+        # the planner's own plan when it answered (ans.plan is its dict), else the replayed one
+        plan = own_plan if ans.served_by == PLANNER and own_plan else Plan.from_dict(ans.plan)
         if not registrable(plan, self.answerer.catalog):
-            return
+            return False
         if not l0b_servable(plan.route):
             embedding = None
         now = self.clock()
-        embedder = self._embedder() if embedding is not None else None
-        self.fastpaths.upsert(
-            FastpathEntry(
-                id=self.new_id(),
-                canonical_text=canonical,
-                canonical_hash=key,
-                plan=ans.plan,
-                route=plan.route,
-                intent=plan.intent,
-                intent_hash=intent_hash(plan.intent),
-                framework_hash=plan.framework_hash(),
-                origin=ORIGIN.get(ans.served_by, "planner"),
-                query_specific=plan.query_specific,
-                embedder=embedder.name if embedder else "",
-                embedding=embedding,
-                created_at=now,
-                last_used_at=now,
-                n_uses=0,
-                restricted=restricted,
-            )
+        entry = FastpathEntry(
+            id="",  # given by the writer; an L0a replay meanwhile counts its use by this entry
+            canonical_text=canonical,
+            canonical_hash=key,
+            plan=ans.plan,
+            route=plan.route,
+            intent=plan.intent,
+            intent_hash="",
+            framework_hash="",
+            origin=ORIGIN.get(ans.served_by, "planner"),
+            query_specific=plan.query_specific,
+            embedder="",
+            embedding=embedding,
+            created_at=now,
+            last_used_at=now,
+            n_uses=0,
+            restricted=restricted,
         )
+        self._pending.put(entry)
+        self._submit(_Register(entry, plan))
+        return True
+
+    def _later(self, write: Callable[[], None]) -> None:
+        """A write that can wait for the writer (a conversation's context)."""
+        self._submit(_Write(write))
 
     def _observe(
         self,
@@ -375,8 +408,28 @@ class Cascade:
         embedder: str,
         touches: list[tuple[str, dt.datetime]],
     ) -> None:
-        if isinstance(record, _Touch):
-            touches.append((record.entry_id, record.at))
+        if isinstance(record, _Register):
+            pending, plan = record.entry, record.plan
+            embedder = self._embedder() if pending.embedding is not None else None
+            try:
+                stored = self.fastpaths.upsert(
+                    replace(
+                        pending,
+                        id=self.new_id(),
+                        intent_hash=intent_hash(plan.intent),
+                        framework_hash=plan.framework_hash(),
+                        embedder=embedder.name if embedder else "",
+                    )
+                )
+                pending.id = stored.id  # the row's id (an older row of this hash keeps its own)
+            finally:  # stored, or lost: memory no longer stands in for the store
+                self._pending.done(record.entry)
+        elif isinstance(record, _Write):
+            record.write()
+        elif isinstance(record, _Touch):
+            entry_id = record.entry_id or (record.pending.id if record.pending else "")
+            if entry_id:
+                touches.append((entry_id, record.at))
         elif isinstance(record, _Backfill):
             vector = vectors.get(record.canonical)
             if vector is not None and record.entry.embedding is None:
@@ -399,9 +452,23 @@ class Cascade:
 
 
 @dataclass(frozen=True)
+class _Register:
+    """A plan an answer left behind (last writer wins), as `PendingPlans` holds it."""
+
+    entry: FastpathEntry
+    plan: Plan
+
+
+@dataclass(frozen=True)
+class _Write:
+    write: Callable[[], None]
+
+
+@dataclass(frozen=True)
 class _Touch:
     entry_id: str
     at: dt.datetime
+    pending: FastpathEntry | None = None  # replayed before the writer stored it: its id then
 
 
 @dataclass(frozen=True)
@@ -423,7 +490,7 @@ class _Observe:
     restricted: bool
 
 
-_Record = _Touch | _Backfill | _Observe
+_Record = _Register | _Write | _Touch | _Backfill | _Observe
 
 
 def _needs_embedding(record: _Record, exact_only: bool) -> str | None:
@@ -453,6 +520,30 @@ def resolved_by_rules(prepared: Prepared, plan: Plan | None) -> bool:
         and not intent.unknown_entities
         and not intent.bad_periods
     )
+
+
+class PendingPlans:
+    """Entries queued for the writer and not stored yet, by cache key: an exact repeat asked
+    before the writer's turn is served by L0a from here, as it would be from the store."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, FastpathEntry] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> FastpathEntry | None:
+        if not self._by_key:  # the usual case: nothing waiting, no lock taken
+            return None
+        with self._lock:
+            return self._by_key.get(key)
+
+    def put(self, entry: FastpathEntry) -> None:
+        with self._lock:
+            self._by_key[entry.canonical_hash] = entry
+
+    def done(self, entry: FastpathEntry) -> None:
+        with self._lock:
+            if self._by_key.get(entry.canonical_hash) is entry:
+                del self._by_key[entry.canonical_hash]
 
 
 class VectorMemo:

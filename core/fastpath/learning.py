@@ -2,9 +2,10 @@
 and the embedding an entry still lacks are not part of the answer, so a serving process does
 them off the answer path, in batches.
 
-The turn and a new plan's registration are never deferred: they are written before the answer
-is returned (an adapter sends after `answer()` returns; a verdict on the answer must find its
-turn, and the next question, on this process or a replica, its plan).
+The turn is never deferred: it is written before the answer is returned (an adapter sends
+after `answer()` returns, and a verdict on the answer must find its turn). A new plan's
+registration and the conversation's context are queued too, and the cascade wakes the writer
+(`wake`) as the answer that queued a plan returns: the next question on a replica must find it.
 
 `InlineLearning` runs each batch at once, on the caller's thread (tests, a one-shot `ricorda
 ask`, which exits right after). `BackgroundLearning` queues them for one writer thread that
@@ -34,6 +35,8 @@ class Learning(Protocol[T]):
 
     def flush(self) -> None: ...
 
+    def wake(self) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -47,6 +50,9 @@ class InlineLearning(Generic[T]):
         _safely(self._handle, [record])
 
     def flush(self) -> None:
+        return None
+
+    def wake(self) -> None:
         return None
 
     def close(self) -> None:
@@ -100,6 +106,13 @@ class BackgroundLearning(Generic[T]):
                     self._cond.notify_all()
         if closed:
             _safely(self._handle, [record])
+
+    def wake(self) -> None:
+        """Write what is queued now, not at the next look (called once an answer is made,
+        never from inside one: see `submit`)."""
+        with self._cond:
+            if self._queue:
+                self._cond.notify_all()
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every record submitted before this call is handled."""

@@ -116,7 +116,11 @@ class Maintenance:
         lock: RunLock | None = None,
         tz: dt.tzinfo | None = None,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex[:12],
+        sync: Callable[[], None] | None = None,
     ) -> None:
+        """`sync` is called before every run: it writes what a serving process's learning
+        writer still holds (plans, use counts, observations), so the run sees every plan and
+        one it retires does not come back from the queue."""
         self.store = store
         self.promotions = promotions
         self.catalog = catalog
@@ -125,6 +129,7 @@ class Maintenance:
         self.lock = lock
         self.tz = tz
         self.new_id = new_id
+        self._sync = sync or (lambda: None)
 
     def night_of(self, moment: dt.datetime) -> str:
         """The local date a run belongs to (nights are counted in the bot's time zone)."""
@@ -159,6 +164,7 @@ class Maintenance:
 
     def _run(self, *, dry_run: bool) -> MaintenanceReport:
         started = time.perf_counter()
+        self._sync()
         now = self.clock()
         report = MaintenanceReport(self.new_id(), now, self.night_of(now), dry_run=dry_run)
         complete = self.catalog.reload()  # see other replicas' approvals and retirements

@@ -154,13 +154,21 @@ class Answerer:
         return self.conversations.resolve(
             request, text, lambda t: self.parser.parse(self.gate.check(t, cleared=True).text,
                                                        reference),
-            detect_tool(text),
+            lambda: detect_tool(text),  # only for a short question with a live context
         )
 
-    def remember(self, request: Request, prepared: Prepared | Answer, ans: Answer) -> None:
-        """An answered figure becomes its conversation's context."""
+    def remember(
+        self,
+        request: Request,
+        prepared: Prepared | Answer,
+        ans: Answer,
+        *,
+        later: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
+        """An answered figure becomes its conversation's context (stored by `later`, a
+        serving process's writer, when given)."""
         if self.conversations is not None and isinstance(prepared, Prepared):
-            self.conversations.remember(request, prepared.intent, ans)
+            self.conversations.remember(request, prepared.intent, ans, later=later)
 
     def prepare(self, request: Request) -> Prepared | Answer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
@@ -337,7 +345,7 @@ class Answerer:
             }
             return not needs
         own = self.plan(prepared)
-        return own is not None and own.framework_hash() == plan.framework_hash()
+        return own is not None and own.framework() == plan.framework()
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -59,8 +59,18 @@ class Plan:
     def tools(self) -> list[str]:
         return [step["tool"] for step in self.steps]
 
+    def framework(self) -> tuple[Any, ...]:
+        """The plan's shape: route, tools with their sorted argument names, slot shape, the
+        assumed slots. Two plans with equal frameworks differ only in slot values."""
+        return (
+            self.route,
+            tuple((s["tool"], tuple(sorted(s.get("args", {})))) for s in self.steps),
+            tuple(self.shape.get(k, 0) for k in SLOT_KINDS),
+            tuple(sorted(self.assumed)),
+        )
+
     def framework_hash(self) -> str:
-        """Hash of the plan's shape: route, tools with their sorted argument names, slot shape."""
+        """Hash of `framework()`, stored with a plan (its JSON form is the stable one)."""
         body = {
             "route": self.route,
             "steps": [[s["tool"], sorted(s.get("args", {}))] for s in self.steps],

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -106,19 +107,27 @@ class Conversations:
         self.store = store
         self.ttl = ttl
         self.now = now
+        # contexts handed to a writer (`remember(..., later=...)`) and not stored yet: this
+        # process's next follow-up reads them from here
+        self._pending: dict[tuple[str, str], ConversationContext] = {}
+        self._lock = threading.Lock()
 
     def context(self, request: Request) -> ConversationContext | None:
         """The live context of the request's conversation, or None (none, or expired)."""
         if self.ttl <= dt.timedelta(0) or request.conversation == STANDALONE:
             return None
-        found = self.store.load(request.chat, request.conversation_key)
+        key = (request.chat, request.conversation_key)
+        with self._lock:
+            found = self._pending.get(key)
+        if found is None:
+            found = self.store.load(*key)
         if found is None or found.at.astimezone(dt.UTC) + self.ttl < self._now():
             return None
         return found
 
     def resolve(
         self, request: Request, text: str, parse: Callable[[str], Intent],
-        tool: str | None,
+        tool: Callable[[], str | None],
     ) -> Request:
         """`request` with the slots it inherits fixed (and listed in `carried`), or itself.
 
@@ -129,16 +138,28 @@ class Conversations:
         context = self.context(request)
         if context is None:
             return request
-        carried = carried_slots(text, parse(text), context, tool=tool)
+        carried = carried_slots(text, parse(text), context, tool=tool())
         if not carried:
             return request
         log.debug("follow-up in %s carries %s", request.conversation_key, sorted(carried))
         return replace(request, fixed_slots=carried, carried=tuple(carried))
 
-    def remember(self, request: Request, intent: Intent | None, ans: Answer) -> None:
+    def remember(
+        self,
+        request: Request,
+        intent: Intent | None,
+        ans: Answer,
+        *,
+        later: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
         """Keep the slots of an answered figure as the conversation's context. Refusals,
         clarifications, "why" questions without a figure and tapped options leave it as it
-        was (a tap is keyed by chat, not by the thread it was tapped in)."""
+        was (a tap is keyed by chat, not by the thread it was tapped in).
+
+        `later` (a serving process's writer): the store write is handed to it, off the answer
+        path; until it is done this process reads the context from memory. A follow-up comes
+        seconds later, so another replica finds it stored; a crash in between costs that
+        follow-up its context, never an answer."""
         if intent is None or request.parent_turn or not ans.succeeded or not intent.metrics:
             return
         if ans.route not in (Route.STRUCTURED, Route.COMPOSITE) or self.ttl <= dt.timedelta(0):
@@ -153,8 +174,25 @@ class Conversations:
             route=ans.route.value,
             at=self._now(),
         )
+        key = (request.chat, request.conversation_key)
+        if later is None:
+            self._save(key, context)
+            return
+        with self._lock:
+            self._pending[key] = context
+        later(lambda: self._save_pending(key, context))
+
+    def _save_pending(self, key: tuple[str, str], context: ConversationContext) -> None:
         try:
-            self.store.save(request.chat, request.conversation_key, context)
+            self._save(key, context)
+        finally:  # stored, or lost: either way memory no longer stands in for the store
+            with self._lock:
+                if self._pending.get(key) is context:
+                    del self._pending[key]
+
+    def _save(self, key: tuple[str, str], context: ConversationContext) -> None:
+        try:
+            self.store.save(*key, context)
         except Exception:  # losing a context costs a follow-up, never the answer
             log.exception("cannot keep the conversation context; the next follow-up starts anew")
 
