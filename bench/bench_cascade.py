@@ -120,46 +120,24 @@ def busy(processes: int) -> Iterator[None]:
 
 
 def as_before(app) -> None:  # type: ignore[no-untyped-def]
-    """Undo, on this one application, what issue 15's last step changed on the answer path
-    (SQLite), so that before and after are measured side by side in one run: the plan
-    registration back on Core, a pool checkout per answer-path statement instead of kept
-    connections, WAL checkpoints back in whichever commit passes 1,000 pages, the learning
-    writer woken by every record an answer queues, and two `labels()` lookups per answer's
-    metrics."""
-    from sqlalchemy import event
+    """Undo, on this one application, what issue 15's last step changed on the answer path,
+    so that before and after are measured side by side in one run: a new plan's registration
+    and the conversation's context written on the answering thread before the answer returns
+    (now both are queued for the learning writer, woken as the answer returns, and served from
+    memory meanwhile). Not undone: the replay check comparing frameworks without hashing them
+    and the autopath check skipping the hash when no autopath is active (a few µs each)."""
+    from core.fastpath import cascade as cascade_module
 
-    from storage.fast_sql import PooledConnection
+    cascade = app.cascade
+    queue = cascade.learning.submit
 
-    app.fastpaths._fast_upsert = None
-    app.turns._fast_insert.source = PooledConnection(app.engine)
-    app.fastpaths._fast_revision.source = PooledConnection(app.engine)
-    if app.checkpointer is not None:
-        app.checkpointer.close()
-        app.checkpointer = None
+    def submit_inline(record) -> None:  # type: ignore[no-untyped-def]
+        if isinstance(record, (cascade_module._Register, cascade_module._Write)):
+            cascade._learn([record])  # written here, before the answer is returned
+        else:
+            queue(record)
 
-    def default_checkpoints(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-        dbapi_conn.execute("PRAGMA wal_autocheckpoint=1000")
-
-    event.listen(app.engine, "connect", default_checkpoints)
-    app.engine.dispose()  # pooled connections reopen with SQLite's default
-
-    learning = app.cascade.learning
-    queue = learning.submit
-
-    def submit_and_wake(record) -> None:  # type: ignore[no-untyped-def]
-        queue(record)
-        with learning._cond:
-            learning._cond.notify_all()
-
-    learning.submit = submit_and_wake
-    metrics = app.metrics
-
-    def observe_as_before(answer) -> None:  # type: ignore[no-untyped-def]
-        level = answer.served_by or "none"
-        metrics.requests.labels(route=answer.route_name, level=level).inc()
-        metrics.latency.labels(level=level).observe(max(answer.latency_ms, 0.0) / 1000)
-
-    app.cascade.on_answer = observe_as_before
+    cascade.learning.submit = submit_inline
 
 
 def serve_mode(n: int, busy_processes: int, start: int = 0, compare: bool = False) -> Timings:
@@ -384,7 +362,9 @@ def first_and_repeat(app, question: str, n: int) -> Timings:  # type: ignore[no-
     out: Timings = {"planner": [], "miss": [], "l0a": []}
     for _ in range(n):
         out["planner"] += timed(lambda: app.answerer.answer(Request(question)), 1)
-        app.fastpaths.delete_by_hash(key)  # forget it: the next ask is a first ask
+        # forget it: the next ask is a first ask (no plan stored, the request never prepared)
+        app.fastpaths.delete_by_hash(key)
+        app.cascade._requests.clear()
         for level, want in (("miss", "planner"), ("l0a", "L0a")):
             start = time.perf_counter()
             ans = app.cascade.answer(Request(question))

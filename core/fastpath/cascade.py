@@ -614,6 +614,11 @@ class RequestMemo:
             (cache_hash),
         )
 
+    def clear(self) -> None:
+        """Forget every kept request (a benchmark's first ask must prepare its request)."""
+        with self._lock:
+            self._kept.clear()
+
     def keep(
         self, key: tuple[Any, ...], prepared: Prepared, canonical: str, cache_hash: str
     ) -> None:
