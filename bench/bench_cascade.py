@@ -27,7 +27,7 @@ first time; and a repeat served by L0a.
 
     python bench/bench_cascade.py [--n 300] [--llm-runs 3] [--no-llm] [--json]
                                   [--history 1000,10000,100000,1000000] [--busy 1]
-                                  [--compare] [--serve-only]
+                                  [--compare] [--floor] [--serve-only]
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ Timings = dict[str, list[float]]  # "planner", "miss", "l0a" -> ms
 REF = dt.date(2026, 6, 15)
 SERVE_ROWS = ("answer_only", "answer_turn", "ask_first", "serve_first", "serve_repeat")
 BEFORE_ROWS = ("before_first", "before_repeat")  # --compare: the same, as before the change
+FLOOR_ROWS = ("floor_first", "floor_repeat")  # --floor: the cascade's least possible work
 
 
 def kb_question(i: int) -> str:
@@ -140,14 +141,30 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
     cascade.learning.submit = submit_inline
 
 
-def serve_mode(n: int, busy_processes: int, start: int = 0, compare: bool = False) -> Timings:
+def as_floor(app) -> None:  # type: ignore[no-untyped-def]
+    """Strip, on this one application, every step of a serve-mode answer but the exact-hash
+    lookup (L0a) and the turn write: no knowledge-base version check, no follow-up lookup, no
+    conversation context, no metrics, no writer wake (the plan is still queued, so the repeat
+    is an L0a answer). Not a configuration anyone should run: it measures how far the
+    first-ask ratio can fall while the turn is durable and L0a is looked up."""
+    app.freshness = None
+    app.answerer.resolve = lambda request: request
+    app.answerer.remember = lambda *args, **kwargs: None
+    app.cascade.on_answer = None
+    app.cascade.learning.wake = lambda: None
+
+
+def serve_mode(
+    n: int, busy_processes: int, start: int = 0, compare: bool = False, floor: bool = False
+) -> Timings:
     """The five serve-mode timings, question by question, interleaved (and, with `compare`,
-    the serve-mode rows of an application set back `as_before`, on its own database)."""
+    the serve-mode rows of an application set back `as_before`, with `floor` those of one
+    stripped `as_floor`, each on its own database)."""
     from core.planning.answering import Answerer
 
     with contextlib.ExitStack() as stack:
-        tmp, tmp_ask, tmp_before = (
-            Path(stack.enter_context(tempfile.TemporaryDirectory())) for _ in range(3)
+        tmp, tmp_ask, tmp_before, tmp_floor = (
+            Path(stack.enter_context(tempfile.TemporaryDirectory())) for _ in range(4)
         )
         app = kb_app(tmp)
         stack.callback(app.close)
@@ -158,11 +175,16 @@ def serve_mode(n: int, busy_processes: int, start: int = 0, compare: bool = Fals
             before = kb_app(tmp_before)
             stack.callback(before.close)
             as_before(before)
+        stripped = None
+        if floor:
+            stripped = kb_app(tmp_floor)
+            stack.callback(stripped.close)
+            as_floor(stripped)
         bare = Answerer(glossary=app.glossary, facts=app.facts, today=lambda: REF)
         with_turn = Answerer(
             glossary=app.glossary, facts=app.facts, turns=app.turns, today=lambda: REF
         )
-        return serve_loop(app, ask, bare, with_turn, n, busy_processes, start, before)
+        return serve_loop(app, ask, bare, with_turn, n, busy_processes, start, before, stripped)
 
 
 def serve_loop(
@@ -174,10 +196,12 @@ def serve_loop(
     busy_processes: int,  # type: ignore[no-untyped-def]
     start: int,
     before=None,  # type: ignore[no-untyped-def]
+    floor=None,  # type: ignore[no-untyped-def]
 ) -> Timings:
-    """`ask` / `with_turn` / `before` None: those rows are not measured."""
-    out: Timings = {k: [] for k in (*SERVE_ROWS, *BEFORE_ROWS)}
-    out.update({f"{k}_cpu": [] for k in (*SERVE_ROWS, *BEFORE_ROWS)})  # this thread's CPU time
+    """`ask` / `with_turn` / `before` / `floor` None: those rows are not measured."""
+    rows_all = (*SERVE_ROWS, *BEFORE_ROWS, *FLOOR_ROWS)
+    out: Timings = {k: [] for k in rows_all}
+    out.update({f"{k}_cpu": [] for k in rows_all})  # this thread's CPU time
 
     def one(key: str, fn, q: str, want: str | None = None) -> None:  # type: ignore[no-untyped-def]
         t, cpu = time.perf_counter(), time.thread_time()
@@ -196,7 +220,13 @@ def serve_loop(
             out["writer"].append((time.perf_counter() - t) * 1000)
 
     def serve(q: str, which) -> None:  # type: ignore[no-untyped-def]
-        first, repeat = ("serve_first", "serve_repeat") if which is app else BEFORE_ROWS
+        first, repeat = (
+            ("serve_first", "serve_repeat")
+            if which is app
+            else BEFORE_ROWS
+            if which is before
+            else FLOOR_ROWS
+        )
         one(first, which.answer, q, "planner")
         writer(which)
         one(repeat, which.answer, q, "L0a")
@@ -212,7 +242,7 @@ def serve_loop(
                 rows.append(lambda q=q: one("answer_turn", with_turn.answer, q))
             if ask is not None:
                 rows.append(lambda q=q: one("ask_first", ask.cascade.answer, q, "planner"))
-            rows += [lambda q=q, w=w: serve(q, w) for w in (app, before) if w is not None]
+            rows += [lambda q=q, w=w: serve(q, w) for w in (app, before, floor) if w is not None]
             # the rows take turns going first: the first to meet a new question (and the one
             # after the one-shot application's ~10 ms of other work) finds colder CPU caches
             k = i % len(rows)
@@ -466,6 +496,8 @@ def serve_summary(t: Timings) -> dict[str, float]:
             "before_repeat_vs_answer_turn": p50["before_repeat"] / p50["answer_turn"],
             "before_p99_vs_p50": nearest_rank(was, 0.99) / statistics.median(was),
         }
+    if t.get("floor_first"):
+        compared["floor_first_vs_answer_only"] = p50["floor_first"] / p50["answer_only"]
     cpu = {}
     if t.get("serve_first_cpu"):
         both_cpu = t["serve_first_cpu"] + t["serve_repeat_cpu"]
@@ -498,6 +530,8 @@ def print_serve(summary: dict[str, float], busy_processes: int) -> None:
         "writer": "  its writer thread, per answer (off the path)",
         "before_first": "--compare: serve first ask, as before",
         "before_repeat": "--compare: serve repeat (L0a), as before",
+        "floor_first": "--floor: first ask, L0a lookup + turn only",
+        "floor_repeat": "--floor: repeat, L0a lookup + turn only",
     }
     print(f"serve mode on 10,000 facts, {busy_processes} other process(es) busy")
     print(f"{'':48} {'p50 ms':>8} {'p99 ms':>8} {'CPU p50':>8}")
@@ -527,6 +561,13 @@ def print_serve(summary: dict[str, float], busy_processes: int) -> None:
     ):
         if key in summary:
             print(f"  as before: {key:52} {summary[key]:8.2f}x  (now {summary[now]:.2f}x)")
+    if "floor_first_vs_answer_only" in summary:
+        turn = summary["answer_turn_p50_ms"] / summary["answer_only_p50_ms"]
+        print(
+            f"  the floor: a first ask with only the L0a lookup and the turn write "
+            f"{summary['floor_first_vs_answer_only']:.2f}x answer only "
+            f"(answer + turn written: {turn:.2f}x)"
+        )
 
 
 def print_history(rows: list[dict[str, float]]) -> None:
@@ -581,9 +622,14 @@ def main() -> None:
     parser.add_argument(
         "--compare", action="store_true", help="also serve mode as before the last change"
     )
+    parser.add_argument(
+        "--floor", action="store_true", help="also a first ask with only L0a and the turn"
+    )
     parser.add_argument("--serve-only", action="store_true", help="the serve-mode table only")
     args = parser.parse_args()
-    serve = serve_summary(serve_mode(args.serve_n, args.busy, compare=args.compare))
+    serve = serve_summary(
+        serve_mode(args.serve_n, args.busy, compare=args.compare, floor=args.floor)
+    )
     if args.serve_only:
         print(json.dumps({"serve": serve, "busy": args.busy}, indent=2) if args.json else "")
         if not args.json:
