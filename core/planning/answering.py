@@ -11,9 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+import threading
 import time
 import unicodedata
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
@@ -52,6 +54,7 @@ from core.types import (
 log = logging.getLogger("ricorda.answer")
 
 DEFAULT_MAX_QUESTION_CHARS = 2000
+_NAMED_KEPT = 1024  # short questions whose own parse the follow-up check keeps
 # controls, lone surrogates (bytes that were not UTF-8), replacement characters and the BOM
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffd\ufeff]+")
 
@@ -121,6 +124,10 @@ class Answerer:
             Conversations(conversations, ttl=conversation_ttl, now=now)
             if conversations is not None else None
         )
+        # what a short question names on its own, by (text, reference date): a follow-up check
+        # parses it before `prepare` does, on every short question while a context is live
+        self._named: OrderedDict[tuple[str, dt.date], Intent] = OrderedDict()
+        self._named_lock = threading.Lock()
 
     # -- the planner path ------------------------------------------------------------------
 
@@ -152,10 +159,25 @@ class Answerer:
             return request
         reference = request.reference_date or self.today()
         return self.conversations.resolve(
-            request, text, lambda t: self.parser.parse(self.gate.check(t, cleared=True).text,
-                                                       reference),
+            request, text, lambda t: self._named_in(t, reference),
             lambda: detect_tool(text),  # only for a short question with a live context
         )
+
+    def _named_in(self, text: str, reference: dt.date) -> Intent:
+        """`text` parsed on its own (read, never changed, by the follow-up check), kept for
+        the next time it is asked: a repeat need not parse it twice."""
+        key = (text, reference)
+        with self._named_lock:
+            kept = self._named.get(key)
+            if kept is not None:
+                self._named.move_to_end(key)
+                return kept
+        intent = self.parser.parse(self.gate.check(text, cleared=True).text, reference)
+        with self._named_lock:
+            self._named[key] = intent
+            while len(self._named) > _NAMED_KEPT:
+                self._named.popitem(last=False)
+        return intent
 
     def remember(
         self,
