@@ -56,8 +56,13 @@ class SqlConversationStore:
     def __init__(self, engine: Engine, *, clock: Callable[[], dt.datetime] = utcnow) -> None:
         self._engine = engine
         self._clock = clock
+        # the later answer's context wins, whichever replica's writer stores it first
         self._upsert = upsert_statement(
-            engine.dialect.name, _TABLE, ("chat", "conversation"), ("slots", "updated_at")
+            engine.dialect.name,
+            _TABLE,
+            ("chat", "conversation"),
+            ("slots", "updated_at"),
+            newer="updated_at",
         )
         self._since_prune = 0
 
@@ -113,4 +118,6 @@ class MemoryConversationStore:
         return self.rows.get((chat, conversation))
 
     def save(self, chat: str, conversation: str, context: ConversationContext) -> None:
-        self.rows[(chat, conversation)] = context
+        kept = self.rows.get((chat, conversation))
+        if kept is None or kept.at <= context.at:  # a late write never replaces a later one
+            self.rows[(chat, conversation)] = context

@@ -14,8 +14,17 @@ from sqlalchemy import Table
 from core.errors import StorageError
 
 
-def upsert_statement(dialect: str, table: Table, key: Sequence[str], update: Sequence[str]) -> Any:
-    """An executable upsert on `table`: rows whose `key` exists get their `update` columns set."""
+def upsert_statement(
+    dialect: str,
+    table: Table,
+    key: Sequence[str],
+    update: Sequence[str],
+    *,
+    newer: str | None = None,
+) -> Any:
+    """An executable upsert on `table`: rows whose `key` exists get their `update` columns set
+    (with `newer`, a column: only when the new row's value there is not earlier than the
+    stored one, so a write that arrives late never replaces a later one)."""
     # each dialect imported only when used: a SQLite process need not load PostgreSQL's
     if dialect == "sqlite":
         from sqlalchemy.dialects import sqlite
@@ -28,5 +37,7 @@ def upsert_statement(dialect: str, table: Table, key: Sequence[str], update: Seq
     else:
         raise StorageError(f"unsupported database dialect {dialect!r}: use SQLite or PostgreSQL")
     return stmt.on_conflict_do_update(
-        index_elements=list(key), set_={c: stmt.excluded[c] for c in update}
+        index_elements=list(key),
+        set_={c: stmt.excluded[c] for c in update},
+        where=None if newer is None else table.c[newer] <= stmt.excluded[newer],
     )

@@ -50,6 +50,15 @@ def test_the_last_answer_wins(store: Any) -> None:
     assert store.load("slack:C1", "slack:C1:thread:1.0") == later
 
 
+def test_a_context_stored_late_never_replaces_a_later_answers(store: Any) -> None:
+    """Serving replicas store contexts from their writer threads, so one answered earlier
+    may reach the database after one answered later: the later answer's context stays."""
+    later = ConversationContext(("EBITDA",), (), (), (), "structured", T0 + dt.timedelta(minutes=3))
+    store.save("slack:C1", "slack:C1:thread:1.0", later)
+    store.save("slack:C1", "slack:C1:thread:1.0", CHINA)  # answered first, stored last
+    assert store.load("slack:C1", "slack:C1:thread:1.0") == later
+
+
 def test_chats_and_conversations_never_share_a_row(store: Any) -> None:
     store.save("slack:C1", "slack:C1:thread:1.0", CHINA)
     assert store.load("slack:C1", "slack:C1:thread:2.0") is None
