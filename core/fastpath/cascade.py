@@ -107,7 +107,6 @@ class Cascade:
     def answer(self, request: Request) -> Answer:
         with self._answering_cond:
             self._answering += 1
-        registered = False
         try:
             ans, registered = self._answer(request)
         finally:
