@@ -176,7 +176,7 @@ class App:
     def metrics(self) -> Metrics:
         from bot.metrics import Metrics
 
-        return Metrics(cache_size=lambda: self.fastpaths.count())
+        return Metrics(cache_size=self._stored_plans)
 
     @cached_property
     def cascade(self) -> Cascade:
@@ -195,6 +195,12 @@ class App:
             background=not self.one_shot,
             observe_on_feedback=True,  # self.feedback calls observe_turn before a verdict
         )
+
+    def _stored_plans(self) -> int:
+        """The L0 entries, counted once what the writer still holds is stored (a scrape right
+        after an answer must count its plan)."""
+        self.flush_learning()
+        return self.fastpaths.count()
 
     def flush_learning(self) -> None:
         """Write what the cascade still has queued (plans, observations, use counts)."""

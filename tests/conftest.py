@@ -13,13 +13,17 @@ import contextlib
 import functools
 import os
 import secrets
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from sqlalchemy.engine import Engine
 
 from storage.db import open_database
+
+T = TypeVar("T")
 
 pytest_plugins = ["tests.acme"]  # the ACME knowledge-base fixtures
 
@@ -94,3 +98,20 @@ def engine(db_url: str) -> Iterator[Engine]:
         yield engine
     finally:
         engine.dispose()
+
+
+def settled(read: Callable[[], T], *, quiet: float = 0.3, timeout: float = 10.0) -> T:
+    """`read()` once it has stayed the same for `quiet` seconds: what a serving bot in another
+    process has stored after the answers it just gave. Its learning writer stores a new plan a
+    moment after the answer (woken as the answer returns, core.fastpath.cascade), so a test
+    reading the database right after a reply may be a few milliseconds early."""
+    deadline = time.monotonic() + timeout
+    value = read()
+    while True:
+        time.sleep(quiet)
+        again = read()
+        if again == value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still changing after {timeout} s: {value!r} -> {again!r}")
+        value = again

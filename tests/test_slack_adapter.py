@@ -18,6 +18,7 @@ from bot.app import build_app
 from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import load_acme
+from tests.conftest import settled
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
 from tests.slack_harness import (
     ADMIN,
@@ -247,7 +248,7 @@ def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) ->
     channel, question = "C0000109", "What was ACME Group revenue in FY2024?"
     answer(bot, fake, channel, question)
     fastpaths = SqlFastpathStore(db.engine)
-    count = fastpaths.count()
+    count = settled(fastpaths.count)
     assert count > 0
     assert bot.sender.command(channel, "U0000109", "purge all").status_code == 200
     refused = fake.wait_for(lambda: fake.ephemeral("U0000109"))[0]
@@ -265,7 +266,7 @@ def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) ->
     done = fake.wait_for(lambda: fake.ephemeral(ADMIN)[2:])[0]
     assert re.search(r"purged \d+ fast paths", done["text"]) and fastpaths.count() == 0
     again = answer(bot, fake, channel, question)
-    count = fastpaths.count()
+    count = settled(fastpaths.count)
     assert count > 0, (text_of(again), [e["text"] for e in fake.ephemeral(ADMIN)])
     bot.sender.tap(channel, ADMIN, {"ts": "1.0"}, confirm["value"], confirm["action_id"])
     replayed = fake.wait_for(lambda: fake.ephemeral(ADMIN)[3:])[0]  # the same tap, again

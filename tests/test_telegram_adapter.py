@@ -21,6 +21,7 @@ from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
 from tests.acme import load_acme
+from tests.conftest import settled
 from tests.fake_telegram import BOT, FakeTelegram
 from tests.loopback import free_port, post_when_up
 from tests.telegram_harness import ADMIN, BotProcess
@@ -219,7 +220,7 @@ def test_purge_is_for_admins_and_asks_before_purging_all(bot: BotProcess, fake: 
                                                          db: Any) -> None:
     ask(fake, 109, "What was ACME Group revenue in FY2024?")
     fastpaths = SqlFastpathStore(db.engine)
-    assert fastpaths.count() > 0
+    assert settled(fastpaths.count) > 0
     refused = ask(fake, 109, "/purge all")
     assert "only ricorda admins" in refused["text"]
     prompt = ask(fake, ADMIN, "/purge all")
@@ -291,7 +292,7 @@ def test_an_edited_message_never_runs_a_command(bot: BotProcess, fake: FakeTeleg
     ask(fake, 114, "What was ACME Group revenue in FY2024?")
     ask(fake, 114, "What was ACME HK revenue in FY2024?")
     fastpaths = SqlFastpathStore(db.engine)
-    count = fastpaths.count()
+    count = settled(fastpaths.count)
     sent_before = {c: len(fake.sent(c)) for c in (114, ADMIN, -114)}
     for chat, user, text in ((114, 114, f"/ask {CHINA_2024}"), (ADMIN, ADMIN, "/purge all"),
                              (ADMIN, ADMIN, "/stats"), (-114, 114, f"/ask {CHINA_2024}")):
@@ -312,7 +313,7 @@ def test_a_used_purge_confirmation_cannot_be_replayed(bot: BotProcess, fake: Fak
     fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))
     fake.wait_for(lambda: "purged" in fake.message(ADMIN, prompt["message_id"])["text"])
     ask(fake, 115, "What was ACME Group revenue in FY2024?")
-    count = fastpaths.count()
+    count = settled(fastpaths.count)
     assert count > 0
     expired_before = len(_expired(fake))
     fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))  # the same tap, again
