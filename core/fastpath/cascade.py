@@ -108,13 +108,13 @@ class Cascade:
         with self._answering_cond:
             self._answering += 1
         try:
-            ans, registered = self._answer(request)
+            ans = self._answer(request)
         finally:
             with self._answering_cond:
                 self._answering -= 1
                 if not self._answering:
                     self._answering_cond.notify_all()
-        if registered:  # the answer is made: its plan is stored now, while it is delivered
+        if self._pending:  # the answer is made: a plan it registered is stored now
             self.learning.wake()
         if self.on_answer is not None:
             try:
@@ -136,8 +136,7 @@ class Cascade:
         with self._answering_cond:
             self._answering_cond.wait_for(lambda: not self._answering, timeout)
 
-    def _answer(self, request: Request) -> tuple[Answer, bool]:
-        """The answer, and whether it queued a plan registration."""
+    def _answer(self, request: Request) -> Answer:
         started = time.perf_counter()
         # a follow-up is keyed, replayed and recorded as what it resolves to ("and Italy?" +
         # the conversation's slots), never as its text alone: another chat's "and Italy?"
@@ -150,7 +149,7 @@ class Cascade:
         else:
             made = self.answerer.prepare(request)
             if isinstance(made, Answer):  # refused, empty, bad option: never cached
-                return self.answerer.finish(request, made, started), False
+                return self.answerer.finish(request, made, started)
             prepared = made
             canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
         entry = self.fastpaths.by_hash(key) or self._pending.get(key)
@@ -169,18 +168,13 @@ class Cascade:
         ans = self.answerer.finish(request, ans, started)  # the turn is durable from here
         self.answerer.remember(request, prepared, ans, later=self._later)
         if not ans.succeeded:
-            return ans, False
+            return ans
         observe = self.autopaths is not None and (embedding is not None or not self.exact_only)
         if observe and self.observe_on_feedback and embedding is None:
             # the rules resolved it: its observation is made if a verdict comes (observe_turn)
             observe = not resolved_by_rules(prepared, prepared.plan_made)
-        registered = (
-            ans.served_by != L0A
-            and not rejected
-            and self._register(
-                ans, own_plan, canonical, key, embedding, restricted=prepared.cleared
-            )
-        )
+        if ans.served_by != L0A and not rejected:
+            self._register(ans, own_plan, canonical, key, embedding, restricted=prepared.cleared)
         if observe:
             self._submit(
                 _Observe(
@@ -193,7 +187,7 @@ class Cascade:
                     prepared.cleared,
                 )
             )
-        return ans, registered
+        return ans
 
     def observe_turn(self, turn: TurnRecord) -> None:
         """Make sure a turn has its L1 observation before a verdict on it counts: a one-shot
@@ -300,8 +294,8 @@ class Cascade:
         embedding: np.ndarray | None,
         *,
         restricted: bool = False,
-    ) -> bool:
-        """Queue the answer's plan for the writer; True if it is registrable (and queued).
+    ) -> None:
+        """Queue the answer's plan for the writer, if it is registrable.
         `restricted`: asked from a cleared chat (its text is shown to cleared viewers only).
 
         Until the writer stores it, this process serves it from memory (`PendingPlans`); the
@@ -310,7 +304,7 @@ class Cascade:
         # the planner's own plan when it answered (ans.plan is its dict), else the replayed one
         plan = own_plan if ans.served_by == PLANNER and own_plan else Plan.from_dict(ans.plan)
         if not registrable(plan, self.answerer.catalog):
-            return False
+            return
         if not l0b_servable(plan.route):
             embedding = None
         now = self.clock()
@@ -334,7 +328,6 @@ class Cascade:
         )
         self._pending.put(entry)
         self._submit(_Register(entry, plan))
-        return True
 
     def _later(self, write: Callable[[], None]) -> None:
         """A write that can wait for the writer (a conversation's context)."""
@@ -528,6 +521,10 @@ class PendingPlans:
     def __init__(self) -> None:
         self._by_key: dict[str, FastpathEntry] = {}
         self._lock = threading.Lock()
+
+    def __bool__(self) -> bool:
+        """Whether a plan is waiting for the writer (no lock: a glance, then the writer)."""
+        return bool(self._by_key)
 
     def get(self, key: str) -> FastpathEntry | None:
         if not self._by_key:  # the usual case: nothing waiting, no lock taken

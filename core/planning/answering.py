@@ -9,13 +9,12 @@ fast path can never answer differently from the planner.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import re
-import threading
 import time
 import unicodedata
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
@@ -124,10 +123,10 @@ class Answerer:
             Conversations(conversations, ttl=conversation_ttl, now=now)
             if conversations is not None else None
         )
-        # what a short question names on its own, by (text, reference date): a follow-up check
-        # parses it before `prepare` does, on every short question while a context is live
-        self._named: OrderedDict[tuple[str, dt.date], Intent] = OrderedDict()
-        self._named_lock = threading.Lock()
+        # what a short question names on its own, by (text, reference date): the follow-up
+        # check parses it before `prepare` does, on every short question while a context is
+        # live; kept per answerer (a glossary reload builds a new one)
+        self._named_in = functools.lru_cache(maxsize=_NAMED_KEPT)(self._parse_named)
 
     # -- the planner path ------------------------------------------------------------------
 
@@ -163,21 +162,10 @@ class Answerer:
             lambda: detect_tool(text),  # only for a short question with a live context
         )
 
-    def _named_in(self, text: str, reference: dt.date) -> Intent:
-        """`text` parsed on its own (read, never changed, by the follow-up check), kept for
-        the next time it is asked: a repeat need not parse it twice."""
-        key = (text, reference)
-        with self._named_lock:
-            kept = self._named.get(key)
-            if kept is not None:
-                self._named.move_to_end(key)
-                return kept
-        intent = self.parser.parse(self.gate.check(text, cleared=True).text, reference)
-        with self._named_lock:
-            self._named[key] = intent
-            while len(self._named) > _NAMED_KEPT:
-                self._named.popitem(last=False)
-        return intent
+    def _parse_named(self, text: str, reference: dt.date) -> Intent:
+        """`text` parsed on its own, for the follow-up check (which reads it, never changes
+        it): kept by `_named_in`, so a repeat need not parse it twice."""
+        return self.parser.parse(self.gate.check(text, cleared=True).text, reference)
 
     def remember(
         self,

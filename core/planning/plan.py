@@ -70,12 +70,14 @@ class Plan:
         )
 
     def framework_hash(self) -> str:
-        """Hash of `framework()`, stored with a plan (its JSON form is the stable one)."""
+        """Hash of `framework()`, stored with a plan: its JSON form (the one hashed since
+        plans were first stored) keeps every stored hash valid."""
+        route, steps, shape, assumed = self.framework()
         body = {
-            "route": self.route,
-            "steps": [[s["tool"], sorted(s.get("args", {}))] for s in self.steps],
-            "shape": {k: self.shape.get(k, 0) for k in SLOT_KINDS},
-            "assumed": sorted(self.assumed),
+            "route": route,
+            "steps": [[tool, list(args)] for tool, args in steps],
+            "shape": dict(zip(SLOT_KINDS, shape, strict=True)),
+            "assumed": list(assumed),
         }
         return _digest(json.dumps(body, sort_keys=True))
 
