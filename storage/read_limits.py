@@ -42,11 +42,13 @@ WORKBOOK_LIMITS = ReadLimits(max_xml_bytes=512 * MB, max_expanded_bytes=1024 * M
 def check_zip(path: Path, limits: ReadLimits) -> None:
     """IngestError when the zip at `path` would unpack to more than the limits allow.
 
-    A file that is not a zip at all is left to the reader, which names that problem better."""
+    A file that is not a zip at all, or one zipfile cannot open (NotImplementedError: a
+    version or method it does not support), is left to the reader, which names that problem
+    better."""
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
         return
     xml = sum(m.file_size for m in members if m.filename.endswith((".xml", ".rels")))
     total = sum(m.file_size for m in members)
