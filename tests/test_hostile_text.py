@@ -101,7 +101,9 @@ def test_hostile_fixed_slots_never_reveal_a_restricted_figure(
 ) -> None:
     """Option taps are signed, but their values still come from text that once was hostile."""
     ans = ANSWERER.answer(Request(question, chat="telegram:1", fixed_slots=fixed))
-    _check_answer(ans, question, cleared=False)
+    # a tapped value the bot does not know is quoted back ("I don't recognise the metric
+    # "77"."): what the request itself said is not a leaked figure
+    _check_answer(ans, " ".join([question, *fixed.values()]), cleared=False)
 
 
 def test_restricted_names_in_disguise_are_refused_for_an_uncleared_chat() -> None:
