@@ -36,6 +36,7 @@ import argparse
 import contextlib
 import datetime as dt
 import json
+import random
 import statistics
 import subprocess
 import sys
@@ -155,7 +156,12 @@ def as_floor(app) -> None:  # type: ignore[no-untyped-def]
 
 
 def serve_mode(
-    n: int, busy_processes: int, start: int = 0, compare: bool = False, floor: bool = False
+    n: int,
+    busy_processes: int,
+    start: int = 0,
+    compare: bool = False,
+    floor: bool = False,
+    order: str = "shuffled",
 ) -> Timings:
     """The five serve-mode timings, question by question, interleaved (and, with `compare`,
     the serve-mode rows of an application set back `as_before`, with `floor` those of one
@@ -184,7 +190,9 @@ def serve_mode(
         with_turn = Answerer(
             glossary=app.glossary, facts=app.facts, turns=app.turns, today=lambda: REF
         )
-        return serve_loop(app, ask, bare, with_turn, n, busy_processes, start, before, stripped)
+        return serve_loop(
+            app, ask, bare, with_turn, n, busy_processes, start, before, stripped, order
+        )
 
 
 def serve_loop(
@@ -197,6 +205,7 @@ def serve_loop(
     start: int,
     before=None,  # type: ignore[no-untyped-def]
     floor=None,  # type: ignore[no-untyped-def]
+    order: str = "shuffled",
 ) -> Timings:
     """`ask` / `with_turn` / `before` / `floor` None: those rows are not measured."""
     rows_all = (*SERVE_ROWS, *BEFORE_ROWS, *FLOOR_ROWS)
@@ -234,6 +243,7 @@ def serve_loop(
 
     out["writer"] = []
     warm = 50
+    shuffle = random.Random(15).shuffle
     with busy(busy_processes):
         for i in range(start, start + warm + n):
             q = kb_question(i)
@@ -243,10 +253,18 @@ def serve_loop(
             if ask is not None:
                 rows.append(lambda q=q: one("ask_first", ask.cascade.answer, q, "planner"))
             rows += [lambda q=q, w=w: serve(q, w) for w in (app, before, floor) if w is not None]
-            # the rows take turns going first: the first to meet a new question (and the one
-            # after the one-shot application's ~10 ms of other work) finds colder CPU caches
-            k = i % len(rows)
-            for row in rows[k:] + rows[:k]:
+            # the first row to meet a new question, and the one after the one-shot
+            # application's ~1 ms of other work, find colder CPU caches; a row that follows
+            # its twin (the answer with its turn after the bare answer) finds them warm. So
+            # the rows run in a new random order for every question (seeded: every run the
+            # same orders); `rotated`, the order before, only took turns going first, which
+            # kept every row behind the same neighbour
+            if order == "rotated":
+                k = i % len(rows)
+                rows = rows[k:] + rows[:k]
+            else:
+                shuffle(rows)
+            for row in rows:
                 row()
             if i == start + warm - 1:
                 for v in out.values():
@@ -626,9 +644,18 @@ def main() -> None:
         "--floor", action="store_true", help="also a first ask with only L0a and the turn"
     )
     parser.add_argument("--serve-only", action="store_true", help="the serve-mode table only")
+    parser.add_argument(
+        "--order",
+        choices=("shuffled", "rotated"),
+        default="shuffled",
+        help="serve-mode rows per question: a new random order (default), or taking turns "
+        "going first in a fixed cycle (how earlier figures were measured)",
+    )
     args = parser.parse_args()
     serve = serve_summary(
-        serve_mode(args.serve_n, args.busy, compare=args.compare, floor=args.floor)
+        serve_mode(
+            args.serve_n, args.busy, compare=args.compare, floor=args.floor, order=args.order
+        )
     )
     if args.serve_only:
         print(json.dumps({"serve": serve, "busy": args.busy}, indent=2) if args.json else "")
