@@ -7,10 +7,12 @@ engines too, so neither imports the other.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import weakref
 from pathlib import Path
 
+import orjson
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import create_engine
@@ -28,11 +30,27 @@ def make_engine(url: str) -> Engine:
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if url.startswith("sqlite"):
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            json_serializer=dumps_json,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=5, max_overflow=10, json_serializer=dumps_json
+    )
+
+
+def dumps_json(value: object) -> str:
+    """The text of a JSON column, by orjson: every answer writes a turn with four JSON columns,
+    and the standard library took several times as long to write them. A value orjson refuses
+    (a non-string key, an integer beyond 64 bits, a Decimal) goes to the standard library,
+    which writes it as it always did or fails as it always did. One difference: orjson writes
+    NaN and infinities as null (the fact reader and the formulas never let one through)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value)
 
 
 _WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()

@@ -70,6 +70,27 @@ def test_a_turn_comes_back_exactly_as_recorded(engine: Engine) -> None:
     assert store.get_turn("does-not-exist") is None
 
 
+def test_what_the_fast_json_writer_refuses_is_still_written_as_before(engine: Engine) -> None:
+    """The JSON columns are written by orjson; what it refuses goes to the standard library.
+    An integer beyond 64 bits (a count from a hostile fact file) keeps every digit, a
+    numeric key comes back as text, as it always did."""
+    store = SqlTurnStore(engine)
+    huge = 2**70 + 1
+    record = turn("big")
+    record.answer = {"facts": [{"status": "found", "value": huge}], "text": "€ 中国"}
+    record.fixed_slots = {"entity": "ORBIS_CN"}
+    store.record_turn(record)
+    back = store.get_turn("big")
+    assert back is not None and back.answer["facts"][0]["value"] == huge
+    assert back.answer["text"] == "€ 中国"
+
+    keyed = turn("keys")
+    keyed.answer = {1: "one"}
+    store.record_turn(keyed)
+    stored = store.get_turn("keys")
+    assert stored is not None and stored.answer == {"1": "one"}
+
+
 def test_recording_the_same_turn_twice_is_an_error(engine: Engine) -> None:
     store = SqlTurnStore(engine)
     store.record_turn(turn("dup"))
