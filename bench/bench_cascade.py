@@ -27,7 +27,8 @@ first time; and a repeat served by L0a.
 
     python bench/bench_cascade.py [--n 300] [--llm-runs 3] [--no-llm] [--json]
                                   [--history 1000,10000,100000,1000000] [--busy 1]
-                                  [--compare] [--floor] [--serve-only]
+                                  [--compare] [--floor] [--steps] [--serve-only]
+                                  [--order shuffled|rotated]
 """
 
 from __future__ import annotations
@@ -142,17 +143,27 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
     cascade.learning.submit = submit_inline
 
 
+# the steps a serve-mode answer takes besides the L0a lookup, the planner and the turn write,
+# each as a way to take it out of one application (`--steps`, `--floor`)
+STEPS = {
+    "the writer's wake": lambda app: setattr(app.cascade.learning, "wake", lambda: None),
+    "the version check": lambda app: setattr(app, "freshness", None),
+    "the conversation's context": lambda app: setattr(
+        app.answerer, "remember", lambda *args, **kwargs: None
+    ),
+    "the metrics": lambda app: setattr(app.cascade, "on_answer", None),
+    "the follow-up check": lambda app: setattr(app.answerer, "resolve", lambda request: request),
+}
+
+
 def as_floor(app) -> None:  # type: ignore[no-untyped-def]
     """Strip, on this one application, every step of a serve-mode answer but the exact-hash
     lookup (L0a) and the turn write: no knowledge-base version check, no follow-up lookup, no
     conversation context, no metrics, no writer wake (the plan is still queued, so the repeat
     is an L0a answer). Not a configuration anyone should run: it measures how far the
     first-ask ratio can fall while the turn is durable and L0a is looked up."""
-    app.freshness = None
-    app.answerer.resolve = lambda request: request
-    app.answerer.remember = lambda *args, **kwargs: None
-    app.cascade.on_answer = None
-    app.cascade.learning.wake = lambda: None
+    for take_out in STEPS.values():
+        take_out(app)
 
 
 def serve_mode(
@@ -162,10 +173,12 @@ def serve_mode(
     compare: bool = False,
     floor: bool = False,
     order: str = "shuffled",
+    steps: bool = False,
 ) -> Timings:
     """The five serve-mode timings, question by question, interleaved (and, with `compare`,
     the serve-mode rows of an application set back `as_before`, with `floor` those of one
-    stripped `as_floor`, each on its own database)."""
+    stripped `as_floor`, with `steps` those of one application per step in `STEPS` with that
+    step taken out, each on its own database)."""
     from core.planning.answering import Answerer
 
     with contextlib.ExitStack() as stack:
@@ -186,12 +199,17 @@ def serve_mode(
             stripped = kb_app(tmp_floor)
             stack.callback(stripped.close)
             as_floor(stripped)
+        without = {}
+        for name, take_out in STEPS.items() if steps else ():
+            without[name] = kb_app(Path(stack.enter_context(tempfile.TemporaryDirectory())))
+            stack.callback(without[name].close)
+            take_out(without[name])
         bare = Answerer(glossary=app.glossary, facts=app.facts, today=lambda: REF)
         with_turn = Answerer(
             glossary=app.glossary, facts=app.facts, turns=app.turns, today=lambda: REF
         )
         return serve_loop(
-            app, ask, bare, with_turn, n, busy_processes, start, before, stripped, order
+            app, ask, bare, with_turn, n, busy_processes, start, before, stripped, order, without
         )
 
 
@@ -206,9 +224,21 @@ def serve_loop(
     before=None,  # type: ignore[no-untyped-def]
     floor=None,  # type: ignore[no-untyped-def]
     order: str = "shuffled",
+    without=None,  # type: ignore[no-untyped-def]
 ) -> Timings:
-    """`ask` / `with_turn` / `before` / `floor` None: those rows are not measured."""
-    rows_all = (*SERVE_ROWS, *BEFORE_ROWS, *FLOOR_ROWS)
+    """`ask` / `with_turn` / `before` / `floor` None: those rows are not measured. `without`:
+    {step: an application with that step taken out}, rows `without <step> first|repeat`."""
+    without = without or {}
+    keys = {id(app): ("serve_first", "serve_repeat"), id(before): BEFORE_ROWS}
+    keys[id(floor)] = FLOOR_ROWS
+    for name, variant in without.items():
+        keys[id(variant)] = (f"without {name} first", f"without {name} repeat")
+    rows_all = (
+        *SERVE_ROWS,
+        *BEFORE_ROWS,
+        *FLOOR_ROWS,
+        *(k for v in without.values() for k in keys[id(v)]),
+    )
     out: Timings = {k: [] for k in rows_all}
     out.update({f"{k}_cpu": [] for k in rows_all})  # this thread's CPU time
 
@@ -229,13 +259,7 @@ def serve_loop(
             out["writer"].append((time.perf_counter() - t) * 1000)
 
     def serve(q: str, which) -> None:  # type: ignore[no-untyped-def]
-        first, repeat = (
-            ("serve_first", "serve_repeat")
-            if which is app
-            else BEFORE_ROWS
-            if which is before
-            else FLOOR_ROWS
-        )
+        first, repeat = keys[id(which)]
         one(first, which.answer, q, "planner")
         writer(which)
         one(repeat, which.answer, q, "L0a")
@@ -252,7 +276,8 @@ def serve_loop(
                 rows.append(lambda q=q: one("answer_turn", with_turn.answer, q))
             if ask is not None:
                 rows.append(lambda q=q: one("ask_first", ask.cascade.answer, q, "planner"))
-            rows += [lambda q=q, w=w: serve(q, w) for w in (app, before, floor) if w is not None]
+            served = (app, before, floor, *without.values())
+            rows += [lambda q=q, w=w: serve(q, w) for w in served if w is not None]
             # the first row to meet a new question, and the one after the one-shot
             # application's ~1 ms of other work, find colder CPU caches; a row that follows
             # its twin (the answer with its turn after the bare answer) finds them warm. So
@@ -516,6 +541,11 @@ def serve_summary(t: Timings) -> dict[str, float]:
         }
     if t.get("floor_first"):
         compared["floor_first_vs_answer_only"] = p50["floor_first"] / p50["answer_only"]
+    for name in STEPS:
+        if t.get(f"without {name} first"):
+            compared[f"without {name}: first ask / answer only"] = (
+                p50[f"without {name} first"] / p50["answer_only"]
+            )
     cpu = {}
     if t.get("serve_first_cpu"):
         both_cpu = t["serve_first_cpu"] + t["serve_repeat_cpu"]
@@ -586,6 +616,11 @@ def print_serve(summary: dict[str, float], busy_processes: int) -> None:
             f"{summary['floor_first_vs_answer_only']:.2f}x answer only "
             f"(answer + turn written: {turn:.2f}x)"
         )
+    for name in STEPS:
+        key = f"without {name}: first ask / answer only"
+        if key in summary:
+            saved = summary["serve_first_vs_answer_only"] - summary[key]
+            print(f"  --steps: {key:52} {summary[key]:8.2f}x  (the step: {saved:+.2f}x)")
 
 
 def print_history(rows: list[dict[str, float]]) -> None:
@@ -645,6 +680,11 @@ def main() -> None:
     )
     parser.add_argument("--serve-only", action="store_true", help="the serve-mode table only")
     parser.add_argument(
+        "--steps",
+        action="store_true",
+        help="also one serve-mode application per step with that step taken out",
+    )
+    parser.add_argument(
         "--order",
         choices=("shuffled", "rotated"),
         default="shuffled",
@@ -654,7 +694,12 @@ def main() -> None:
     args = parser.parse_args()
     serve = serve_summary(
         serve_mode(
-            args.serve_n, args.busy, compare=args.compare, floor=args.floor, order=args.order
+            args.serve_n,
+            args.busy,
+            compare=args.compare,
+            floor=args.floor,
+            order=args.order,
+            steps=args.steps,
         )
     )
     if args.serve_only:
