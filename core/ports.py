@@ -400,11 +400,12 @@ class ConversationContext:
     channels: tuple[str, ...]
     route: str
     at: dt.datetime
+    table: str = ""  # the table it was answered with (range_parse.Analysis.shape), or ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"metrics": list(self.metrics), "entities": list(self.entities),
                 "periods": list(self.periods), "channels": list(self.channels),
-                "route": self.route}
+                "route": self.route, "table": self.table}
 
 
 class ConversationStore(Protocol):

@@ -86,6 +86,7 @@ class SqlConversationStore:
             channels=tuple(slots.get("channels", ())),
             route=str(slots.get("route", "")),
             at=row.updated_at,
+            table=str(slots.get("table", "")),
         )
 
     def save(self, chat: str, conversation: str, context: ConversationContext) -> None:

@@ -48,3 +48,17 @@ def test_a_second_ask_with_the_same_chat_continues_the_conversation(
     ask(kb, "What was ACME China revenue in FY2024?")
     alone = ask(kb, "and Hong Kong?")
     assert not carried(alone) and alone["route"] == "clarify"
+
+
+def test_a_follow_up_of_a_table_in_another_process_is_that_table_again(
+    kb: tuple[Path, dict[str, str]],
+) -> None:
+    """The table a conversation was answered with is stored with its context: "and FY2024?"
+    after a breakdown by entity, asked by another process, is that breakdown for FY2024."""
+    first = ask(kb, "Revenue by entity in FY2025", "--chat", "telegram:44")
+    assert first["tables"] and {f["entity"] for f in first["facts"]} >= {"ACME_CN", "ACME_HK"}
+    follow = ask(kb, "and FY2024?", "--chat", "telegram:44")
+    assert follow["tables"], follow["text"]
+    found = [f for f in follow["facts"] if f["status"] == "found"]
+    assert {(f["entity"], f["value"]) for f in found} >= {("ACME_CN", 1320), ("ACME_HK", 410)}
+    assert {f["period"] for f in found} == {"2024"}

@@ -19,7 +19,8 @@ from storage.db import open_database
 T0 = dt.datetime(2026, 6, 15, 9, 0, tzinfo=dt.UTC)
 CHINA = ConversationContext(("REVENUE",), ("ACME_CN",), ("FY2024",), (), "structured", T0)
 BOTH = ConversationContext(("REVENUE", "EBITDA"), ("ACME_CN", "ACME_HK"),
-                           ("FY2024", "2025H1"), ("ONLINE",), "composite", T0)
+                           ("FY2024", "2025H1"), ("ONLINE",), "composite", T0,
+                           table="breakdown:entity:value:desc")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres),

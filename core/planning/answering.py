@@ -33,9 +33,10 @@ from core.planning.plan import Plan
 from core.planning.planner import plan_for
 from core.ports import ConversationStore, FactStore, TurnRecord, TurnStore
 from core.question.arguments import extract_arguments
-from core.question.conversation import DEFAULT_TTL, Conversations, carried_line
+from core.question.conversation import DEFAULT_TTL, TABLE, Conversations, carried_line
 from core.question.intent import Intent, RuleIntentParser
 from core.question.periods import normalize_period
+from core.question.range_parse import from_shape
 from core.question.security import SecurityGate
 from core.question.tool_intents import detect_tool
 from core.types import (
@@ -389,6 +390,8 @@ class Answerer:
             if slot == "route":  # a follow-up of a "why" figure: core.question.conversation
                 intent.narrative_cue = value == Route.COMPOSITE.value
                 continue
+            if slot == TABLE:  # a follow-up of a table: drawn below, over the final slots
+                continue
             if slot == "period":
                 periods = [
                     normalize_period(v, reference, self.glossary.fiscal_year_end)
@@ -415,6 +418,16 @@ class Answerer:
             intent.route in (Route.UNKNOWN, Route.NARRATIVE) or intent.narrative_cue
         ):
             intent.route = Route.COMPOSITE if intent.narrative_cue else Route.STRUCTURED
+        if fixed.get(TABLE) and intent.analysis is None and intent.metrics:
+            analysis = from_shape(
+                fixed[TABLE],
+                intent.periods,
+                entities=len(intent.entities),
+                channels=len(intent.channels),
+            )
+            if analysis is not None:  # else the figures themselves, as a list
+                intent.analysis, intent.narrative_cue = analysis, False
+                intent.route = Route.STRUCTURED
         return None
 
     def _previous_turns(self, chat: str) -> list[TurnRecord]:

@@ -35,6 +35,7 @@ DEFAULT_TTL = dt.timedelta(minutes=30)
 SLOTS = ("metric", "entity", "period", "channel")
 STANDALONE = "-"  # a request's conversation key that has none: it reads and keeps no context
 ROUTE = "route"  # a pseudo-slot: a follow-up of a "why" figure stays composite
+TABLE = "table"  # a pseudo-slot: a follow-up of a table is that table again (Analysis.shape)
 MAX_WORDS = 8  # longer than this is a question of its own, whatever it starts with
 MAX_HAN = 16
 
@@ -91,7 +92,21 @@ def carried_slots(
     out = {slot: ",".join(values[slot]) for slot in SLOTS if not named[slot] and values[slot]}
     if out and context.route == Route.COMPOSITE.value:
         out[ROUTE] = Route.COMPOSITE.value
+    if out and context.table and intent.analysis is None and _keeps_table(context.table, named):
+        out[TABLE] = context.table
     return out
+
+
+def _keeps_table(shape: str, named: dict[str, bool]) -> bool:
+    """Whether a follow-up still asks for the previous table: a series unless it names a
+    period ("and 2020?" is one figure), a breakdown, ranking or comparison unless it names a
+    member of the dimension the table runs over ("and Italy?" after a breakdown by entity is
+    Italy's figure)."""
+    kind, _, rest = shape.partition(":")
+    if kind == "series":
+        return not named["period"]
+    dimension = rest.partition(":")[0]
+    return dimension in named and not named[dimension]
 
 
 class Conversations:
@@ -173,6 +188,7 @@ class Conversations:
             channels=tuple(intent.channels),
             route=ans.route.value,
             at=self._now(),
+            table=intent.analysis.shape() if intent.analysis is not None else "",
         )
         key = (request.chat, request.conversation_key)
         if later is None:
