@@ -386,3 +386,49 @@ def test_cli_breakdown_and_ranking_in_italian(demo_kb: Path) -> None:
                                                                      "28,5%"]
     plain = ricorda(demo_kb, "ask", "Quale unità è cresciuta di più nel 2025?", *ref).stdout
     assert "Al primo posto: Orbis Italia, +10,6%." in plain and "Labs" not in plain
+
+
+def margin(facts: list[Fact], entity: str, year: str) -> str:
+    """EBITDA / revenue x 100, one decimal: the glossary's EBITDA margin, worked out here."""
+    value = {f.metric: f.value for f in facts
+             if f.entity == entity and f.period.value == year and f.channel == "TOTAL"}
+    return f"{(value['EBITDA'] / value['REVENUE'] * 100).quantize(Decimal('0.1'))}%"
+
+
+def test_a_derived_metric_by_entity_is_computed_cell_by_cell(answerer) -> None:  # type: ignore[no-untyped-def]
+    """A table of a derived metric used to end in an error (KeyError: 'EBITDA_MARGIN'): each
+    cell is now computed from its two inputs, cites both, and has no share (a ratio's members
+    never add up to the group's)."""
+    facts = demo_facts()
+    ans = ask(answerer, "EBITDA margin by entity in FY2024")
+    t = table_of(ans)
+    assert t.columns == ("Entity", "EBITDA margin", "Source")
+    codes = ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK", "ORBIS_GROUP")
+    assert [r[1] for r in t.rows] == [margin(facts, c, "2024") for c in codes]
+    assert [r[2] for r in t.rows] == ["[1][2]", "[3][4]", "[5][6]", "[7][8]"]
+    assert len(ans.citations) == 8 and "Labs" not in ans.text
+    derived = [f.to_dict() for f in ans.facts]
+    assert all(d["derived"] and len(d["inputs"]) == 2 for d in derived)
+    cleared = table_of(ask(answerer, "EBITDA margin by entity in FY2024", chat=CLEARED))
+    assert any("Labs" in r[0] for r in cleared.rows)
+
+
+def test_a_derived_metric_series_changes_by_points_and_names_the_gaps(answerer) -> None:  # type: ignore[no-untyped-def]
+    facts = demo_facts()
+    t = table_of(ask(answerer, "Orbis China EBITDA margin from FY2023 to FY2025"))
+    assert t.title.startswith("Orbis China EBITDA margin")
+    assert [r[0] for r in t.rows] == ["FY2024", "FY2025"]
+    assert t.rows[0][1] == margin(facts, "ORBIS_CN", "2024")
+    assert t.rows[1][1] == margin(facts, "ORBIS_CN", "2025")
+    shown = [Decimal(r[1].rstrip("%")) for r in t.rows]
+    assert t.rows[1][2] == f"{shown[1] - shown[0]:+} pp"
+    assert t.notes == ("No figure for FY2023.",)
+
+
+def test_a_ranking_of_a_derived_metric(answerer) -> None:  # type: ignore[no-untyped-def]
+    facts = demo_facts()
+    t = table_of(ask(answerer, "Which unit had the highest EBITDA margin in FY2024?"))
+    ranked = sorted(("ORBIS_CN", "ORBIS_IT", "ORBIS_HK"),
+                    key=lambda c: Decimal(margin(facts, c, "2024").rstrip("%")), reverse=True)
+    assert [r[1] for r in t.rows] == [margin(facts, c, "2024") for c in ranked]
+    assert t.rows[0][0] == "1. Orbis Italia"

@@ -17,11 +17,22 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from core.figures.derived import DerivedFact, query_derived, running_name
 from core.figures.structured import TOTAL, exact_difference
 from core.messages import join_list, number, percent, period_label, say
 from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
 from core.question.range_parse import Analysis
-from core.types import Assumption, FactResult, FactStatus, Line, Period, Segment, Source, Table
+from core.types import (
+    Assumption,
+    Fact,
+    FactResult,
+    FactStatus,
+    Line,
+    Period,
+    Segment,
+    Source,
+    Table,
+)
 
 PCT = "PCT"  # a rate: its change is in percentage points, and it has no share of a total
 
@@ -34,6 +45,16 @@ class Built:
     results: list[FactResult] = field(default_factory=list)
     cited: list[Source] = field(default_factory=list)  # numbered [1], [2]... in this order
     assumptions: list[Assumption] = field(default_factory=list)
+    # a derived cell (EBITDA margin) has no row of its own: it cites both inputs' rows
+    inputs: dict[int, list[Source]] = field(default_factory=dict)
+
+    def sources_of(self, *results: FactResult | None) -> list[Source]:
+        """The sources behind these cells: a stored figure's row, a derived one's inputs."""
+        out: list[Source] = []
+        for r in results:
+            if r is not None and r.fact is not None:
+                out += self.inputs.get(id(r), [r.fact.source])
+        return out
 
     def cite(self, *sources: Source) -> str:
         """"[2]" or "[1–4]": the numbers of these sources, each numbered once."""
@@ -110,7 +131,7 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
                 continue
             change, pct = _change(g, before, r, lang)
             rows.append((period_label(p, lang), _show(g, r, lang), change, pct,
-                         out.cite(r.fact.source)))
+                         out.cite(*out.sources_of(r))))
             before = r
         table_points = tuple(points)
     else:
@@ -132,7 +153,7 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
             for label, r in zip(labels, cells, strict=True):
                 if r is None:
                     missing.append(f"{label} {period_label(p, lang)}")
-            sources = [r.fact.source for r in cells if r is not None and r.fact is not None]
+            sources = out.sources_of(*cells)
             rows.append((period_label(p, lang),
                          *(_show(g, r, lang) if r else "–" for r in cells), out.cite(*sources)))
         table_points = ()
@@ -188,7 +209,7 @@ def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -
         for p, r in zip(periods, results, strict=True):
             if r.fact is None:
                 missing.append(f"{label[code]} {period_label(p, lang)}")
-        sources = [r.fact.source for r in results if r.fact is not None]
+        sources = out.sources_of(*results)
         rows.append((label[code], *(_show(g, r, lang) if r.fact else "–" for r in results),
                      out.cite(*sources)))
     title = say("breakdown_title", lang, subject=subject, by=by_dim,
@@ -207,8 +228,9 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
     after group costs), does not."""
     total = found[total_key]
     values = [found[c].fact.value for c in members if found[c].fact is not None]
-    share = (total.fact is not None and unit != PCT and total.fact.value > 0
-             and all(v >= 0 for v in values) and sum(values) <= total.fact.value)
+    share = (total.fact is not None and unit != PCT and metric not in g.derived
+             and total.fact.value > 0 and all(v >= 0 for v in values)
+             and sum(values) <= total.fact.value)  # a ratio's members never add up
     columns = [say(f"dim_{dim}", lang), g.label("metric", metric, lang)]
     if share:
         columns.append(say("col_share", lang))
@@ -223,10 +245,10 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
         row = [label[code], _show(g, r, lang)]
         if share and total.fact is not None:
             row.append(percent_plain(r.fact.value * 100 / total.fact.value, lang))
-        rows.append((*row, out.cite(r.fact.source)))
+        rows.append((*row, out.cite(*out.sources_of(r))))
     if total.fact is not None:
         row = [label[total_key], _show(g, total, lang)] + (["100%"] if share else [])
-        rows.append((*row, out.cite(total.fact.source)))
+        rows.append((*row, out.cite(*out.sources_of(total))))
     title = say("breakdown_title", lang, subject=subject, by=by_dim,
                 period=period_label(period, lang))
     out.segments.append(Table("breakdown", title, tuple(columns), tuple(rows), tuple(points),
@@ -265,7 +287,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
             delta = exact_difference(r.fact.value, e.fact.value)
             growth = delta / abs(e.fact.value) * 100
             scored.append((growth, label, (percent(growth, lang), _show(g, e, lang),
-                                           _show(g, r, lang)), [e.fact.source, r.fact.source]))
+                                           _show(g, r, lang)), out.sources_of(e, r)))
         columns = (say(f"dim_{dim}", lang), say("col_growth", lang),
                    period_label(earlier_p, lang), period_label(period, lang),
                    say("col_source", lang))
@@ -278,7 +300,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
             if r.fact is None:
                 missing.append(label)
                 continue
-            scored.append((r.fact.value, label, (_show(g, r, lang),), [r.fact.source]))
+            scored.append((r.fact.value, label, (_show(g, r, lang),), out.sources_of(r)))
         columns = (say(f"dim_{dim}", lang),
                    g.label("metric", metric, lang), say("col_source", lang))
         title = say("ranking_title", lang, subject=subject, by=by,
@@ -323,7 +345,7 @@ def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) 
         versus = ""
         if first is not None and r is not first and code != members[0]:
             versus = " ".join(_change(g, first, r, lang)).strip()
-        rows.append((label, _show(g, r, lang), versus, out.cite(r.fact.source)))
+        rows.append((label, _show(g, r, lang), versus, out.cite(*out.sources_of(r))))
     subject = _subject(g, metric, entity or None, channel, lang)
     title = say("comparison_title", lang, subject=subject, period=period_label(period, lang))
     out.segments.append(Table("comparison", title, columns, tuple(rows), tuple(points),
@@ -335,11 +357,33 @@ def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) 
 
 def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
             period: Period) -> FactResult:
+    if metric in ctx.glossary.derived:
+        return _derived(out, ctx, metric, entity, channel, period)
     r: FactResult = ctx.structured.query_metric(
         metric, entity, period, channel, cleared=ctx.cleared, reference_date=ctx.reference_date
     )
     out.results.append(r)
     return r
+
+
+def _derived(out: Built, ctx: Any, metric: str, entity: str, channel: str,
+             period: Period) -> FactResult:
+    """A derived metric's cell (EBITDA margin by entity): both inputs looked up exactly, the
+    formula applied (core.figures.derived). The answer's facts get the computed figure with
+    its inputs; the table gets the value as shown in a one-figure answer (the glossary's
+    decimals: a change between two cells is what a reader recomputes from them), citing both
+    inputs' rows. A missing input or a zero denominator is a missing cell."""
+    d = query_derived(ctx.structured, metric, entity, period, channel, cleared=ctx.cleared,
+                      reference_date=ctx.reference_date)
+    out.results.append(d)
+    if not isinstance(d, DerivedFact) or d.status is not FactStatus.FOUND or d.shown is None:
+        return FactResult(FactStatus.NOT_FOUND, metric=metric, entity=entity, period=period,
+                          channel=channel)
+    sources = d.sources
+    cell = FactResult(FactStatus.FOUND, fact=Fact(metric, entity, period, channel, d.shown,
+                                                  d.unit, sources[0]))
+    out.inputs[id(cell)] = sources
+    return cell
 
 
 def _member_results(out: Built, ctx: Any, metric: str, members: list[str], dim: str,
@@ -393,7 +437,7 @@ def _subject(g: Any, metric: str, entity: str | None, channel: str, lang: str) -
     if lang == "it":
         text = f"{m} {e}".strip()
     else:
-        text = f"{e} {m if m.isupper() or not e else m.lower()}".strip()
+        text = f"{e} {running_name(m, lang) if e else m}".strip()
     return text + (f" ({c})" if c else "")
 
 
@@ -424,7 +468,10 @@ def _float(r: FactResult | None) -> float | None:
 
 
 def _unit_of(g: Any, metric: str, results: list[FactResult]) -> str:
-    return next((r.fact.unit for r in results if r.fact is not None), g.metrics[metric].unit)
+    found = next((r.fact.unit for r in results if r.fact is not None), None)
+    if found is not None:
+        return found
+    return g.derived[metric].term.unit if metric in g.derived else g.metrics[metric].unit
 
 
 def _unit_text(g: Any, unit: str, lang: str) -> str:

@@ -223,7 +223,8 @@ def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionSt
             raise Unresolvable(f"the request asks for no {kind} table")
         built = build_table(kind, args, ctx)
         state.results += built.results
-        state.sources += [r.fact.source for r in built.results if r.fact is not None]
+        for r in built.results:  # a derived cell's sources are its inputs'
+            state.sources += r.sources if isinstance(r, DerivedFact) else built.sources_of(r)
         state.tables += built.segments
         state.table_sources += built.cited
         state.assumptions += built.assumptions
