@@ -136,6 +136,11 @@ INTENTS: list[tuple[str, str | None, list[str] | None, str, str]] = [
     ("China revenue 2024 and 2025", None, ["FY2024", "FY2025"], "", ""),
     ("Fatturato Cina 2024 e 2025", None, ["FY2024", "FY2025"], "", ""),
     ("Why did revenue fall?", None, [], "", ""),
+    # several metrics by entity: a column per metric, one period; over a range a column per
+    # metric and period is too wide, and it stays what it was: the series of each metric
+    ("Revenue and EBITDA by entity in FY2024", "breakdown", ["FY2024"], "entity", ""),
+    ("Fatturato ed EBITDA per canale nel 2025", "breakdown", ["FY2025"], "channel", ""),
+    ("Revenue and EBITDA by entity 2023-2025", "series", None, "", ""),
     ("Why did China revenue fall from 2021 to 2025?", None, ["FY2021", "FY2025"], "", ""),
     ("Perché il fatturato in Cina è calato?", None, [], "", ""),
     ("中国区营收为什么下降？", None, [], "", ""),
@@ -432,3 +437,29 @@ def test_a_ranking_of_a_derived_metric(answerer) -> None:  # type: ignore[no-unt
                     key=lambda c: Decimal(margin(facts, c, "2024").rstrip("%")), reverse=True)
     assert [r[1] for r in t.rows] == [margin(facts, c, "2024") for c in ranked]
     assert t.rows[0][0] == "1. Orbis Italia"
+
+
+def test_several_metrics_by_entity_make_a_column_each(answerer) -> None:  # type: ignore[no-untyped-def]
+    """"Revenue and EBITDA by entity" used to answer the group's two figures with a default-
+    entity assumption, the "by entity" ignored."""
+    facts = {(f.metric, f.entity): f.value for f in demo_facts()
+             if f.period.value == "2024" and f.channel == "TOTAL"}
+    ans = ask(answerer, "Revenue and EBITDA by entity in FY2024")
+    t = table_of(ans)
+    assert t.title == "Revenue and EBITDA by entity, FY2024"
+    assert t.columns == ("Entity", "Revenue", "EBITDA", "Source")
+    codes = ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK", "ORBIS_GROUP")
+    assert [(r[1], r[2]) for r in t.rows] == [
+        (f"€{facts[('REVENUE', c)]:,}M", f"€{facts[('EBITDA', c)]:,}M") for c in codes
+    ]
+    assert t.rows[0][3] == "[1][2]" and len(ans.citations) == 8
+    assert t.points == ()  # two units in one table: no chart
+    assert "Assumed" not in ans.text and "Labs" not in ans.text
+
+
+def test_several_metrics_by_channel_name_the_missing_cells(answerer) -> None:  # type: ignore[no-untyped-def]
+    t = table_of(ask(answerer, "China revenue and EBITDA by channel in 2025"))
+    assert t.title == "Orbis China revenue and EBITDA by channel, FY2025"
+    assert [r[0] for r in t.rows] == ["Online", "Retail", "Total"]
+    assert t.rows[0][2] == "–" and t.rows[-1][2] == "€52.6M"
+    assert t.notes == ("No figure for Online EBITDA and Retail EBITDA.",)

@@ -178,6 +178,9 @@ def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -
     g, lang = ctx.glossary, ctx.language
     metric = args["metric"]
     periods = list(analysis.periods) or [_period(out, analysis, args, ctx)]
+    if len(ctx.intent.metrics) > 1:
+        _several_metrics(out, analysis, ctx, list(ctx.intent.metrics), periods[0], args)
+        return
     dim = analysis.dimension
     entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
     if dim == "channel" and not entity:
@@ -218,6 +221,50 @@ def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -
     points = tuple((label[c], _float(cells[last][c])) for c in members)
     out.segments.append(Table("breakdown", title, columns, tuple(rows), points,
                               _unit_text(g, unit, lang), _notes(missing, lang)))
+
+
+def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str],
+                     period: Period, args: dict[str, Any]) -> None:
+    """"Revenue and EBITDA by entity, FY2024": a column per metric, a row per member and the
+    total, each row citing the rows its cells come from. No shares and no chart: the columns
+    are in different units."""
+    g, lang, dim = ctx.glossary, ctx.language, analysis.dimension
+    entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
+    if dim == "channel" and not entity:
+        entity = _default_entity(out, ctx)
+    channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
+    members, total_key = _members(ctx, dim, named=[])
+    by_metric = {m: dict(_member_results(out, ctx, m, [*members, total_key], dim, entity,
+                                         channel, period)) for m in metrics}
+    label = {code: g.label(dim, code, lang) for code in members}
+    label[total_key] = (g.label("entity", total_key, lang) if dim == "entity"
+                        else say("total_row", lang))
+    names = [g.label("metric", m, lang) for m in metrics]
+    rows, missing = [], []
+    for code in [*members, total_key]:
+        cells = [by_metric[m][code] for m in metrics]
+        if not any(r.fact for r in cells):
+            if code != total_key:
+                missing.append(label[code])
+            continue
+        missing += [f"{label[code]} {running_name(n, lang)}"
+                    for n, r in zip(names, cells, strict=True) if r.fact is None]
+        rows.append((label[code], *(_show(g, r, lang) if r.fact else "–" for r in cells),
+                     out.cite(*out.sources_of(*cells))))
+    if not entity:
+        subject = join_list(names, lang)
+    elif lang == "en":  # "Orbis China revenue and EBITDA"
+        running = join_list([running_name(n, lang) for n in names], lang)
+        subject = f"{g.label('entity', entity, lang)} {running}"
+    else:  # "Ricavi e EBITDA Orbis Cina", "中国区营收和EBITDA"
+        entity_name = g.label("entity", entity, lang)
+        subject = (f"{entity_name}{join_list(names, lang)}" if lang == "zh"
+                   else f"{join_list(names, lang)} {entity_name}")
+    title = say("breakdown_title", lang, subject=subject, by=say(f"by_{dim}", lang),
+                period=period_label(period, lang))
+    columns = (say(f"dim_{dim}", lang), *names, say("col_source", lang))
+    out.segments.append(Table("breakdown", title, columns, tuple(rows), (), "",
+                              _notes(missing, lang)))
 
 
 def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, members: list[str],

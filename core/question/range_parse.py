@@ -33,6 +33,7 @@ from core.types import Period, PeriodType
 
 MAX_SERIES = 24  # more periods than this is not a table a chat can read
 MAX_COLUMNS = 8  # a breakdown over more periods than this is too wide for a chat
+MAX_METRICS = 4  # a breakdown of more metrics than this is too wide for a chat
 TREND_YEARS = 5  # "revenue trend" with no period: the last five fiscal years
 
 __all__ = ["Analysis", "detect_analysis", "expand", "from_shape"]
@@ -217,11 +218,14 @@ def detect_analysis(
         return None
     for pattern, dimension in ((_BY_CHANNEL, "channel"), (_BY_ENTITY, "entity")):
         by = pattern.search(text)
-        if by and len(metrics) == 1:
+        if by and 1 <= len(metrics) <= MAX_METRICS:
             # over several periods ("by entity, 2021-2025", "for FY2024 and FY2025"): a column
-            # per period
+            # per period; several metrics ("revenue and EBITDA by entity"): a column per metric,
+            # for one period
             series = _series(text, matches, reference_date, fiscal_year_end)
             over = series.periods if series else tuple(periods) if len(periods) > 1 else ()
+            if len(metrics) > 1 and over:
+                break  # a column per metric and period: too wide; each metric's series
             if len(over) > MAX_COLUMNS:
                 return None
             spans = (by.span(), *(series.spans if series else ()))
