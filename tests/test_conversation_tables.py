@@ -142,3 +142,12 @@ def test_a_stored_context_with_a_table_it_cannot_draw_still_answers_the_figures(
     )
     follow = ask(answerer, "and Hong Kong?")
     assert figures(follow) == {("ACME_HK", "2025", "455")}
+
+
+def test_the_carried_line_reads_a_series_periods_as_their_span(answerer: Answerer) -> None:
+    ask(answerer, "ACME Group revenue from FY2023 to FY2025")
+    follow = ask(answerer, "and ACME China?")
+    assert tools(follow) == ["series_table"]
+    assert carried_text(follow).endswith("FY2023–FY2025."), carried_text(follow)
+    ask(answerer, "ACME Group revenue in FY2023 and FY2025")  # two, not a run: one by one
+    assert "FY2023, FY2025" in carried_text(ask(answerer, "and ACME China?"))

@@ -27,6 +27,7 @@ from core.messages import period_label, say
 from core.ports import ConversationContext, ConversationStore
 from core.question.intent import Intent
 from core.question.periods import normalize_period
+from core.question.range_parse import expand
 from core.types import Answer, Line, Request, Route
 
 log = logging.getLogger("ricorda.conversation")
@@ -224,15 +225,22 @@ def carried_line(
     for slot in SLOTS:
         if slot not in request.carried:
             continue
-        for value in request.fixed_slots.get(slot, "").split(","):
-            if not value:
-                continue
-            if slot == "period":
-                period = normalize_period(value, reference, glossary.fiscal_year_end)
-                items.append(period_label(period, language) if period else value)
-            else:
-                items.append(glossary.label(slot, value, language))
+        values = [v for v in request.fixed_slots.get(slot, "").split(",") if v]
+        if slot == "period":
+            items += _period_items(values, reference, glossary.fiscal_year_end, language)
+            continue
+        items += [glossary.label(slot, value, language) for value in values]
     if not items:
         return None
     joined = ("、" if language == "zh" else ", ").join(items)
     return Line("carried", say("carried", language, items=joined))
+
+
+def _period_items(values: list[str], reference: dt.date, fye: str, language: str) -> list[str]:
+    """The carried periods as read: a run of three or more ("FY2021, FY2022, FY2023, FY2024",
+    a series') as its span, "FY2021–FY2024"; any other list one by one."""
+    periods = [normalize_period(v, reference, fye) for v in values]
+    known = [p for p in periods if p is not None]
+    if len(values) >= 3 and len(known) == len(values) and expand(known[0], known[-1]) == known:
+        return [f"{period_label(known[0], language)}–{period_label(known[-1], language)}"]
+    return [period_label(p, language) if p else v for p, v in zip(periods, values, strict=True)]
