@@ -17,7 +17,7 @@ from core.question.range_parse import Analysis, from_shape
 from core.types import Answer, Period, PeriodType, Route
 from storage.conversation_store import MemoryConversationStore
 from tests.acme import MemoryTurns
-from tests.test_conversation import Clock, ask, carried_text, make_answerer
+from tests.test_conversation import Clock, ask, ask_tap, carried_text, make_answerer
 
 T0 = dt.datetime(2026, 6, 15, 9, 0, tzinfo=dt.UTC)
 
@@ -151,3 +151,22 @@ def test_the_carried_line_reads_a_series_periods_as_their_span(answerer: Answere
     assert carried_text(follow).endswith("FY2023–FY2025."), carried_text(follow)
     ask(answerer, "ACME Group revenue in FY2023 and FY2025")  # two, not a run: one by one
     assert "FY2023, FY2025" in carried_text(ask(answerer, "and ACME China?"))
+
+
+def test_a_follow_up_with_a_range_and_no_metric_is_the_series(answerer: Answerer) -> None:
+    """"and Hong Kong from 2024 to 2025?" after a figure used to answer the range's two
+    ends as a list: the metric comes from the conversation, the series from the range."""
+    ask(answerer, "What was ACME China revenue in FY2025?")
+    follow = ask(answerer, "and Hong Kong from 2024 to 2025?")
+    assert tools(follow) == ["series_table"], follow.text
+    assert figures(follow) == {("ACME_HK", "2024", "410"), ("ACME_HK", "2025", "455")}
+
+
+def test_a_range_without_a_metric_asks_for_it_and_the_tap_draws_the_series(
+    answerer: Answerer, acme_turns: MemoryTurns
+) -> None:
+    first = ask(answerer, "ACME China from FY2024 to FY2025")
+    assert first.route_name == "clarify" and any(o.slot == "metric" for o in first.options)
+    tapped = ask_tap(answerer, acme_turns, first, "metric", "REVENUE")
+    assert tools(tapped) == ["series_table"], tapped.text
+    assert figures(tapped) == {("ACME_CN", "2024", "1320"), ("ACME_CN", "2025", "1188")}

@@ -141,6 +141,10 @@ INTENTS: list[tuple[str, str | None, list[str] | None, str, str]] = [
     ("Revenue and EBITDA by entity in FY2024", "breakdown", ["FY2024"], "entity", ""),
     ("Fatturato ed EBITDA per canale nel 2025", "breakdown", ["FY2025"], "channel", ""),
     ("Revenue and EBITDA by entity 2023-2025", "series", None, "", ""),
+    # a range with no metric is a series of the metric it will get (asked for, or carried);
+    # a "why" over a range stays a "why"
+    ("Orbis China from FY2022 to FY2024", "series", ["FY2022", "FY2023", "FY2024"], "", ""),
+    ("Why did it fall from 2022 to 2024?", None, None, "", ""),
     ("Why did China revenue fall from 2021 to 2025?", None, ["FY2021", "FY2025"], "", ""),
     ("Perché il fatturato in Cina è calato?", None, [], "", ""),
     ("中国区营收为什么下降？", None, [], "", ""),

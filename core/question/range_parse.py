@@ -232,7 +232,13 @@ def detect_analysis(
             return Analysis("breakdown", periods=over, dimension=dimension,
                             assumed_period=not periods and not over, spans=spans)
     if not metrics:
-        return None
+        # an explicit range without a metric ("and China from FY2021 to FY2024?" in a
+        # conversation, "Orbis China 2021-2024" with the metric then tapped): the series of
+        # the metric it gets, not the range's two ends
+        over = _explicit_range(text, matches)
+        if over is None or not 2 <= len(over) <= MAX_SERIES:
+            return None
+        return Analysis("series", periods=tuple(over))
     return _series(text, matches, reference_date, fiscal_year_end)
 
 
