@@ -189,10 +189,6 @@ class Autopaths:
         assert champion.id is not None
         return AutopathHit(champion.plan, champion.id, cluster_id, champion.score, cosine, route)
 
-    def has_active_framework(self, framework_hash: str) -> bool:
-        """Whether an active autopath of this framework exists (any cluster)."""
-        return framework_hash in self.active_frameworks()
-
     def active_frameworks(self) -> frozenset[str]:
         """The frameworks of the active autopaths: the cascade asks before paying for an
         embedding on a request the rule planner already resolves (and, when there are none,

@@ -33,7 +33,13 @@ from core.planning.plan import Plan
 from core.planning.planner import plan_for
 from core.ports import ConversationStore, FactStore, TurnRecord, TurnStore
 from core.question.arguments import extract_arguments
-from core.question.conversation import DEFAULT_TTL, TABLE, Conversations, carried_line
+from core.question.conversation import (
+    DEFAULT_TTL,
+    ROUTE,
+    TABLE,
+    Conversations,
+    carried_line,
+)
 from core.question.intent import Intent, RuleIntentParser
 from core.question.periods import normalize_period
 from core.question.range_parse import from_shape
@@ -387,7 +393,7 @@ class Answerer:
         """A tapped option pins one slot, a follow-up the slots it carried over (several
         values comma-joined); an unknown value is reported, never silently used."""
         for slot, value in fixed.items():
-            if slot == "route":  # a follow-up of a "why" figure: core.question.conversation
+            if slot == ROUTE:  # a follow-up of a "why" figure: core.question.conversation
                 intent.narrative_cue = value == Route.COMPOSITE.value
                 continue
             if slot == TABLE:  # a follow-up of a table: drawn below, over the final slots
