@@ -21,6 +21,7 @@ def ricorda(
     stdin: str | None = None,
     check: bool = True,
     env: dict[str, str] | None = None,
+    timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """`ricorda ARGS` in a subprocess on `data_dir`, with no RICORDA_* setting but `env`'s."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RICORDA_")} | (env or {})
@@ -31,7 +32,7 @@ def ricorda(
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=timeout,
         cwd=_existing_parent(data_dir),
     )
     if check and proc.returncode != 0:

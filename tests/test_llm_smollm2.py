@@ -153,6 +153,9 @@ def test_ricorda_ask_answers_a_why_question_with_the_model(
             "RICORDA_LLM_THREADS": "1",
             "RICORDA_LLM_TIMEOUT_S": "120",
         },
+        # the model's own limit is 120 s and the process also loads the model and the index: on a
+        # loaded two-core machine the 120 s default killed a run that would have answered
+        timeout=600,
     ).stdout
     answer = json.loads(out)
     assert answer["route"] == "composite"

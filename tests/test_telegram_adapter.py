@@ -347,7 +347,8 @@ def test_in_a_group_the_ack_stays_while_a_verdict_stands(bot: BotProcess, fake: 
     fake.inject(fake.reaction(group, 32, reply["message_id"], [], old=["👎"]))
     fake.wait_for(lambda: len(fake.calls("setMessageReaction",
                                          message_id=reply["message_id"])) > before)
-    assert [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"]
+    # the acknowledgement is not the stored state: wait for the removal itself to be stored
+    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
     assert fake.bot_reactions(group, reply["message_id"]) == ["✍"]  # user 31's verdict stands
 
 
