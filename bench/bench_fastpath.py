@@ -1,4 +1,4 @@
-"""L0 plan-cache latencies and memory against the design targets (design.md section 3, issue 4).
+"""L0 plan-cache latencies and memory against the design targets (docs/fast-path.md, issue 4).
 
     .venv/bin/python bench/bench_fastpath.py [--sizes 1000,10000,100000] [--dims 512,1024]
         [--store-dim 1024] [--queries 400] [--postgres URL | --no-postgres]

@@ -1,4 +1,4 @@
-"""Settings: environment > <data dir>/.env > ./.env > TOML file > defaults (design.md 6).
+"""Settings: environment > <data dir>/.env > ./.env > TOML file > defaults (docs/configuration.md).
 
 Secrets (bot tokens, signing secrets, API keys) are `SecretStr`: they print as `**********`
 and are only read from the environment or a `.env`, never from the TOML file. Every value is
@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     # after the last answered figure still continues it; 0 turns follow-ups off
     conversation_ttl_minutes: float = 30.0
 
-    # fast path (design.md sections 3-4); None = the embedder's own calibrated value
+    # fast path (docs/fast-path.md); None = the embedder's own calibrated value
     l0_cosine_threshold: float | None = None
     l1_cluster_threshold: float | None = None
     l1_floor_threshold: float | None = None

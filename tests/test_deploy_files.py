@@ -1,4 +1,4 @@
-"""The container and service files: they parse, say what README promises, name only real
+"""The container and service files: they parse, say what docs/deployment.md promises, name only real
 settings, and the image's command line serves two replicas against PostgreSQL and a Chroma
 server here (deploy/try_image.py; no container runtime on this machine)."""
 

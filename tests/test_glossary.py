@@ -1,4 +1,4 @@
-"""Glossary loading: the design.md format, and errors that name file, line and key."""
+"""Glossary loading: the docs/formats.md format, and errors that name file, line and key."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ One process keeps an application open (what `ricorda serve` and `ricorda chat` h
 `ricorda ingest` run as a subprocess, changes facts, permissions or documents in the shared
 database (SQLite file or PostgreSQL schema). Before: the running process answered the old
 number, the old permissions, until it restarted. Now: fresh within 1 s of the ingest commit
-(README, "Keeping answers current").
+(docs/keeping-current.md).
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def no_ricorda_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 def test_env_file_in_the_data_dir_is_read(no_ricorda_env: Path, tmp_path: Path) -> None:
-    """README tells deployers to put the tokens in the data dir's .env: they are read there."""
+    """The docs tell deployers to put the tokens in the data dir's .env: they are read there."""
     data = tmp_path / "data"
     data.mkdir()
     (data / ".env").write_text(f"RICORDA_TELEGRAM_TOKEN={TOKEN}\nRICORDA_SLACK_PORT=3100\n")

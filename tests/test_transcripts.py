@@ -3,7 +3,7 @@ the fake Web API, for the main answer kinds in English, Italian and Chinese.
 
 Each case asserts the rendered message, as the platform would show it: values in the reader's
 units, sources as titles and pages, no internal codes, no serving footer, options under a
-header per slot. README's transcripts are these conversations.
+header per slot. docs/replies.md's transcripts are these conversations.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reactions on the bot's own answers become verdicts on their turns (design.md 4.1).
+"""Reactions on the bot's own answers become verdicts on their turns (docs/fast-path.md#feedback).
 
 Only messages the bot posted for a turn count (the map is in the database, so this holds after
 a restart and across replicas); reactions elsewhere are ignored with a log line. Removing a

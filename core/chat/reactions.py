@@ -1,4 +1,4 @@
-"""Which reactions and short replies count as a verdict on an answer (design.md 4.1).
+"""Which reactions and short replies count as a verdict on an answer (docs/fast-path.md#feedback).
 
 Platforms spell the same emoji differently (Telegram sends "❤" while a keyboard types "❤️";
 Slack sends names, with skin tones as "+1::skin-tone-2"), so keys are normalised before the

@@ -1,6 +1,6 @@
 """What a viewer that is not cleared for RESTRICTED data sees in place of a question.
 
-The rule (README, "Clearance in admin outputs"): a cached plan, turn, L1 observation or
+The rule (docs/fast-path.md, "Clearance in admin outputs"): a cached plan, turn, L1 observation or
 promotion proposal is RESTRICTED when its question was asked from a chat cleared for restricted
 data. The question itself may name what is restricted ("What is Project Heron?") even when the
 answer used nothing restricted, so the chat decides, not the answer. Its text is shown only

@@ -7,7 +7,7 @@ A cached plan is replayed on later requests, so every extracted value says how i
 - CANONICAL values come from a closed vocabulary ("*.pdf", FY2024) and are re-extracted from each
   request like any other slot.
 - LITERAL values are copied from the text (a URL, an e-mail, a path, an absolute date, a count or
-  a number): a plan that uses one is specific to its query (design.md section 3).
+  a number): a plan that uses one is specific to its query (docs/fast-path.md, the cascade).
 
 Extraction runs in stages, most specific first (URLs before paths, dates before numbers, "day
 after tomorrow" before "tomorrow"); each rule blanks what it claimed, so nothing after it
