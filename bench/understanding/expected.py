@@ -73,6 +73,8 @@ class Data:
         self.entities: dict[str, dict[str, Any]] = glossary["entities"]
         self.metrics = set(glossary["metrics"]) | set(self.derived)
         self.cleared_chats = set(glossary["scope"].get("restricted_chats", []))
+        self.restricted_sources = {d["source"] for d in glossary.get("documents", [])
+                                   if d.get("restricted")}
 
     def row(self, metric: str, entity: str, period: str, channel: str = "TOTAL") -> Decimal:
         key = (metric, entity, period_type(period), period, channel)
@@ -106,10 +108,8 @@ def rounded(value: Decimal, decimals: int) -> Decimal:
 
 
 def exact_text(value: Decimal) -> str:
-    """A decimal as plain text, trailing zeros of a computed result dropped (520.0 stays as
-    the table wrote it only for stored rows; computed values are normalised)."""
-    text = format(value, "f")
-    return text
+    """A decimal as plain text, never in exponent form."""
+    return format(value, "f")
 
 
 def figure(spec: dict[str, Any], data: Data) -> dict[str, str]:
