@@ -1,0 +1,241 @@
+"""Expected values of the labelled question set, computed from the demo fact table.
+
+Every figure in questions.jsonl is written as a *spec* (metric, entity, period, channel, and an
+`op` for arithmetic); its `value` (and `shown`, `top`) is computed here, in exact decimals, from
+bot/demo/facts.csv and bot/demo/glossary.toml, never typed by hand. So a number in the set is
+always traceable to the rows it came from.
+
+    python bench/understanding/expected.py --check   # exit 1 if a stored value is stale
+    python bench/understanding/expected.py --write   # (re)fill every value in place
+
+Independent of core/: the yardstick must not share code with what it measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import tomllib
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+DEMO = ROOT / "bot" / "demo"
+SET_FILE = HERE / "questions.jsonl"
+PRECISION = 34  # significant digits of a non-terminating result (a ratio, an average)
+PERCENT_OPS = ("growth", "share")
+OPS = ("sum", "average", *PERCENT_OPS)
+RANK_OPS = ("max", "min")
+
+Key = tuple[str, str, str, str, str]  # metric, entity, period_type, period, channel
+
+
+class SpecError(ValueError):
+    """A spec that names a row the fact table does not have, or is malformed."""
+
+
+def period_type(period: str) -> str:
+    """The fact table's period type of a period code: 2024 FY, 2025H1 HY, 2025Q3 Q, 2025-05 M."""
+    if len(period) == 4 and period.isdigit():
+        return "FY"
+    if len(period) == 6 and period[4] == "H" and period[5] in "12":
+        return "HY"
+    if len(period) == 6 and period[4] == "Q" and period[5] in "1234":
+        return "Q"
+    if len(period) == 7 and period[4] == "-":
+        return "M"
+    raise SpecError(f"not a period code: {period!r}")
+
+
+def previous_period(period: str) -> str:
+    """The previous comparable period: the year before for a fiscal year (the only default)."""
+    if period_type(period) != "FY":
+        raise SpecError(f"growth over {period!r} needs an explicit 'base'")
+    return str(int(period) - 1)
+
+
+class Data:
+    """The demo fact table and the parts of the glossary the set needs."""
+
+    def __init__(self, demo: Path = DEMO) -> None:
+        self.rows: dict[Key, Decimal] = {}
+        with (demo / "facts.csv").open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                key = (row["metric"], row["entity"], row["period_type"], row["period"],
+                       row["channel"])
+                self.rows[key] = Decimal(row["value"])
+        glossary = tomllib.loads((demo / "glossary.toml").read_text(encoding="utf-8"))
+        self.derived: dict[str, dict[str, Any]] = glossary.get("derived", {})
+        self.entities: dict[str, dict[str, Any]] = glossary["entities"]
+        self.metrics = set(glossary["metrics"]) | set(self.derived)
+        self.cleared_chats = set(glossary["scope"].get("restricted_chats", []))
+        self.restricted_sources = {d["source"] for d in glossary.get("documents", [])
+                                   if d.get("restricted")}
+
+    def row(self, metric: str, entity: str, period: str, channel: str = "TOTAL") -> Decimal:
+        key = (metric, entity, period_type(period), period, channel)
+        if key not in self.rows:
+            raise SpecError(f"no row {key} in facts.csv")
+        return self.rows[key]
+
+    def value(self, metric: str, entity: str, period: str, channel: str = "TOTAL") -> Decimal:
+        """A stored row, or a glossary-derived metric computed from its two rows."""
+        if metric not in self.derived:
+            return self.row(metric, entity, period, channel)
+        d = self.derived[metric]
+        first = d.get("numerator") or d["minuend"]
+        second = d.get("denominator") or d["subtrahend"]
+        a = self.row(first, entity, period, channel)
+        b = self.row(second, entity, period, channel)
+        with localcontext() as ctx:
+            ctx.prec = PRECISION
+            raw = a / b if "numerator" in d else a - b
+            return raw * Decimal(str(d.get("scale", 1)))
+
+    def members(self, chat: str | None) -> list[str]:
+        """The units of the group a chat may see (restricted ones only in a cleared chat)."""
+        cleared = chat in self.cleared_chats
+        return [code for code, e in self.entities.items()
+                if e.get("parent") and (cleared or not e.get("restricted"))]
+
+
+def rounded(value: Decimal, decimals: int) -> Decimal:
+    return value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+
+
+def exact_text(value: Decimal) -> str:
+    """A decimal as plain text, never in exponent form."""
+    return format(value, "f")
+
+
+def figure(spec: dict[str, Any], data: Data) -> dict[str, str]:
+    """`value` (exact) and, for a computed figure, `shown` (rounded) of one expected figure."""
+    metric, channel, op = spec["metric"], spec.get("channel", "TOTAL"), spec.get("op")
+    if metric not in data.metrics:
+        raise SpecError(f"unknown metric {metric!r}")
+    with localcontext() as ctx:
+        ctx.prec = PRECISION
+        if op is None:
+            value = data.value(metric, spec["entity"], spec["period"], channel)
+            if metric in data.derived:
+                decimals = int(data.derived[metric].get("decimals", 1))
+                return {"value": exact_text(value), "shown": str(rounded(value, decimals))}
+            return {"value": exact_text(value)}
+        if op in ("sum", "average"):
+            if "periods" in spec:
+                parts = [data.value(metric, spec["entity"], p, channel) for p in spec["periods"]]
+            else:
+                parts = [data.value(metric, e, spec["period"], channel) for e in spec["entities"]]
+            total = sum(parts, Decimal(0))
+            if op == "sum":
+                return {"value": exact_text(total)}
+            value = total / len(parts)
+            return {"value": exact_text(value), "shown": str(rounded(value, 1))}
+        if op == "growth":
+            base = spec.get("base") or previous_period(spec["period"])
+            new = data.value(metric, spec["entity"], spec["period"], channel)
+            old = data.value(metric, spec["entity"], base, channel)
+            value = (new / old - 1) * 100
+            return {"value": exact_text(value), "shown": str(rounded(value, 1))}
+        if op == "share":
+            part = data.value(metric, spec["entity"], spec["period"], channel)
+            whole = data.value(metric, spec["of"], spec["period"], channel)
+            value = part / whole * 100
+            return {"value": exact_text(value), "shown": str(rounded(value, 1))}
+    raise SpecError(f"unknown op {op!r}")
+
+
+def ranking(spec: dict[str, Any], data: Data, chat: str | None) -> dict[str, str]:
+    """The top of a ranking: `top` (an entity code or a period code) and its `value`.
+
+    Over entities, the candidates are the group's units this chat may see; over periods,
+    the periods listed in the spec."""
+    metric, channel, op = spec["metric"], spec.get("channel", "TOTAL"), spec["op"]
+    if op not in RANK_OPS:
+        raise SpecError(f"a ranking op is max or min, not {op!r}")
+    candidates: dict[str, Decimal] = {}
+    if spec["over"] == "entities":
+        for e in spec.get("entities") or data.members(chat):
+            try:
+                candidates[e] = data.value(metric, e, spec["period"], channel)
+            except SpecError:
+                continue  # a unit without the row is not ranked (the answer names it)
+    elif spec["over"] == "periods":
+        for p in spec["periods"]:
+            candidates[p] = data.value(metric, spec["entity"], p, channel)
+    else:
+        raise SpecError(f"ranking over {spec['over']!r}")
+    if len(candidates) < 2:
+        raise SpecError(f"a ranking needs two candidates: {spec}")
+    pick = max if op == "max" else min
+    top = pick(candidates, key=lambda k: candidates[k])
+    if sorted(candidates.values()).count(candidates[top]) > 1:
+        raise SpecError(f"a tie at the top of {spec}")
+    return {"top": top, "value": exact_text(candidates[top])}
+
+
+COMPUTED = ("value", "shown", "top")
+
+
+def fill(entry: dict[str, Any], data: Data) -> dict[str, Any]:
+    """The entry with every computed field of its expectation recomputed."""
+    expect = entry["expect"]
+    chat = entry.get("chat")
+    out = dict(entry)
+    new_expect = dict(expect)
+    if "figures" in expect:
+        new_expect["figures"] = [
+            {**{k: v for k, v in f.items() if k not in COMPUTED}, **figure(f, data)}
+            for f in expect["figures"]
+        ]
+    if "ranking" in expect:
+        r = expect["ranking"]
+        new_expect["ranking"] = {**{k: v for k, v in r.items() if k not in COMPUTED},
+                                 **ranking(r, data, chat)}
+    out["expect"] = new_expect
+    return out
+
+
+def load_set(path: Path = SET_FILE) -> list[dict[str, Any]]:
+    entries = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip() and not line.lstrip().startswith("//"):
+            try:
+                entries.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise SpecError(f"{path.name}:{n}: {exc}") from exc
+    return entries
+
+
+def dump_set(entries: list[dict[str, Any]], path: Path = SET_FILE) -> None:
+    path.write_text(
+        "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries), encoding="utf-8"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true", help="fail if a stored value is stale")
+    mode.add_argument("--write", action="store_true", help="recompute every value in place")
+    args = parser.parse_args(argv)
+    data = Data()
+    entries = load_set()
+    filled = [fill(e, data) for e in entries]
+    if args.write:
+        dump_set(filled)
+        print(f"{len(filled)} questions written to {SET_FILE}")
+        return 0
+    stale = [e["id"] for e, f in zip(entries, filled, strict=True) if e != f]
+    for qid in stale:
+        print(f"stale: {qid}", file=sys.stderr)
+    print(f"{len(entries)} questions, {len(stale)} stale")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

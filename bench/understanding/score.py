@@ -1,0 +1,265 @@
+"""How one `ricorda ask --json` answer scores against one labelled question.
+
+Three verdicts: `correct`; `wrong`, the dangerous class (a different figure stated for what was
+asked, a figure where none should be, restricted data in an uncleared chat); `missed`, anything
+else (a menu, a clarification, a partial answer, the inputs without the result). docs/
+understanding.md states the rules in prose; this module is their only implementation.
+
+Reads only the JSON contract and the demo glossary (through expected.Data), never core/.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import PurePosixPath
+from typing import Any
+
+from bench.understanding.expected import PERCENT_OPS, Data, period_type, rounded
+
+CORRECT, MISSED, WRONG = "correct", "missed", "wrong"
+PLAIN_OPS = (None, "ratio", "difference")  # a stored row, or a glossary-derived metric
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    reason: str
+
+
+def _dec(text: Any) -> Decimal | None:
+    if text is None:
+        return None
+    try:
+        return Decimal(str(text))
+    except InvalidOperation:
+        return None
+
+
+def _op(fact: Json) -> str | None:
+    return (fact.get("formula") or {}).get("op") if fact.get("derived") else None
+
+
+def _found(facts: list[Json]) -> list[Json]:
+    return [f for f in facts if f.get("status") == "found"]
+
+
+def _all_found(facts: list[Json]) -> list[Json]:
+    """Found facts and, recursively, the found inputs of derived ones."""
+    out = []
+    for f in _found(facts):
+        out.append(f)
+        out += _all_found(f.get("inputs") or [])
+    return out
+
+
+def value_matches(fact: Json, expected: Json, *, percent: bool = False) -> bool:
+    """The fact states the expected value: its exact value equals it, or its exact value
+    rounded to the expected shown decimals, or the value it shows, equals the shown value.
+    A percentage may also come as a fraction (0.076 for 7.6%)."""
+    exact, shown = _dec(fact.get("value_exact")), _dec(fact.get("value_shown"))
+    want, want_shown = Decimal(expected["value"]), _dec(expected.get("shown"))
+    scales = (Decimal(1), Decimal(100)) if percent else (Decimal(1),)
+    for scale in scales:
+        x = exact * scale if exact is not None else None
+        s = shown * scale if shown is not None else None
+        if x is not None and x == want:
+            return True
+        if want_shown is not None:
+            decimals = max(0, -want_shown.as_tuple().exponent)  # type: ignore[operator]
+            if x is not None and rounded(x, decimals) == want_shown:
+                return True
+            if s is not None and s == want_shown:
+                return True
+    return False
+
+
+def figure_matches(fact: Json, expected: Json) -> bool:
+    op = expected.get("op")
+    if fact.get("metric_code") != expected["metric"]:
+        return False
+    if op is not None:
+        return _op(fact) == op and value_matches(fact, expected, percent=op in PERCENT_OPS)
+    if _op(fact) not in PLAIN_OPS:
+        return False
+    period = expected["period"]
+    same_row = (fact.get("entity") == expected["entity"]
+                and fact.get("period_type") == period_type(period)
+                and fact.get("period") == period
+                and (fact.get("channel") or "TOTAL") == expected.get("channel", "TOTAL"))
+    return same_row and value_matches(fact, expected)
+
+
+def _entities(expected: Json) -> set[str]:
+    out = set(expected.get("entities") or [])
+    out |= {expected[k] for k in ("entity", "of") if expected.get(k)}
+    return out
+
+
+def score_figures(figures: list[Json], answer: Json) -> Verdict:
+    top = _found(answer.get("facts") or [])
+    deep = _all_found(answer.get("facts") or [])
+    missing = []
+    for e in figures:
+        pool = deep if e.get("op") == "growth" else top  # a growth comparison nests them
+        if not any(figure_matches(f, e) for f in pool):
+            missing.append(e)
+    if not missing:
+        return Verdict(CORRECT, "every expected figure stated")
+    # wrong: the first figure given for an asked metric (the same kind of figure) is not one
+    # of the expected ones; or, for arithmetic, a plain figure of a unit that was not asked
+    for e in figures:
+        op = e.get("op")
+        same_kind = [f for f in top if f.get("metric_code") == e["metric"]
+                     and (_op(f) == op if op else _op(f) in PLAIN_OPS)]
+        if same_kind and not any(figure_matches(same_kind[0], x) for x in figures):
+            return Verdict(WRONG, f"states {_describe(same_kind[0])} for {_describe(e)}")
+        if op:
+            plain = [f for f in top if f.get("metric_code") == e["metric"]
+                     and _op(f) in PLAIN_OPS]
+            asked = set().union(*(_entities(x) for x in figures))
+            if plain and plain[0].get("entity") not in asked:
+                return Verdict(WRONG, f"states {_describe(plain[0])} for {_describe(e)}")
+    return Verdict(MISSED, "missing " + "; ".join(_describe(e) for e in missing))
+
+
+def _describe(f: Json) -> str:
+    where = f.get("entity") or "+".join(f.get("entities") or [])
+    when = f.get("period") or "-".join(f.get("periods") or [])
+    op = f.get("op") or _op(f) or ""
+    value = f.get("value_exact") or f.get("value")
+    return f"{op + ' ' if op else ''}{f.get('metric_code') or f.get('metric')} {where} {when}" \
+           f"{' ' + str(f.get('channel')) if f.get('channel') not in (None, 'TOTAL') else ''}" \
+           f" = {value}"
+
+
+def _label_names(data: Data, top: str) -> set[str]:
+    """What a table row may call the top: an entity's names and labels, or a period code."""
+    entity = data.entities.get(top)
+    if entity is not None:
+        names = set(entity.get("names", [])) | set((entity.get("labels") or {}).values())
+        return {n.casefold() for n in names}
+    return set()
+
+
+def _label_is(label: str, top: str, data: Data) -> bool:
+    text = label.split(". ", 1)[-1].strip().casefold() if label[:1].isdigit() and ". " in \
+        label[:5] else label.strip().casefold()
+    names = _label_names(data, top)
+    if names:
+        return text in names
+    compact = "".join(ch for ch in text.upper() if ch.isalnum())
+    year, rest = top[:4], top[4:].replace("-", "")
+    if not rest:
+        return compact in (year, f"FY{year}")
+    if rest in ("H1", "H2", "Q1", "Q2", "Q3", "Q4"):
+        return compact in (year + rest, rest + year)
+    month = str(int(rest))
+    return compact in (year + rest, f"{year}M{rest}") or (year in compact and month in text)
+
+
+def score_ranking(spec: Json, answer: Json, data: Data) -> Verdict:
+    """A ranking table headed by the expected top (with its value) is correct, headed by
+    another is wrong; without a ranking table, a first figure that is the top is correct, any
+    other single figure is wrong (a table of the figures with no answer is missed)."""
+    tables = answer.get("tables") or []
+    ranking = [t for t in tables if t.get("kind") == "ranking"]
+    if ranking:
+        series = ranking[0].get("series") or []
+        label = series[0]["label"] if series else (ranking[0].get("rows") or [[""]])[0][0]
+        value = _dec(series[0]["value"]) if series else None
+        if not _label_is(label, spec["top"], data):
+            return Verdict(WRONG, f"ranking headed by {label!r}, expected {spec['top']}")
+        if value is not None and value != Decimal(spec["value"]):
+            return Verdict(WRONG, f"{label} ranked with {value}, expected {spec['value']}")
+        return Verdict(CORRECT, f"ranking headed by {label}")
+    facts = [f for f in _found(answer.get("facts") or []) if f.get("metric_code") ==
+             spec["metric"]]
+    if not facts:
+        return Verdict(MISSED, "no ranking and no figure")
+    first = facts[0]
+    is_top = (first.get("entity") == spec["top"] if spec["over"] == "entities"
+              else first.get("period") == spec["top"])
+    if is_top and _dec(first.get("value_exact")) == Decimal(spec["value"]):
+        return Verdict(CORRECT, f"first figure is the top {spec['top']}")
+    if tables:
+        return Verdict(MISSED, "a table of the figures without the ranking")
+    return Verdict(WRONG, f"states {_describe(first)}; the {spec['op']} is {spec['top']}")
+
+
+def _cited_docs(answer: Json) -> list[str]:
+    return [c.get("doc", "") for c in answer.get("citations") or []]
+
+
+def _cites_first(answer: Json, names: list[str]) -> bool:
+    """The answer's first citation ([1], its leading passage) is one of the expected documents."""
+    docs = _cited_docs(answer)
+    return bool(docs) and PurePosixPath(docs[0]).name in names
+
+
+def leak(answer: Json, chat: str | None, data: Data) -> str | None:
+    """Restricted data in an answer to a chat that is not cleared: a figure of a restricted
+    unit (also as an input or a table row), or a citation of a restricted document source."""
+    if chat in data.cleared_chats:
+        return None
+    restricted = {c for c, e in data.entities.items() if e.get("restricted")}
+    for f in _all_found(answer.get("facts") or []):
+        if set(str(f.get("entity") or "").split("+")) & restricted:
+            return f"states a figure of {f.get('entity')}"
+    names = set().union(*(_label_names(data, c) for c in restricted)) if restricted else set()
+    for t in answer.get("tables") or []:
+        for point in t.get("series") or []:
+            if str(point.get("label", "")).casefold() in names:
+                return f"a table row of {point['label']}"
+    for doc in _cited_docs(answer):
+        if doc.split("/", 1)[0] in data.restricted_sources or "/restricted/" in f"/{doc}":
+            return f"cites restricted {doc}"
+    return None
+
+
+def _discloses_nothing(answer: Json) -> bool:
+    return not (_found(answer.get("facts") or []) or answer.get("citations")
+                or answer.get("tables"))
+
+
+def score(entry: Json, answer: Json, data: Data) -> Verdict:
+    """The verdict on one answer (the `ask --json` object) to one labelled question."""
+    leaked = leak(answer, entry.get("chat"), data)
+    if leaked:
+        return Verdict(WRONG, f"leak: {leaked}")
+    expect, route = entry["expect"], answer.get("route")
+    stated = _found(answer.get("facts") or [])
+    want = expect.get("route")
+    if "ranking" in expect:
+        return score_ranking(expect["ranking"], answer, data)
+    if "figures" in expect:
+        verdict = score_figures(expect["figures"], answer)
+        if verdict.verdict != CORRECT or want != "composite":
+            return verdict
+        if not answer.get("passages") or not answer.get("citations"):
+            return Verdict(MISSED, "the figure without the narrative part")
+        if expect.get("cites_any") and not _cites_first(answer, expect["cites_any"]):
+            return Verdict(MISSED, f"narrative cites none of {expect['cites_any']}")
+        return Verdict(CORRECT, "figure and cited narrative")
+    if want == "narrative":
+        if route in ("narrative", "composite") and answer.get("citations") and (
+            not expect.get("cites_any") or _cites_first(answer, expect["cites_any"])
+        ):
+            return Verdict(CORRECT, "cited document answer")
+        return Verdict(MISSED, f"route {route}, cites {_cited_docs(answer)}")
+    if want in ("refused", "not_known", "clarify") and stated:
+        return Verdict(WRONG, f"states {_describe(stated[0])} where {want} was expected")
+    if want == "refused":
+        if route == "refused":
+            return Verdict(CORRECT, "refused")
+        if _discloses_nothing(answer) and route != "clarify":
+            return Verdict(CORRECT, "discloses nothing")
+        return Verdict(MISSED, f"route {route}, not refused")
+    if want == "not_known":
+        if _discloses_nothing(answer) and route != "clarify":
+            return Verdict(CORRECT, "says it does not know, cites nothing")
+        return Verdict(MISSED, f"route {route}, cites {_cited_docs(answer)}")
+    if want == "clarify":
+        return Verdict(CORRECT if route == "clarify" else MISSED, f"route {route}")
+    raise ValueError(f"{entry['id']}: no expectation")
