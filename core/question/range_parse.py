@@ -211,6 +211,8 @@ _SEQUENTIAL = _rx(
     r"(?<!\w)(?:qoq|q/q|quarter[\s-]+(?:over|on)[\s-]+quarter|sequential(?:ly)?"
     r"|(?:previous|prior|last|preceding)\s+(?:quarter|half|month)"
     r"|congiuntural[ei]|(?:trimestre|semestre|mese)\s+precedente)(?!\w)"
+    r"|(?<!\w)(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+(?:the\s+)?(?:previous|prior)"
+    r"(?!\s+(?:fiscal\s+)?year)(?!\w)|(?<!\w)rispetto\s+al\s+precedente(?!\w)|比上期|较上期"
     r"|环比|上季度|上一季度|上个季度|上半期|上月|上个月"
 )
 _FASTER = _rx(
@@ -354,9 +356,10 @@ def _arithmetic(
                         descending=_LOW.search(text) is None,
                         grain=_GRAIN_WORDS.get(word.casefold(), "FY"),
                         spans=(asked.span(), cue.span()))
-    if len(metrics) > 1 or len(periods) > 1 and _explicit_range(text, matches) is None \
-            and not (_SUM.search(text) or _AVERAGE.search(text) or total_named):
-        return None
+    listed = len(periods) > 1 and _explicit_range(text, matches) is None
+    if len(metrics) > 1 or (listed and not (_SUM.search(text) or _AVERAGE.search(text)
+                                            or total_named)):
+        return None  # "China revenue 2024 and 2025": two figures, as before
     dimension = "entity" if len(entities) >= 2 else "channel" if len(members) >= 2 else ""
     faster = _FASTER.search(text)
     if growth and faster and dimension and len(periods) <= 1 and len(metrics) <= 1:
