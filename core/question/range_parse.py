@@ -148,7 +148,7 @@ _RANGE_GAP = _rx(r"\s*(?:-|–|—|~|～|to|till|until|through|thru|al|all['’]
 _AND_GAP = _rx(r"\s*(?:and|e|和|与)(?:\s+(?:il|the))?\s*")
 _SPLIT_YEARS = re.compile(r"((?:19|20)\d{2})\s*[-–]\s*(\d{2})")
 _LOW = _rx(
-    r"(?<!\w)(?:lowest|smallest|least|fewest|worst|slowest|bottom|più\s+bass[oaie]|minore|minori"
+    r"(?<!\w)(?:lowest|smallest|least|fewest|weakest|worst|slowest|bottom|più\s+bass[oaie]|minore|minori"
     r"|peggiore|peggiori|più\s+lent[oaie]|meno)(?!\w)|最低|最小|最少|最慢|最差"
 )
 _GROWTH_RANK = _rx(
@@ -162,7 +162,7 @@ _GROWTH_RANK = _rx(
 _VALUE_RANK = _rx(
     r"(?<!\w)(?:highest|largest|biggest|top|best|lowest|smallest|worst|bottom|rank|ranking"
     r"|ranked|classifica|migliore|migliori|peggiore|peggiori|maggiore|minore"
-    r"|fewest|least|most(?!\s+recent)|greatest"
+    r"|fewest|least|most(?!\s+recent)|greatest|weakest|strongest"
     r"|più\s+(?:alt[oaie]|elevat[oaie]|bass[oaie]|grande|piccol[oaie]))(?!\w)"
     r"|(?<!\w)(?:chi|quale|quali|che|in\s+che)(?!\w).{0,40}?(?<!\w)(?:più|meno|di\s+più"
     r"|di\s+meno)(?!\w)"
@@ -352,9 +352,11 @@ def _arithmetic(
         word = next(g for g in asked.groups() if g)
         series = _series(text, matches, reference_date, fiscal_year_end)
         over = series.periods if series else tuple(periods) if len(periods) > 1 else ()
+        grain = _GRAIN_WORDS.get(word.casefold(), "FY")
+        if not over and len(periods) == 1 and grain != "FY":  # "which quarter of 2025"
+            over = tuple(_within(periods[0], grain, fiscal_year_end))
         return Analysis("ranking", periods=over, dimension="period", measure="value",
-                        descending=_LOW.search(text) is None,
-                        grain=_GRAIN_WORDS.get(word.casefold(), "FY"),
+                        descending=_LOW.search(text) is None, grain=grain,
                         spans=(asked.span(), cue.span()))
     listed = len(periods) > 1 and _explicit_range(text, matches) is None
     if len(metrics) > 1 or (listed and not (_SUM.search(text) or _AVERAGE.search(text)
