@@ -4,9 +4,15 @@ The modules are imported by name (`from core.figures.clarify import ...`); none 
 imported here, so importing one loads only what it needs."""
 
 __all__ = [
+    "aggregate",
+    "arith_text",
+    "arithmetic",
+    "cells",
+    "change",
     "clarify",
     "derived",
     "formulas",
+    "period_rank",
     "render",
     "structured",
     "tabulate",

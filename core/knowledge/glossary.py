@@ -39,6 +39,9 @@ class Term:
     # display name per language ("Ricavi" for it): names are matched in every language, so the
     # first name cannot also be the right one to show an Italian or Chinese reader
     labels: tuple[tuple[str, str], ...] = ()
+    # a metric's `additive = true|false`: whether it sums over periods (None: the unit
+    # decides, core.figures.arithmetic.default_additive)
+    additive: bool | None = None
 
     @property
     def label(self) -> str:
@@ -293,6 +296,13 @@ class _Validator:
             restricted = body.get("restricted", False)
             if not isinstance(restricted, bool):
                 raise self.fail(f"{key}.restricted", "must be true or false")
+            additive = body.get("additive")
+            if additive is not None and (not with_unit or not isinstance(additive, bool)):
+                raise self.fail(
+                    f"{key}.additive",
+                    "must be true or false, on a metric: whether its figures add up over "
+                    "periods (revenue does; headcount and margins do not)",
+                )
             labels = body.get("labels", {})
             if not isinstance(labels, dict) or not all(
                 lang in LANGUAGES and isinstance(text, str) and text.strip()
@@ -310,5 +320,6 @@ class _Validator:
                 parent,
                 restricted,
                 tuple((lang, text.strip()) for lang, text in labels.items()),
+                additive,
             )
         return out

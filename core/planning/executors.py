@@ -15,8 +15,12 @@ from typing import Any, Protocol
 
 from core.documents.narrative import NarrativeResult, empty_result
 from core.errors import RicordaError
+from core.figures.aggregate import aggregate, share
+from core.figures.change import growth, growth_comparison
 from core.figures.derived import DerivedFact, query_derived
+from core.figures.period_rank import rank_periods
 from core.figures.structured import TOTAL, StructuredChannel
+from core.figures.tabulate import Built
 from core.figures.tabulate import build as build_table
 from core.knowledge.glossary import Glossary
 from core.messages import say
@@ -24,7 +28,7 @@ from core.planning.plan import Plan, slot_ref
 from core.ports import ScoredChunk, TurnStore
 from core.question.intent import Intent
 from core.question.periods import last_complete_fiscal_year
-from core.types import Assumption, FactResult, Segment, Source
+from core.types import Assumption, FactResult, Line, Segment, Source
 
 
 class Unresolvable(RicordaError):
@@ -221,7 +225,10 @@ def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionSt
         analysis = getattr(ctx.intent, "analysis", None)
         if analysis is None or analysis.kind != kind:
             raise Unresolvable(f"the request asks for no {kind} table")
-        built = build_table(kind, args, ctx)
+        if kind == "ranking" and analysis.dimension == "period":  # "which year was highest"
+            built = _arithmetic_built(rank_periods, args, ctx)
+        else:
+            built = build_table(kind, args, ctx)
         state.results += built.results
         for r in built.results:  # a derived cell's sources are its inputs'
             state.sources += r.sources if isinstance(r, DerivedFact) else built.sources_of(r)
@@ -233,6 +240,49 @@ def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionSt
 
 
 TABLE_TOOLS = ("series", "breakdown", "ranking", "comparison")
+# arithmetic steps (core.figures.aggregate, core.figures.change): tool name = analysis kind
+ARITHMETIC_TOOLS: Mapping[str, Callable[[Built, dict[str, Any], Any], None]] = MappingProxyType({
+    "aggregate": aggregate,
+    "share": share,
+    "growth": growth,
+    "growth_comparison": growth_comparison,
+})
+
+
+def _arithmetic_built(
+    make: Callable[[Built, dict[str, Any], Any], None], args: dict[str, Any],
+    ctx: ExecutionContext,
+) -> Built:
+    """What an arithmetic step adds, its assumptions said last, as a table's are."""
+    out = Built()
+    make(out, args, ctx)
+    if out.assumptions:
+        items = "; ".join(
+            say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions
+        )
+        out.segments.append(Line("assumed", say("assumed", ctx.language, items=items)))
+    return out
+
+
+def _arithmetic(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionState], None]:
+    """A sum/average, share, growth or growth comparison step; like a table step, it runs
+    only for a request that still asks for that arithmetic (its own measure, members and
+    periods are read from the request at every run, so a cached plan replays correctly)."""
+
+    def run(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+        analysis = getattr(ctx.intent, "analysis", None)
+        if analysis is None or analysis.kind != kind:
+            raise Unresolvable(f"the request asks for no {kind}")
+        built = _arithmetic_built(ARITHMETIC_TOOLS[kind], args, ctx)
+        state.results += built.results
+        state.sources += [s for r in built.results if isinstance(r, DerivedFact)
+                          for s in r.sources]
+        state.tables += built.segments
+        state.table_sources += built.cited
+        state.assumptions += built.assumptions
+
+    return run
+
 
 BUILTIN: Mapping[str, Executor] = MappingProxyType(
     {
@@ -245,6 +295,7 @@ BUILTIN: Mapping[str, Executor] = MappingProxyType(
             Executor("clock", _clock),
             Executor("previous_sources", _previous_sources, cacheable=False),
             *(Executor(f"{kind}_table", _table(kind)) for kind in TABLE_TOOLS),
+            *(Executor(kind, _arithmetic(kind)) for kind in ARITHMETIC_TOOLS),
         )
     }
 )

@@ -17,6 +17,7 @@ from core.question.intent import Intent
 from core.question.tool_intents import CLOCK
 from core.types import Route
 
+ARITHMETIC = ("aggregate", "share", "growth", "growth_comparison")  # core.planning.executors
 _PROPER_NAME = re.compile(r"(?<=\S\s)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
 
 
@@ -101,14 +102,19 @@ def _table_plan(intent: Intent, shape: dict[str, int]) -> Plan:
     assumed = ["metric"] if analysis.assumed_metric else []
     if intent.channels:
         args["channel"] = "${channel[0]}"
-    if analysis.kind != "series":
+    # a series, a sum over periods or a ranking of periods runs over the request's periods
+    over_periods = analysis.kind == "series" or analysis.dimension == "period"
+    if not over_periods:
         args["period"] = "${period[0]}" if intent.periods else "${period:last_fy}"
         assumed += ["period"] if not intent.periods else []
-    if not intent.entities and (analysis.kind == "series" or analysis.dimension == "channel"):
+    one_entity = over_periods or analysis.kind == "growth" or analysis.dimension == "channel"
+    if not intent.entities and one_entity:
         assumed.append("entity")
+    # an arithmetic step (sum, share, growth...) is named by its kind, a table by kind_table
+    tool = analysis.kind if analysis.kind in ARITHMETIC else f"{analysis.kind}_table"
     return Plan(
         route=Route.STRUCTURED.value,
-        steps=[{"tool": f"{analysis.kind}_table", "args": args}],
+        steps=[{"tool": tool, "args": args}],
         shape=shape,
         assumed=assumed,
         intent=f"structured:{','.join(intent.metrics)}:{analysis.kind}",

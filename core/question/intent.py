@@ -97,6 +97,7 @@ _SENTENCE_WORDS_EN = """
     each every any some about regarding re summary breakdown quick exact exactly approximately
     roughly in for of on at by from to with during since between vs versus year quarter month
     fiscal fy
+    yoy qoq ytd average avg mean combined cumulative growth share media medio crescita quota
 """
 _SENTENCE_WORDS_IT = """
     il lo la l gli le un uno una e ed o ma anche poi ora allora ciao salve grazie si sì no

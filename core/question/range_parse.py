@@ -11,6 +11,13 @@ are still exact lookups in the fact table (core.figures.tabulate). Forms:
 - breakdown: "by entity", "per unit", "per canale", "by channel", "各地区", "按渠道".
 - ranking: "which unit grew fastest", "highest gross margin", "top channel by revenue".
 - comparison: two named entities (or channels) with "vs", "compared with", "rispetto a", "对比".
+- arithmetic (core.figures.aggregate, core.figures.change): a sum or an average over a range
+  of periods or over named members ("total EBITDA FY2021-FY2023", "organico medio 2022-2024",
+  "combined revenue of Italy and Hong Kong", "意大利和香港的营收合计"); the growth of one period
+  against the previous comparable one ("EBITDA growth for Italy last year", "净利润同比"); one
+  member's share of its whole ("how much of group revenue is Hong Kong", "香港占集团营收的比例");
+  whether one member grew faster than another; and rankings over periods ("in which year was
+  net income highest?", "哪一年净利润最高").
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from core.question.periods import (
 )
 from core.types import Period, PeriodType
 
+_TOTAL = "TOTAL"  # the total channel's code (core.figures.structured.TOTAL)
 MAX_SERIES = 24  # more periods than this is not a table a chat can read
 MAX_COLUMNS = 8  # a breakdown over more periods than this is too wide for a chat
 MAX_METRICS = 4  # a breakdown of more metrics than this is too wide for a chat
@@ -51,6 +59,8 @@ class Analysis:
     assumed_metric: str = ""  # "which unit grew fastest?" names no metric: the first one
     assumed_period: bool = False  # no period named: the last complete fiscal year
     spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+    # a ranking over periods ("which quarter…"): the period type ranked (FY, HY, Q, M)
+    grain: str = ""
 
     def shape(self) -> str:
         """What a follow-up keeps of this table ("and FY2023?" after a breakdown by entity is
@@ -138,7 +148,7 @@ _RANGE_GAP = _rx(r"\s*(?:-|–|—|~|～|to|till|until|through|thru|al|all['’]
 _AND_GAP = _rx(r"\s*(?:and|e|和|与)(?:\s+(?:il|the))?\s*")
 _SPLIT_YEARS = re.compile(r"((?:19|20)\d{2})\s*[-–]\s*(\d{2})")
 _LOW = _rx(
-    r"(?<!\w)(?:lowest|smallest|least|worst|slowest|bottom|più\s+bass[oaie]|minore|minori"
+    r"(?<!\w)(?:lowest|smallest|least|fewest|weakest|worst|slowest|bottom|più\s+bass[oaie]|minore|minori"
     r"|peggiore|peggiori|più\s+lent[oaie]|meno)(?!\w)|最低|最小|最少|最慢|最差"
 )
 _GROWTH_RANK = _rx(
@@ -152,7 +162,10 @@ _GROWTH_RANK = _rx(
 _VALUE_RANK = _rx(
     r"(?<!\w)(?:highest|largest|biggest|top|best|lowest|smallest|worst|bottom|rank|ranking"
     r"|ranked|classifica|migliore|migliori|peggiore|peggiori|maggiore|minore"
+    r"|fewest|least|most(?!\s+recent)|greatest|weakest|strongest"
     r"|più\s+(?:alt[oaie]|elevat[oaie]|bass[oaie]|grande|piccol[oaie]))(?!\w)"
+    r"|(?<!\w)(?:chi|quale|quali|che|in\s+che)(?!\w).{0,40}?(?<!\w)(?:più|meno|di\s+più"
+    r"|di\s+meno)(?!\w)"
     r"|最高|最大|最多|最低|最小|最少|排名|排行"
 )
 _COMPARE = _rx(
@@ -173,6 +186,60 @@ _BY_CHANNEL = _rx(
     r"|(?<!\w)per\s+canal[ei](?!\w)|各渠道|分渠道|按渠道"
 )
 
+# arithmetic (core.figures.aggregate, core.figures.change): sums, averages, growth, shares.
+# The total channel's own names ("total", "totale", "合计", "总计") are blanked as a channel
+# before these run: naming that channel is a sum cue too (detect_analysis)
+_SUM = _rx(
+    r"(?<!\w)(?:combined|together|altogether|in\s+total|sum(?:med)?|cumulative|cumulated"
+    r"|aggregate[d]?|added\s+up|insieme|in\s+tutto|somma(?:ti|te|to)?|sommando"
+    r"|cumulat[oiae]|complessivamente)(?!\w)|加起来|总和|一共|共计|合共|累计|加总|总共"
+)
+_AVERAGE = _rx(
+    r"(?<!\w)(?:average|avg|mean|medi[oaie]|mediamente|in\s+media)(?!\w)|平均|均值"
+)
+_GROWTH = _rx(
+    r"(?<!\w)(?:growth|grow|grew|grown|growing|yoy|y/y|year[\s-]+(?:over|on)[\s-]+year"
+    r"|qoq|q/q|quarter[\s-]+(?:over|on)[\s-]+quarter|increase[ds]?|change[ds]?|decline[ds]?"
+    r"|crescita|cresciut[oaie]|crescere|cresce|variazione|aumento|incremento|calo"
+    r"|diminuzione)(?!\w)|同比|环比|增长|增速|增幅|变化|变动|下降|下滑"
+    r"|(?<!\w)(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+(?:the\s+)?(?:previous|prior"
+    r"|last\s+year|a\s+year\s+(?:earlier|before))(?!\w)"
+    r"|(?<!\w)rispetto\s+(?:al|all['’]|a)\s*(?:precedente|anno\s+(?:precedente|prima))(?!\w)"
+    r"|比上期|较上期|较上年|比上年"
+)
+_SEQUENTIAL = _rx(
+    r"(?<!\w)(?:qoq|q/q|quarter[\s-]+(?:over|on)[\s-]+quarter|sequential(?:ly)?"
+    r"|(?:previous|prior|last|preceding)\s+(?:quarter|half|month)"
+    r"|congiuntural[ei]|(?:trimestre|semestre|mese)\s+precedente)(?!\w)"
+    r"|(?<!\w)(?:vs\.?|versus|compared\s+(?:to|with)|against)\s+(?:the\s+)?(?:previous|prior)"
+    r"(?!\s+(?:fiscal\s+)?year)(?!\w)|(?<!\w)rispetto\s+al\s+precedente(?!\w)|比上期|较上期"
+    r"|环比|上季度|上一季度|上个季度|上半期|上月|上个月"
+)
+_FASTER = _rx(
+    r"(?<!\w)(?:faster|slower|quicker|more|less)\s+(?:than|of)(?!\w)"
+    r"|(?<!\w)(?:faster|slower|quicker)(?!\w)"
+    r"|(?<!\w)più\s+(?:velocemente|rapidamente|in\s+fretta)?\s*(?:di|del|della|dell['’])"
+    r"|(?<!\w)meno\s+(?:di|del|della|dell['’])(?!\w)"
+    r"|比.{0,12}?(?:快|慢|多|高|低)|更快|更慢"
+)
+_SLOWER = _rx(r"(?<!\w)(?:slower|less)(?!\w)|(?<!\w)meno(?!\w)|慢")
+_SHARE = _rx(
+    r"(?<!\w)(?:share|portion|proportion|percentage|fraction|part|how\s+much\s+of"
+    r"|contribut(?:e|es|ed|ion)|quota|percentuale|peso|incidenza|parte)(?!\w)"
+    r"|%\s*(?:of|di)(?!\w)|占|比例|份额|比重"
+)
+# a question about the periods themselves: "in which year", "which quarter", "哪一年"
+_PERIOD_QUESTION = _rx(
+    r"(?<!\w)(?:which|what)\s+(?:fiscal\s+)?(year|quarter|half|month)(?!\w)"
+    r"|(?<!\w)(?:che|quale|qual|quali)\s+(anno|esercizio|trimestre|semestre|mese)(?!\w)"
+    r"|哪(?:一|个|些)?\s*(财年|年度|年|季度|个季度|半年|个月|月)"
+)
+_GRAIN_WORDS = {
+    "year": "FY", "anno": "FY", "esercizio": "FY", "财年": "FY", "年度": "FY", "年": "FY",
+    "quarter": "Q", "trimestre": "Q", "季度": "Q", "个季度": "Q", "half": "HY",
+    "semestre": "HY", "半年": "HY", "month": "M", "mese": "M", "个月": "M", "月": "M",
+}
+
 
 # Every cue above contains one of these: a question with none of them (and fewer than two
 # periods) is a plain lookup, decided with one scan instead of a dozen.
@@ -185,6 +252,15 @@ _HINTS = (
     "più", "vs", "versus", "compar", "against", "rispetto", "confront", "contro", "by",
     "per", "across", "each", "趋势", "走势", "历年", "季", "月", "半年", "近", "最", "过去",
     "排", "增", "对比", "比较", "相比", "相较", "各", "分", "按",
+    # arithmetic
+    "combin", "togeth", "total", "sum", "cumul", "aggreg", "added", "insiem", "tutto",
+    "somm", "complessiv", "averag", "avg", "mean", "medi", "yoy", "y/y", "qoq", "q/q",
+    "chang", "declin", "variaz", "aument", "increm", "calo", "diminu", "sequential",
+    "congiuntural", "precedente", "share", "portion", "propor", "percent", "fraction", "part",
+    "contribut", "quota", "peso", "incidenz", "%", "fewest", "more", "less", "meno",
+    "faster", "slower", "quicker", "加起来", "总和", "一共",
+    "共计", "合共", "累计", "加总", "总共", "平均", "均值", "同比", "环比", "变", "下降", "下滑",
+    "占", "比例", "份额", "比重", "快", "慢", "much of", "上期", "上年",
 )
 
 
@@ -201,11 +277,21 @@ def detect_analysis(
 ) -> Analysis | None:
     """The table `text` asks for, or None for a plain lookup. `text` has the glossary's names
     blanked (so "top line" or "Italia" cannot be read as a cue); `matches` are its periods."""
-    if len(matches) < 2 and all(m.period is not None for m in matches):
+    # the total channel's own names ("total", "totale", "合计") are blanked out of `text`:
+    # naming it is a sum cue ("total EBITDA FY2021-FY2023", "意大利和香港的营收合计")
+    total_named = _TOTAL in channels
+    if len(matches) < 2 and all(m.period is not None for m in matches) and not total_named:
         folded = text.casefold()
         if not any(hint in folded for hint in _HINTS):
             return None
     periods = [m.period for m in matches if m.period is not None]
+    arithmetic = _arithmetic(
+        text, matches, metrics=metrics, entities=entities, channels=channels, periods=periods,
+        first_metric=first_metric, total_named=total_named, reference_date=reference_date,
+        fiscal_year_end=fiscal_year_end,
+    )
+    if arithmetic is not None:
+        return arithmetic
     ranking = _ranking(text, metrics, entities, channels, periods, first_metric)
     if ranking is not None:
         return ranking
@@ -240,6 +326,85 @@ def detect_analysis(
             return None
         return Analysis("series", periods=tuple(over))
     return _series(text, matches, reference_date, fiscal_year_end)
+
+
+def _arithmetic(
+    text: str,
+    matches: list[PeriodMatch],
+    *,
+    metrics: list[str],
+    entities: list[str],
+    channels: list[str],
+    periods: list[Period],
+    first_metric: str,
+    total_named: bool,
+    reference_date: dt.date,
+    fiscal_year_end: str,
+) -> Analysis | None:
+    """A ranking over periods, a growth comparison, a share, a growth, a sum or an average;
+    None when the question asks for none of them (or for one with the wrong slots)."""
+    members = [c for c in channels if c != _TOTAL]
+    growth = _GROWTH.search(text)
+    cue = _VALUE_RANK.search(text) or _GROWTH_RANK.search(text)
+    asked = _PERIOD_QUESTION.search(text)
+    if asked and cue and len(metrics) == 1 and len(entities) <= 1:
+        # "in which year was net income highest?": the periods are what is ranked
+        word = next(g for g in asked.groups() if g)
+        series = _series(text, matches, reference_date, fiscal_year_end)
+        over = series.periods if series else tuple(periods) if len(periods) > 1 else ()
+        grain = _GRAIN_WORDS.get(word.casefold(), "FY")
+        if not over and len(periods) == 1 and grain != "FY":  # "which quarter of 2025"
+            over = tuple(_within(periods[0], grain, fiscal_year_end))
+        return Analysis("ranking", periods=over, dimension="period", measure="value",
+                        descending=_LOW.search(text) is None, grain=grain,
+                        spans=(asked.span(), cue.span()))
+    listed = len(periods) > 1 and _explicit_range(text, matches) is None
+    if len(metrics) > 1 or (listed and not (_SUM.search(text) or _AVERAGE.search(text)
+                                            or total_named)):
+        return None  # "China revenue 2024 and 2025": two figures, as before
+    dimension = "entity" if len(entities) >= 2 else "channel" if len(members) >= 2 else ""
+    faster = _FASTER.search(text)
+    if growth and faster and dimension and len(periods) <= 1 and len(metrics) <= 1:
+        # "did China grow faster than Italy in FY2024?"
+        return Analysis("growth_comparison", dimension=dimension, measure="growth",
+                        descending=_SLOWER.search(faster.group(0)) is None,
+                        assumed_metric="" if metrics else first_metric,
+                        assumed_period=not periods, spans=(growth.span(), faster.span()))
+    if len(metrics) != 1 or cue is not None:
+        return None
+    share = _SHARE.search(text)
+    if share and not growth and len(periods) <= 1 and (entities or members) \
+            and len(entities) <= 2 and len(members) <= 1:
+        # "how much of group revenue is Hong Kong", "share of online in China's revenue"
+        return Analysis("share", dimension="channel" if members else "entity",
+                        assumed_period=not periods, spans=(share.span(),))
+    total = _SUM.search(text)
+    mean = _AVERAGE.search(text)
+    spans = tuple(m.span() for m in (total, mean) if m is not None)
+    if (total or mean or total_named) and dimension and len(periods) <= 1 \
+            and not _COMPARE.search(text):
+        # "combined revenue of Italy and Hong Kong", "意大利和香港的营收合计"
+        return Analysis("aggregate", dimension=dimension,
+                        measure="average" if mean else "sum", assumed_period=not periods,
+                        spans=spans)
+    if growth and len(periods) <= 1 and not dimension and not _TREND.search(text) \
+            and not any(p.search(text) for _, p in _GRAIN) and not _LAST_N.search(text):
+        # "EBITDA growth for Italy last year", "净利润同比", "H1 2025 vs previous"
+        sequential = _SEQUENTIAL.search(text)
+        return Analysis("growth", measure="sequential" if sequential else "yoy",
+                        assumed_period=not periods,
+                        spans=(growth.span(), *((sequential.span(),) if sequential else ())))
+    if (total or mean or total_named) and not dimension and len(entities) <= 1 \
+            and not _BY_ENTITY.search(text) and not _BY_CHANNEL.search(text) \
+            and not _TREND.search(text) and not any(p.search(text) for _, p in _GRAIN):
+        # "total EBITDA FY2021-FY2023", "organico medio 2022-2024": over a range of periods
+        series = _series(text, matches, reference_date, fiscal_year_end)
+        over = series.periods if series else tuple(periods)
+        if 2 <= len(over) <= MAX_SERIES:
+            return Analysis("aggregate", periods=tuple(over), dimension="period",
+                            measure="average" if mean else "sum",
+                            spans=spans + (series.spans if series else ()))
+    return None
 
 
 def _ranking(

@@ -1,0 +1,143 @@
+"""Exact arithmetic over fact values: sums, averages, growth rates, shares, and additivity.
+
+Pure functions on Decimals, no lookup: core.figures.aggregate and core.figures.change feed them
+the fact rows. A sum keeps every digit; a quotient (average, growth, share) keeps `PRECISION`
+significant digits, every digit when it terminates. Nothing here rounds for display: the
+answer rounds the value it shows (`shown`), `ask --json` keeps the exact one.
+
+Additivity decides what "total" may mean. A flow (revenue, EBITDA, orders: a currency or a
+count over a period) adds up over periods and over members. A stock counted at a date
+(headcount, FTE) adds up over members (two units' staff on the same day) but not over periods
+(the staff of 2023 plus the staff of 2024 counts the same people twice). A rate (a percentage, a
+ratio such as revenue per FTE) adds up over neither. The glossary may declare
+`additive = true|false` on a metric; without it the unit decides (`default_additive`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from typing import Any
+
+from core.figures.formulas import PRECISION
+
+FLOW, STOCK, RATE = "flow", "stock", "rate"
+# units counted at a date: people. A company may declare others (or say `additive = false`)
+_STOCK_UNITS = frozenset({"FTE", "HEADCOUNT", "EMPLOYEES", "PEOPLE", "HC"})
+_RATE_UNITS = frozenset({"PCT", "PP", "BPS", "RATIO", "X", "PERCENT"})
+
+
+def unit_nature(unit: str) -> str:
+    """flow, stock or rate, from the unit code alone: PCT and "…_PER_…" units are rates, people
+    (FTE) are a stock, every other unit (currency, counts: EUR_M, K_ORDERS) a flow."""
+    code = unit.upper()
+    if code in _RATE_UNITS or "_PER_" in f"_{code}_" or code.endswith("_RATIO"):
+        return RATE
+    if code in _STOCK_UNITS:
+        return STOCK
+    return FLOW
+
+
+def default_additive(unit: str) -> bool:
+    """Whether a metric in `unit` adds up over periods when the glossary does not say."""
+    return unit_nature(unit) == FLOW
+
+
+def nature(glossary: Any, metric: str) -> str:
+    """flow, stock or rate of a metric: a derived ratio is a rate, a declared `additive = true`
+    is a flow, `additive = false` a stock unless its unit is a rate."""
+    derived = glossary.derived.get(metric)
+    if derived is not None:
+        if derived.formula.op == "ratio":
+            return RATE
+        term = derived.term
+    else:
+        term = glossary.metrics[metric]
+    declared = getattr(term, "additive", None)
+    by_unit = unit_nature(term.unit)
+    if declared is True:
+        return FLOW
+    if declared is False:
+        return RATE if by_unit == RATE else STOCK
+    return by_unit
+
+
+def adds_over(glossary: Any, metric: str, dimension: str) -> bool:
+    """Whether summing `metric` over `dimension` ("period", "entity", "channel") means
+    something: a flow always, a stock over members only, a rate never."""
+    kind = nature(glossary, metric)
+    return kind == FLOW or (kind == STOCK and dimension != "period")
+
+
+def exact_sum(values: Sequence[Decimal]) -> Decimal:
+    """Every digit of the sum (the default context would round past 28 digits)."""
+    if not values:
+        return Decimal(0)
+    top = max(v.adjusted() for v in values) + len(values).bit_length() + 1
+    low = min(_exponent(v) for v in values)
+    with localcontext() as ctx:
+        ctx.prec = max(ctx.prec, top - low + 2)
+        total = Decimal(0)
+        for v in values:
+            total += v
+        return total
+
+
+def exact_difference(later: Decimal, earlier: Decimal) -> Decimal:
+    return exact_sum([later, -earlier])
+
+
+def quotient(numerator: Decimal, denominator: Decimal, scale: int = 1) -> Decimal | None:
+    """numerator × scale ÷ denominator to PRECISION digits; None over zero."""
+    if denominator == 0:
+        return None
+    with localcontext() as ctx:
+        ctx.prec = max(PRECISION, len(numerator.as_tuple().digits) + 4)
+        ctx.traps[InvalidOperation] = True
+        top = numerator * scale
+        ctx.prec = PRECISION
+        return plain(top / denominator)
+
+
+def average(values: Sequence[Decimal]) -> Decimal:
+    """The arithmetic mean (unweighted)."""
+    result = quotient(exact_sum(values), Decimal(len(values)))
+    assert result is not None  # callers never average nothing
+    return result
+
+
+def growth(later: Decimal, earlier: Decimal) -> Decimal | None:
+    """% change from `earlier` to `later` (over |earlier|: a loss shrinking is growth);
+    None when `earlier` is zero."""
+    return quotient(exact_difference(later, earlier), abs(earlier), 100)
+
+
+def share(part: Decimal, whole: Decimal) -> Decimal | None:
+    """`part` as a % of `whole`; None when the whole is zero."""
+    return quotient(part, whole, 100)
+
+
+def decimals_of(values: Sequence[Decimal]) -> int:
+    """The most decimals any of `values` is written with (120.3 -> 1)."""
+    return max((max(0, -_exponent(v)) for v in values), default=0)
+
+
+def rounded(value: Decimal, decimals: int) -> Decimal:
+    """Half-up to `decimals` places, for display."""
+    with localcontext() as ctx:
+        ctx.prec = max(ctx.prec, value.adjusted() + decimals + 3)
+        return value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+
+
+def plain(value: Decimal) -> Decimal:
+    """Trailing zeros dropped, never an exponent the JSON text would show (1E+2 -> 100)."""
+    normal = value.normalize()
+    if _exponent(normal) <= 0:
+        return normal
+    with localcontext() as ctx:
+        ctx.prec = max(ctx.prec, normal.adjusted() + 2)
+        return normal.quantize(Decimal(1))
+
+
+def _exponent(value: Decimal) -> int:
+    return int(value.as_tuple().exponent)

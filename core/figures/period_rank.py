@@ -1,0 +1,87 @@
+"""Rankings over periods: "in which year was net income highest?", "which quarter had the most
+orders?", "哪一年净利润最高".
+
+The periods ranked are the question's range when it gives one, else every period of the asked
+type (years, quarters...) the fact table has for the metric, entity and channel. Each is an
+exact lookup (core.figures.cells), cited; the answer names the period and its figure first, then
+the whole ranking as a table.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from core.figures.aggregate import (
+    first_entity,
+    refuse_unrecognized,
+    show,
+    shown_decimals,
+    subject_of,
+)
+from core.figures.arith_text import say
+from core.figures.cells import Cell, lookup
+from core.figures.structured import TOTAL
+from core.figures.tabulate import Built
+from core.messages import join_list, period_label
+from core.messages import say as say_common
+from core.types import Line, Period, PeriodType, Table
+
+
+def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
+    analysis = ctx.intent.analysis
+    g, lang = ctx.glossary, ctx.language
+    metric = args["metric"]
+    entity = first_entity(out, ctx)
+    channel = args.get("channel") or TOTAL
+    subject = subject_of(g, metric, entity, channel, lang)
+    periods: list[Period] = list(analysis.periods)
+    if not periods:
+        grain = PeriodType(analysis.grain or "FY")
+        periods = sorted(p for p in ctx.structured.available_periods(metric, entity, channel)
+                         if p.type is grain)
+    cells = [(p, lookup(ctx, metric, entity, channel, p)) for p in periods]
+    if refuse_unrecognized(out, [c for _, c in cells], ctx):
+        return
+    found = [(p, c) for p, c in cells if c.value is not None]
+    if not found:
+        grain_word = say(f"grain_{analysis.grain or 'FY'}", lang)
+        out.segments.append(Line("not_found", say("no_periods", lang, grain=grain_word,
+                                                  subject=subject)))
+        out.results += [c.result for _, c in cells]
+        return
+    ranked = sorted(found, key=_value, reverse=analysis.descending)
+    decimals = shown_decimals(g, metric, [c.value for _, c in found if c.value is not None])
+    unit = ranked[0][1].unit
+    rows = []
+    for i, (p, c) in enumerate(ranked, 1):
+        rows.append((f"{i}. {period_label(p, lang)}", show(g, c.value, c.unit, lang, decimals),
+                     out.cite(*c.sources)))
+    top_period, top = ranked[0]
+    out.segments.append(Line("fact", say(
+        "period_highest" if analysis.descending else "period_lowest", lang, subject=subject,
+        period=period_label(top_period, lang), value=show(g, top.value, unit, lang, decimals),
+        n=out.cite(*top.sources)[1:-1])))
+    ordered = sorted(periods)
+    title = say("period_ranking_title", lang, subject=subject,
+                first=period_label(ordered[0], lang), last=period_label(ordered[-1], lang))
+    columns = (say_common("col_period", lang), g.label("metric", metric, lang),
+               say_common("col_source", lang))
+    missing = [period_label(p, lang) for p, c in cells if c.value is None]
+    notes = (say_common("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+    points = tuple((period_label(p, lang), float(c.value)) for p, c in ranked
+                   if c.value is not None)
+    out.segments.append(Table("ranking", title, columns, tuple(rows), points,
+                              _unit_text(g, unit, lang), notes))
+    out.results += [c.result for _, c in ranked] + [c.result for _, c in cells
+                                                     if c.value is None]
+
+
+def _value(pc: tuple[Period, Cell]) -> Decimal:
+    return pc[1].value if pc[1].value is not None else Decimal(0)
+
+
+def _unit_text(g: Any, unit: str, lang: str) -> str:
+    """The unit as read without a number ("€M", "%"), for the chart's axis."""
+    return re.sub(r"[\d.,\s-]+", "", str(g.show_value(Decimal(1), unit, lang))) or unit
