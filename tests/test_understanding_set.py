@@ -15,7 +15,7 @@ import pytest
 
 from bench.bench_understanding import InProcess, load_demo, run, select
 from bench.understanding.expected import DEMO, Data, fill, load_set, period_type
-from bench.understanding.score import CORRECT, MISSED, WRONG, score
+from bench.understanding.score import CORRECT, MISSED, WRONG, score, score_ranking
 
 ENTRIES = load_set()
 DATA = Data()
@@ -122,6 +122,14 @@ ITALY_2024 = {"id": "t", "expect": {"figures": [
 GROWTH = {"id": "t", "expect": {"figures": [
     {"metric": "REVENUE", "op": "growth", "entity": "ORBIS_IT", "period": "2025",
      "value": "10.56757604264659767952336155534650", "shown": "10.6"}]}}
+
+
+def test_a_ranking_headed_by_a_year_in_chinese_names_that_year() -> None:
+    answer = {"tables": [{"kind": "ranking", "series": [{"label": "2024财年", "value": "137.6"}]}]}
+    spec = {"metric": "EBITDA", "top": "2024", "value": "137.6"}
+    assert score_ranking(spec, answer, DATA).verdict == CORRECT
+    wrong = {"tables": [{"kind": "ranking", "series": [{"label": "2023财年", "value": "137.6"}]}]}
+    assert score_ranking(spec, wrong, DATA).verdict == WRONG
 
 
 def test_a_figure_is_correct_missed_or_wrong() -> None:

@@ -150,6 +150,8 @@ def _label_is(label: str, top: str, data: Data) -> bool:
     if names:
         return text in names
     compact = "".join(ch for ch in text.upper() if ch.isalnum())
+    for marker in ("财年", "年度", "年"):  # 2024财年 / 2024年度 / 2024年 are the year 2024
+        compact = compact.replace(marker, "")
     year, rest = top[:4], top[4:].replace("-", "")
     if not rest:
         return compact in (year, f"FY{year}")
