@@ -39,6 +39,9 @@ class Term:
     # display name per language ("Ricavi" for it): names are matched in every language, so the
     # first name cannot also be the right one to show an Italian or Chinese reader
     labels: tuple[tuple[str, str], ...] = ()
+    # other ways people write it, matched like names but never shown: adjectives and demonyms
+    # ("Chinese", "italiani"), plurals, verbs of a metric ("sold", "venduto", "卖"), shorthand
+    forms: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -303,6 +306,11 @@ class _Validator:
                     f'must name a display name per language ({", ".join(LANGUAGES)}), like '
                     'labels = { it = "Ricavi", zh = "营收" }',
                 )
+            forms = body.get("forms", [])
+            if not isinstance(forms, list) or not all(
+                isinstance(n, str) and n.strip() for n in forms
+            ):
+                raise self.fail(f"{key}.forms", "must be a list of non-empty word forms")
             out[code] = Term(
                 code,
                 tuple(n.strip() for n in names),
@@ -310,5 +318,6 @@ class _Validator:
                 parent,
                 restricted,
                 tuple((lang, text.strip()) for lang, text in labels.items()),
+                tuple(n.strip() for n in forms),
             )
         return out

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
 from core.question.periods import find_periods
 from core.question.range_parse import Analysis, detect_analysis
@@ -97,6 +98,10 @@ _SENTENCE_WORDS_EN = """
     each every any some about regarding re summary breakdown quick exact exactly approximately
     roughly in for of on at by from to with during since between vs versus year quarter month
     fiscal fy
+    group company companies unit units business segment segments division
+    january february march april june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec ended ending end twelve months
+    sell sold people
 """
 _SENTENCE_WORDS_IT = """
     il lo la l gli le un uno una e ed o ma anche poi ora allora ciao salve grazie si sì no
@@ -106,6 +111,9 @@ _SENTENCE_WORDS_IT = """
     mi ci ti vi ecco solo totale complessivo ultimo ultima ultimi ultime prossimo scorso
     anno trimestre mese esercizio nel nella nei del della dei di da in su con tra fra al alla
     riepilogo riassunto confronto dati valore
+    gruppo società societa azienda unità unita divisione settore
+    gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre
+    dicembre chiuso chiusura
 """
 _NOT_ENTITIES = frozenset((_SENTENCE_WORDS_EN + _SENTENCE_WORDS_IT).split())
 
@@ -148,6 +156,10 @@ class Intent:
     question: bool = False  # phrased as a question (for the documents when nothing else fits)
     narrative_cue: bool = False
     analysis: Analysis | None = None  # a table (core.question.range_parse)
+    # words read as a name they were not written as (core.knowledge.fuzzy), and the question
+    # as read with them; the answer states each one
+    readings: list[Reading] = field(default_factory=list)
+    read_text: str = ""
 
 
 class IntentParser(Protocol):
@@ -157,11 +169,27 @@ class IntentParser(Protocol):
 class RuleIntentParser:
     """Glossary-driven parser; `text` must already be security-gated (competitors blanked)."""
 
-    def __init__(self, names: NameIndex) -> None:
+    def __init__(self, names: NameIndex, *, loose: bool = True) -> None:
+        """`loose`: words exact matching leaves unread are read through a bounded edit
+        distance (core.knowledge.fuzzy), and the question re-read with the corrections."""
         self.names = names
         self.fiscal_year_end = names.glossary.fiscal_year_end
+        self.readings = Readings(names.glossary, never=_NOT_ENTITIES) if loose else None
 
     def parse(self, text: str, reference_date: dt.date) -> Intent:
+        intent, taken = self._parse(text, reference_date)
+        if self.readings is None or not _unread(intent, text, taken):
+            return intent
+        readings = self.readings.read(text, taken)
+        if not readings:
+            return intent
+        read_text = corrected(text, readings)
+        again, _ = self._parse(read_text, reference_date)
+        again.readings, again.read_text = readings, read_text
+        return again
+
+    def _parse(self, text: str, reference_date: dt.date) -> tuple[Intent, list[tuple[int, int]]]:
+        """The exact reading, and the spans it read (names and periods)."""
         found = self.names.find(text)
         intent = Intent(route=Route.UNKNOWN)
         for m in found:
@@ -182,6 +210,7 @@ class RuleIntentParser:
                 intent.periods.append(pm.period)
                 intent.relative_period |= pm.relative
             rest = blank(rest, [(pm.start, pm.end)])
+        taken = [(m.start, m.end) for m in found] + [(pm.start, pm.end) for pm in matches]
         intent.strong_numeric_cue = bool(_STRONG_NUMERIC.search(rest))
         intent.numeric_cue = intent.strong_numeric_cue or bool(_WEAK_NUMERIC.search(rest))
         intent.narrative_cue = bool(_NARRATIVE.search(rest))
@@ -190,7 +219,7 @@ class RuleIntentParser:
             intent.unknown_entities = _unknown_entities(rest, bool(intent.metrics))
         self._analyse(intent, named, matches, reference_date)
         intent.route = _route(intent)
-        return intent
+        return intent, taken
 
 
     def _analyse(self, intent: Intent, named: str, matches: list, reference: dt.date) -> None:
@@ -211,6 +240,29 @@ class RuleIntentParser:
             intent.periods, intent.bad_periods = list(analysis.periods), []
         if analysis.assumed_metric:
             intent.metrics = [analysis.assumed_metric]
+
+
+_CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def _unread(intent: Intent, text: str, taken: list[tuple[int, int]]) -> bool:
+    """Whether exact matching left something a loose reading could fill: no metric, a name
+    it does not know, or a content word outside every name and period."""
+    if intent.unknown_entities or not intent.metrics:
+        return True
+    rest = blank(text, taken)
+    return any(
+        w.casefold() not in _NOT_ENTITIES and w.isascii() for w in _CONTENT_WORD.findall(rest)
+    )
+
+
+def corrected(text: str, readings: list[Reading]) -> str:
+    """`text` with each reading's words replaced by the name they were read as."""
+    out, at = [], 0
+    for r in sorted(readings, key=lambda r: r.start):
+        out += [text[at : r.start], r.name]
+        at = r.end
+    return "".join(out) + text[at:]
 
 
 def _route(intent: Intent) -> Route:
