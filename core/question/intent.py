@@ -155,11 +155,15 @@ class Intent:
     strong_numeric_cue: bool = False
     question: bool = False  # phrased as a question (for the documents when nothing else fits)
     narrative_cue: bool = False
+    topic_cue: bool = False  # "tell me about", "parlami di", "介绍": about a thing, not a figure
     analysis: Analysis | None = None  # a table (core.question.range_parse)
     # words read as a name they were not written as (core.knowledge.fuzzy), and the question
     # as read with them; the answer states each one
     readings: list[Reading] = field(default_factory=list)
     read_text: str = ""
+    # words naming what is asked about that no glossary name covers ("NPS", "magazzino"):
+    # when the documents found mention none of them, the answer is "I don't have that"
+    subject: list[str] = field(default_factory=list)
 
 
 class IntentParser(Protocol):
@@ -217,6 +221,9 @@ class RuleIntentParser:
         intent.question = bool(_QUESTION.search(rest)) and len(_WORDS.findall(rest)) >= 2
         if intent.metrics or intent.numeric_cue:
             intent.unknown_entities = _unknown_entities(rest, bool(intent.metrics))
+        if not intent.metrics:
+            intent.subject = _subject(rest, named_any=bool(found))
+        intent.topic_cue = bool(_TOPIC.search(rest))
         self._analyse(intent, named, matches, reference_date)
         intent.route = _route(intent)
         return intent, taken
@@ -233,6 +240,16 @@ class RuleIntentParser:
         )
         if analysis is None or _NARRATIVE.search(blank(named, list(analysis.spans))):
             return
+        if (
+            analysis.kind == "series"
+            and intent.strong_numeric_cue
+            and len(matches) <= 1
+            and _TREND_ASKED.search(named)
+        ):
+            # "…是多少，趋势如何": the figure asked for, and its trend explained (a composite),
+            # not a series of periods it did not name
+            intent.narrative_cue = True
+            return
         if intent.unknown_entities or (intent.bad_periods and not analysis.periods):
             return  # said as today: the name or period it does not know
         intent.analysis, intent.narrative_cue = analysis, False
@@ -240,6 +257,40 @@ class RuleIntentParser:
             intent.periods, intent.bad_periods = list(analysis.periods), []
         if analysis.assumed_metric:
             intent.metrics = [analysis.assumed_metric]
+
+
+_TOPIC = re.compile(
+    r"(?<!\w)(?:tell\s+me\s+about|what\s+about|news\s+(?:on|about|from)|update\s+on"
+    r"|parlami|dimmi\s+(?:di|della|del|dello|degli|delle)|novit[aà]|cos['’]?\s*[eè]"
+    r"|cosa\s+(?:è|e|succede|è\s+successo))(?!\w)|介绍|情况|怎么样|发生了什么|最新",
+    re.IGNORECASE,
+)
+_TREND_ASKED = re.compile(r"(?<!\w)(?:trends?|andamento|tendenza)(?!\w)|趋势|走势", re.IGNORECASE)
+_ACRONYM = re.compile(r"(?<![A-Za-z0-9-])[A-Z][A-Z0-9]{1,5}(?![A-Za-z0-9-])")
+_LONG_WORD = re.compile(r"[^\W\d_]{6,}")
+# question words that name no subject (with the sentence words above and the cue words)
+_QUESTION_WORDS = """
+    happened happen happens happening going please whether should become became
+    successo succede successa succedendo parlami informazioni notizie nuovo nuova
+"""
+_NOT_SUBJECT = frozenset(_QUESTION_WORDS.split())
+
+
+def _subject(rest: str, *, named_any: bool) -> list[str]:
+    """What the question asks about that no name covers: acronyms ("NPS", "KPI"); in a
+    question naming nothing of the glossary, also its longer words ("magazzino")."""
+    terms = [a for a in _ACRONYM.findall(rest) if a.casefold() not in _NOT_ENTITIES]
+    if not named_any:
+        cues = _NARRATIVE.pattern + _STRONG_NUMERIC.pattern + _WEAK_NUMERIC.pattern
+        terms += [
+            w
+            for w in _LONG_WORD.findall(rest)
+            if w.casefold() not in _NOT_ENTITIES
+            and w.casefold() not in _NOT_SUBJECT
+            and w.casefold() not in cues
+            and not w.isupper()
+        ]
+    return list(dict.fromkeys(terms))
 
 
 _CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
@@ -269,8 +320,14 @@ def _route(intent: Intent) -> Route:
     has_metric = bool(intent.metrics)
     if intent.narrative_cue:
         return Route.COMPOSITE if has_metric else Route.NARRATIVE
+    if not has_metric and any(t.isupper() for t in intent.subject):
+        return Route.NARRATIVE  # "how much is our NPS?": the documents decide, not a menu
     if has_metric or intent.strong_numeric_cue:
         return Route.STRUCTURED
+    if (intent.entities or intent.channels) and not (intent.periods or intent.bad_periods) and (
+        intent.topic_cue or (intent.question and not intent.numeric_cue)
+    ):
+        return Route.NARRATIVE  # "tell me about Hong Kong", "介绍一下香港"
     if intent.entities or intent.periods or intent.channels or intent.bad_periods:
         # "Orbis China 2024": something we know, but not which number -> ask for the metric
         return Route.STRUCTURED
