@@ -171,6 +171,11 @@ def _adjacent(folded: str, run: list[tuple[int, int, str, bool, int, int]]) -> b
     )
 
 
+def _floor(key: str) -> float:
+    bound = max_edits(len(key))
+    return 100 * (1 - bound / (len(key) - bound)) - 1
+
+
 def protected_keys(names: list[str]) -> list[str]:
     """The names the gate reads loosely: Latin letters, at least 4 of them."""
     keys = {squash(n) for n in names}
@@ -183,8 +188,15 @@ def near_protected(text: str, keys: list[str]) -> list[tuple[int, int]]:
     letters inside an unrelated longer word do not."""
     if not keys:
         return []
+    from rapidfuzz import fuzz
     from rapidfuzz.distance import OSA
 
+    flat = squash(text)
+    # k edits leave some window at least 1 - k/(len(key) - k) alike (in insertions plus
+    # deletions, as partial_ratio counts): a question near no key costs one C call per key
+    keys = [k for k in keys if fuzz.partial_ratio(k, flat, score_cutoff=_floor(k))]
+    if not keys:
+        return []
     folded, offsets = comparable(text)
     tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(folded)]
     spans = []
