@@ -320,7 +320,8 @@ def _route(intent: Intent) -> Route:
     has_metric = bool(intent.metrics)
     if intent.narrative_cue:
         return Route.COMPOSITE if has_metric else Route.NARRATIVE
-    if not has_metric and any(t.isupper() for t in intent.subject):
+    asked = intent.numeric_cue or intent.question
+    if not has_metric and asked and any(t.isupper() for t in intent.subject):
         return Route.NARRATIVE  # "how much is our NPS?": the documents decide, not a menu
     if has_metric or intent.strong_numeric_cue:
         return Route.STRUCTURED
