@@ -257,6 +257,21 @@ class Request:
         return self.conversation or self.chat
 
 
+class Notice(str):
+    """A notice of a known kind ("read_as": a word read as a glossary name): shown as its
+    text like any notice; `ask --json` gives it as {"kind", "text"}."""
+
+    kind: str
+
+    def __new__(cls, text: str, kind: str) -> Notice:
+        notice = super().__new__(cls, text)
+        notice.kind = kind
+        return notice
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "text": str(self)}
+
+
 @dataclass
 class Answer:
     """What the bot says back. Adapters render it; `to_dict` is the `ask --json` contract.
@@ -298,7 +313,7 @@ class Answer:
             "options": [o.to_dict() for o in self.options],
             "latency_ms": round(self.latency_ms, 3),
             "language": self.language,
-            "notices": list(self.notices),
+            "notices": [n.to_dict() if isinstance(n, Notice) else n for n in self.notices],
             "lines": [s.to_dict() for s in self.segments if isinstance(s, Line)],
             "passages": [s.to_dict() for s in self.segments if isinstance(s, Passage)],
             "citations": [c.to_dict() for c in self.citations],

@@ -8,6 +8,7 @@ __all__ = [
     "comparable",
     "document_sources",
     "freshness",
+    "fuzzy",
     "glossary",
     "glossary_rules",
     "names",

@@ -42,6 +42,9 @@ class Term:
     # a metric's `additive = true|false`: whether it sums over periods (None: the unit
     # decides, core.figures.arithmetic.default_additive)
     additive: bool | None = None
+    # other ways people write it, matched like names but never shown: adjectives and demonyms
+    # ("Chinese", "italiani"), plurals, verbs of a metric ("sold", "venduto", "卖"), shorthand
+    forms: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -313,6 +316,11 @@ class _Validator:
                     f'must name a display name per language ({", ".join(LANGUAGES)}), like '
                     'labels = { it = "Ricavi", zh = "营收" }',
                 )
+            forms = body.get("forms", [])
+            if not isinstance(forms, list) or not all(
+                isinstance(n, str) and n.strip() for n in forms
+            ):
+                raise self.fail(f"{key}.forms", "must be a list of non-empty word forms")
             out[code] = Term(
                 code,
                 tuple(n.strip() for n in names),
@@ -321,5 +329,6 @@ class _Validator:
                 restricted,
                 tuple((lang, text.strip()) for lang, text in labels.items()),
                 additive,
+                tuple(n.strip() for n in forms),
             )
         return out

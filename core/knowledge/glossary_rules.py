@@ -72,7 +72,8 @@ def name_clash_problems(glossary: Glossary) -> list[Problem]:
     problems: list[Problem] = []
     for table, code, term in _members(glossary):
         mine = f"{table}.{code}"
-        for name, key in [*((n, f"{mine}.names") for n in term.names), (code, mine)]:
+        named = [*((n, f"{mine}.names") for n in term.names), (code, mine)]
+        for name, key in [*named, *((n, f"{mine}.forms") for n in term.forms)]:
             folded = fold(name)
             first = owner.setdefault(folded, mine)
             if first != mine:
@@ -89,7 +90,8 @@ def competitor_name_problems(glossary: Glossary) -> list[Problem]:
     competitors = [(c, _squash(c)) for c in glossary.competitors]
     problems: list[Problem] = []
     for table, code, term in _members(glossary):
-        for name, key in [*((n, f"{table}.{code}.names") for n in term.names), (code, "")]:
+        named = [*((n, f"{table}.{code}.names") for n in term.names), (code, "")]
+        for name, key in [*named, *((n, f"{table}.{code}.forms") for n in term.forms)]:
             for competitor, squashed in competitors:
                 if squashed and squashed in _squash(name):
                     problems.append(

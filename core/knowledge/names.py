@@ -51,7 +51,7 @@ class NameIndex:
         }
         for kind in self.KINDS:
             for code, term in tables[kind].items():
-                for name in (*term.names, code):
+                for name in (*term.names, *term.forms, code):
                     if key := squash(name):
                         self._by_name.setdefault(key, (kind, code))
                         self._patterns.setdefault(name_pattern(name), len(key))

@@ -43,6 +43,7 @@ from core.question.conversation import (
 from core.question.intent import Intent, RuleIntentParser
 from core.question.periods import normalize_period
 from core.question.range_parse import from_shape
+from core.question.read_as import read_as_notices
 from core.question.security import SecurityGate
 from core.question.tool_intents import detect_tool
 from core.types import (
@@ -203,6 +204,13 @@ class Answerer:
             )
         reference = request.reference_date or self.today()
         intent = self.parser.parse(verdict.text, reference)
+        if intent.readings:  # words read as names: the question as read, said so
+            if not cleared and self.gate.any_restricted(intent.entities):
+                return self._with_notices(
+                    self._plain(Route.REFUSED, "refused", language, cleared), notices
+                )
+            text = intent.read_text
+            notices += read_as_notices(self.glossary, intent.readings, language)
         bad_fixed = self._apply_fixed_slots(intent, request.fixed_slots, reference)
         if bad_fixed is not None:
             ans = self._new(

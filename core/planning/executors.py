@@ -28,7 +28,8 @@ from core.planning.plan import Plan, slot_ref
 from core.ports import ScoredChunk, TurnStore
 from core.question.intent import Intent
 from core.question.periods import last_complete_fiscal_year
-from core.types import Assumption, FactResult, Line, Segment, Source
+from core.question.subject import mentioned, not_known
+from core.types import Assumption, FactResult, Line, Route, Segment, Source
 
 
 class Unresolvable(RicordaError):
@@ -172,6 +173,13 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
 def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
     if ctx.narrative is None:
         state.narrative = empty_result(say("no_documents", ctx.language), ctx.language)
+        state.narrative_found = False
+        return
+    subject = ctx.intent.subject
+    if subject and ctx.intent.route is Route.NARRATIVE and not mentioned(
+        subject, (s.chunk.text for s in state.snippets)
+    ):  # what it asks about is in no passage found: not known (core.question.subject)
+        state.narrative = empty_result(not_known(ctx.language), ctx.language)
         state.narrative_found = False
         return
     result = ctx.narrative.compose(

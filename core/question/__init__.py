@@ -9,6 +9,8 @@ __all__ = [
     "intent",
     "periods",
     "range_parse",
+    "read_as",
     "security",
+    "subject",
     "tool_intents",
 ]

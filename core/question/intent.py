@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
 from core.question.periods import find_periods
 from core.question.range_parse import Analysis, detect_analysis
@@ -98,6 +99,10 @@ _SENTENCE_WORDS_EN = """
     roughly in for of on at by from to with during since between vs versus year quarter month
     fiscal fy
     yoy qoq ytd average avg mean combined cumulative growth share media medio crescita quota
+    group company companies unit units business segment segments division
+    january february march april june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec ended ending end twelve months
+    sell sold people
 """
 _SENTENCE_WORDS_IT = """
     il lo la l gli le un uno una e ed o ma anche poi ora allora ciao salve grazie si sì no
@@ -107,6 +112,9 @@ _SENTENCE_WORDS_IT = """
     mi ci ti vi ecco solo totale complessivo ultimo ultima ultimi ultime prossimo scorso
     anno trimestre mese esercizio nel nella nei del della dei di da in su con tra fra al alla
     riepilogo riassunto confronto dati valore
+    gruppo società societa azienda unità unita divisione settore
+    gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre
+    dicembre chiuso chiusura
 """
 _NOT_ENTITIES = frozenset((_SENTENCE_WORDS_EN + _SENTENCE_WORDS_IT).split())
 
@@ -148,7 +156,15 @@ class Intent:
     strong_numeric_cue: bool = False
     question: bool = False  # phrased as a question (for the documents when nothing else fits)
     narrative_cue: bool = False
+    topic_cue: bool = False  # "tell me about", "parlami di", "介绍": about a thing, not a figure
     analysis: Analysis | None = None  # a table (core.question.range_parse)
+    # words read as a name they were not written as (core.knowledge.fuzzy), and the question
+    # as read with them; the answer states each one
+    readings: list[Reading] = field(default_factory=list)
+    read_text: str = ""
+    # words naming what is asked about that no glossary name covers ("NPS", "magazzino"):
+    # when the documents found mention none of them, the answer is "I don't have that"
+    subject: list[str] = field(default_factory=list)
 
 
 class IntentParser(Protocol):
@@ -158,11 +174,27 @@ class IntentParser(Protocol):
 class RuleIntentParser:
     """Glossary-driven parser; `text` must already be security-gated (competitors blanked)."""
 
-    def __init__(self, names: NameIndex) -> None:
+    def __init__(self, names: NameIndex, *, loose: bool = True) -> None:
+        """`loose`: words exact matching leaves unread are read through a bounded edit
+        distance (core.knowledge.fuzzy), and the question re-read with the corrections."""
         self.names = names
         self.fiscal_year_end = names.glossary.fiscal_year_end
+        self.readings = Readings(names.glossary, never=_NOT_ENTITIES) if loose else None
 
     def parse(self, text: str, reference_date: dt.date) -> Intent:
+        intent, taken = self._parse(text, reference_date)
+        if self.readings is None or not _unread(intent, text, taken):
+            return intent
+        readings = self.readings.read(text, taken)
+        if not readings:
+            return intent
+        read_text = corrected(text, readings)
+        again, _ = self._parse(read_text, reference_date)
+        again.readings, again.read_text = readings, read_text
+        return again
+
+    def _parse(self, text: str, reference_date: dt.date) -> tuple[Intent, list[tuple[int, int]]]:
+        """The exact reading, and the spans it read (names and periods)."""
         found = self.names.find(text)
         intent = Intent(route=Route.UNKNOWN)
         for m in found:
@@ -183,15 +215,19 @@ class RuleIntentParser:
                 intent.periods.append(pm.period)
                 intent.relative_period |= pm.relative
             rest = blank(rest, [(pm.start, pm.end)])
+        taken = [(m.start, m.end) for m in found] + [(pm.start, pm.end) for pm in matches]
         intent.strong_numeric_cue = bool(_STRONG_NUMERIC.search(rest))
         intent.numeric_cue = intent.strong_numeric_cue or bool(_WEAK_NUMERIC.search(rest))
         intent.narrative_cue = bool(_NARRATIVE.search(rest))
         intent.question = bool(_QUESTION.search(rest)) and len(_WORDS.findall(rest)) >= 2
         if intent.metrics or intent.numeric_cue:
             intent.unknown_entities = _unknown_entities(rest, bool(intent.metrics))
+        if not intent.metrics:
+            intent.subject = _subject(rest, named_any=bool(found))
+        intent.topic_cue = bool(_TOPIC.search(rest))
         self._analyse(intent, named, matches, reference_date)
         intent.route = _route(intent)
-        return intent
+        return intent, taken
 
 
     def _analyse(self, intent: Intent, named: str, matches: list, reference: dt.date) -> None:
@@ -205,6 +241,16 @@ class RuleIntentParser:
         )
         if analysis is None or _NARRATIVE.search(blank(named, list(analysis.spans))):
             return
+        if (
+            analysis.kind == "series"
+            and intent.strong_numeric_cue
+            and len(matches) <= 1
+            and _TREND_ASKED.search(named)
+        ):
+            # "…是多少，趋势如何": the figure asked for, and its trend explained (a composite),
+            # not a series of periods it did not name
+            intent.narrative_cue = True
+            return
         if intent.unknown_entities or (intent.bad_periods and not analysis.periods):
             return  # said as today: the name or period it does not know
         intent.analysis, intent.narrative_cue = analysis, False
@@ -214,12 +260,76 @@ class RuleIntentParser:
             intent.metrics = [analysis.assumed_metric]
 
 
+_TOPIC = re.compile(
+    r"(?<!\w)(?:tell\s+me\s+about|what\s+about|news\s+(?:on|about|from)|update\s+on"
+    r"|parlami|dimmi\s+(?:di|della|del|dello|degli|delle)|novit[aà]|cos['’]?\s*[eè]"
+    r"|cosa\s+(?:è|e|succede|è\s+successo))(?!\w)|介绍|情况|怎么样|发生了什么|最新",
+    re.IGNORECASE,
+)
+_TREND_ASKED = re.compile(r"(?<!\w)(?:trends?|andamento|tendenza)(?!\w)|趋势|走势", re.IGNORECASE)
+_ACRONYM = re.compile(r"(?<![A-Za-z0-9-])[A-Z][A-Z0-9]{1,5}(?![A-Za-z0-9-])")
+_LONG_WORD = re.compile(r"[^\W\d_]{6,}")
+# question words that name no subject (with the sentence words above and the cue words)
+_QUESTION_WORDS = """
+    happened happen happens happening going please whether should become became
+    successo succede successa succedendo parlami informazioni notizie nuovo nuova
+"""
+_NOT_SUBJECT = frozenset(_QUESTION_WORDS.split())
+
+
+def _subject(rest: str, *, named_any: bool) -> list[str]:
+    """What the question asks about that no name covers: acronyms ("NPS", "KPI"); in a
+    question naming nothing of the glossary, also its longer words ("magazzino")."""
+    terms = [a for a in _ACRONYM.findall(rest) if a.casefold() not in _NOT_ENTITIES]
+    if not named_any:
+        cues = _NARRATIVE.pattern + _STRONG_NUMERIC.pattern + _WEAK_NUMERIC.pattern
+        terms += [
+            w
+            for w in _LONG_WORD.findall(rest)
+            if w.casefold() not in _NOT_ENTITIES
+            and w.casefold() not in _NOT_SUBJECT
+            and w.casefold() not in cues
+            and not w.isupper()
+        ]
+    return list(dict.fromkeys(terms))
+
+
+_CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def _unread(intent: Intent, text: str, taken: list[tuple[int, int]]) -> bool:
+    """Whether exact matching left something a loose reading could fill: no metric, a name
+    it does not know, or a content word outside every name and period."""
+    if intent.unknown_entities or not intent.metrics:
+        return True
+    rest = blank(text, taken)
+    return any(
+        w.casefold() not in _NOT_ENTITIES and w.isascii() for w in _CONTENT_WORD.findall(rest)
+    )
+
+
+def corrected(text: str, readings: list[Reading]) -> str:
+    """`text` with each reading's words replaced by the name they were read as."""
+    out, at = [], 0
+    for r in sorted(readings, key=lambda r: r.start):
+        out += [text[at : r.start], r.name]
+        at = r.end
+    return "".join(out) + text[at:]
+
+
 def _route(intent: Intent) -> Route:
     has_metric = bool(intent.metrics)
     if intent.narrative_cue:
         return Route.COMPOSITE if has_metric else Route.NARRATIVE
+    asked = intent.numeric_cue or intent.question
+    if not has_metric and asked and any(t.isupper() for t in intent.subject):
+        return Route.NARRATIVE  # "how much is our NPS?": the documents decide, not a menu
     if has_metric or intent.strong_numeric_cue:
         return Route.STRUCTURED
+    if (intent.entities or intent.channels) and not (intent.periods or intent.bad_periods) and (
+        intent.topic_cue or (intent.question and not intent.numeric_cue)
+    ):
+        return Route.NARRATIVE  # "tell me about Hong Kong", "介绍一下香港"
     if intent.entities or intent.periods or intent.channels or intent.bad_periods:
         # "Orbis China 2024": something we know, but not which number -> ask for the metric
         return Route.STRUCTURED

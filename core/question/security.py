@@ -4,12 +4,17 @@ Competitors are refused (matched with whitespace removed, so spacing tricks do n
 and blanked out of the text, so an in-scope name inside a competitor's name never matches. A
 RESTRICTED entity is simply out of scope for a chat without clearance: it is refused exactly like
 a competitor, so the refusal itself reveals nothing.
+
+Both are matched at least as loosely as the parser reads names (core.knowledge.fuzzy): a
+competitor or restricted name within the edit bound ("Vortx", "Orbis Lbas") is refused too,
+or a typo would walk a name past the gate that the parser then reads correctly.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.knowledge.fuzzy import near_protected, protected_keys
 from core.knowledge.names import NameIndex, blank
 
 
@@ -24,6 +29,12 @@ class SecurityGate:
     def __init__(self, names: NameIndex) -> None:
         self.names = names
         self.glossary = names.glossary
+        glossary = self.glossary
+        self._competitors = protected_keys(list(glossary.competitors))
+        self._restricted = protected_keys(
+            [n for t in glossary.entities.values() if t.restricted
+             for n in (*t.names, *t.forms, t.code)]
+        )
 
     def check(
         self, text: str, *, cleared: bool, fixed_slots: dict[str, str] | None = None
@@ -31,6 +42,11 @@ class SecurityGate:
         spans = self.names.competitor_spans(text)
         if spans:
             return GateVerdict(False, blank(text, spans), "competitor")
+        near = near_protected(text, self._competitors)
+        if near:
+            return GateVerdict(False, blank(text, near), "competitor")
+        if not cleared and near_protected(text, self._restricted):
+            return GateVerdict(False, text, "restricted")
         if not cleared:
             codes = [m.code for m in self.names.find(text) if m.kind == "entity"]
             if fixed_slots and fixed_slots.get("entity"):  # tapped, or carried (comma-joined)
@@ -41,3 +57,11 @@ class SecurityGate:
                 if term is not None and term.restricted:
                     return GateVerdict(False, text, "restricted")
         return GateVerdict(True, text)
+
+    def any_restricted(self, codes: list[str]) -> bool:
+        """Whether one of these entity codes is restricted (a reading made after the gate is
+        checked again before anything is looked up)."""
+        return any(
+            (term := self.glossary.entities.get(code)) is not None and term.restricted
+            for code in codes
+        )

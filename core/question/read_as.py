@@ -1,0 +1,37 @@
+"""The sentence that states a corrected reading: never silent about reading 'reveneu' as
+Revenue (core.knowledge.fuzzy), in the reader's language."""
+
+from __future__ import annotations
+
+from core.knowledge.fuzzy import Reading
+from core.knowledge.glossary import Glossary
+from core.types import Notice
+
+READ_AS = "read_as"
+_TEXT = {
+    "en": "Read '{raw}' as {name}",
+    "it": "Ho letto '{raw}' come {name}",
+    "zh": "已将“{raw}”理解为{name}",
+}
+
+
+def read_as_notices(glossary: Glossary, readings: list[Reading], language: str) -> list[Notice]:
+    """One notice per corrected reading, in the order the words were written."""
+    return [
+        Notice(
+            _TEXT.get(language, _TEXT["en"]).format(
+                raw=r.raw, name=_shown(glossary, r, language)
+            ),
+            READ_AS,
+        )
+        for r in readings
+    ]
+
+
+def _shown(glossary: Glossary, reading: Reading, language: str) -> str:
+    """The name as the reader wrote towards it ("Fatturato" for 'fatturto'); for a Chinese
+    reader the name's Chinese label, the loose names being Latin."""
+    if language == "zh":
+        return glossary.label(reading.kind, reading.code, language)
+    name = reading.name
+    return name[0].upper() + name[1:] if name[:1].islower() else name

@@ -1,0 +1,106 @@
+"""Routing that follows the question (issue 23, item 4), end to end through `ricorda ask
+--json` on the demo: a unit or topic without a figure goes to the documents, an unknown
+subject is an honest "I don't have that" with no passage, a figure-plus-trend question keeps
+both halves, and a multi-part question keeps every part."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.question.subject import not_known
+from tests.test_cli import ricorda
+
+REF = "2026-06-15"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("routing") / "data"
+    ricorda(data, "demo", "--no-chat")
+    return data
+
+
+def ask(data: Path, question: str, *extra: str) -> dict:  # type: ignore[type-arg]
+    out = ricorda(data, "ask", question, "--json", "--reference-date", REF, *extra).stdout
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("question", ["tell me about Hong Kong", "parlami di Hong Kong",
+                                      "介绍一下香港"])
+def test_a_unit_without_a_figure_is_answered_from_the_documents(
+    demo: Path, question: str
+) -> None:
+    answer = ask(demo, question)
+    assert answer["route"] == "narrative" and not answer["options"], answer["text"]
+    assert answer["passages"] and answer["citations"]
+    assert any("Hong Kong" in p["text"] or "香港" in p["text"] for p in answer["passages"])
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("what's our NPS?", "en"),
+        ("quanto è il nostro NPS?", "it"),
+        ("我们的NPS是多少", "zh"),
+        ("what's the NPS of Italy?", "en"),
+        ("cosa è successo con il nuovo magazzino?", "it"),
+    ],
+)
+def test_an_unknown_subject_is_not_known_without_unrelated_passages(
+    demo: Path, question: str, language: str
+) -> None:
+    answer = ask(demo, question)
+    assert answer["language"] == language
+    assert answer["text"] == not_known(language)
+    assert answer["passages"] == answer["facts"] == answer["options"] == []
+    assert answer["sources"] == []
+
+
+def test_a_restricted_topic_is_not_known_in_an_uncleared_chat_and_found_in_a_cleared_one(
+    demo: Path,
+) -> None:
+    uncleared = ask(demo, "what is Project Heron?")
+    assert uncleared["text"] == not_known("en") and "Heron" not in json.dumps(uncleared)
+    cleared = ask(demo, "what is Project Heron?", "--chat", "console:admin")
+    assert cleared["route"] == "narrative" and cleared["passages"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "中国区2025年营收是多少，趋势如何",
+        "How much was China revenue in 2025, and what is the trend?",
+        "Quanto è stato il fatturato della Cina nel 2025 e qual è l'andamento?",
+    ],
+)
+def test_a_figure_and_its_trend_keep_both_halves(demo: Path, question: str) -> None:
+    answer = ask(demo, question)
+    assert answer["route"] == "composite", answer["text"]
+    fact = answer["facts"][0]
+    assert (fact["metric_code"], fact["entity"], fact["period_type"], fact["period"],
+            fact["value_exact"]) == ("REVENUE", "ORBIS_CN", "FY", "2025", "478.2")
+    assert answer["tables"] == [] and answer["passages"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "China's gross margin and net income in FY2024, and how many orders did it take?",
+        "Margine lordo e utile netto della Cina nel 2024, e quanti ordini?",
+        "中国区2024年的毛利率和净利润，还有订单量是多少？",
+    ],
+)
+def test_every_part_of_a_multi_part_question_is_answered_or_named(
+    demo: Path, question: str
+) -> None:
+    answer = ask(demo, question)
+    facts = [f.get("normalized", f) | {"status": f["status"], "value": f.get("value_exact")}
+             for f in answer["facts"]]
+    by_metric = {f["metric_code"]: f for f in facts}
+    assert by_metric["GROSS_MARGIN"]["value"] == "40.1"
+    assert by_metric["NET_INCOME"]["value"] == "38.5"
+    assert by_metric["ORDERS"]["status"] == "not_found"  # named as missing, not dropped
+    assert all(f["entity"] == "ORBIS_CN" and f["period"] == "2024" for f in facts)
