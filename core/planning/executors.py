@@ -11,13 +11,11 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from core.documents.narrative import NarrativeResult, empty_result
 from core.errors import RicordaError
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.structured import TOTAL, StructuredChannel
-from core.figures.tabulate import build as build_table
 from core.knowledge.glossary import Glossary
 from core.messages import say
 from core.planning.plan import Plan, slot_ref
@@ -25,6 +23,9 @@ from core.ports import ScoredChunk, TurnStore
 from core.question.intent import Intent
 from core.question.periods import last_complete_fiscal_year
 from core.types import Assumption, FactResult, Segment, Source
+
+if TYPE_CHECKING:  # the document and table tools import their modules when a plan runs them
+    from core.documents.narrative import NarrativeResult
 
 
 class Unresolvable(RicordaError):
@@ -167,6 +168,8 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
 
 def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
     if ctx.narrative is None:
+        from core.documents.narrative import empty_result
+
         state.narrative = empty_result(say("no_documents", ctx.language), ctx.language)
         state.narrative_found = False
         return
@@ -221,6 +224,8 @@ def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionSt
         analysis = getattr(ctx.intent, "analysis", None)
         if analysis is None or analysis.kind != kind:
             raise Unresolvable(f"the request asks for no {kind} table")
+        from core.figures.tabulate import build as build_table
+
         built = build_table(kind, args, ctx)
         state.results += built.results
         for r in built.results:  # a derived cell's sources are its inputs'
