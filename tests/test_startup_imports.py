@@ -34,6 +34,7 @@ def _run(data: Path, *args: str, importtime: bool = False) -> subprocess.Complet
     flags = ["-X", "importtime"] if importtime else []
     proc = subprocess.run(
         [sys.executable, *flags, "-m", "bot", *args],
+        # generous: two full suites on two busy cores; an answer takes well under a second idle
         capture_output=True, text=True, env=env, timeout=300, cwd=data.parent,
     )
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
