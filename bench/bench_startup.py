@@ -13,17 +13,29 @@ embeds the question, served by L0b). Every run gets its own copy of the data dir
 more questions, cycling through the ACME set; "steady" is the p50 of the last 50 of them.
 
     python bench/bench_startup.py [--runs 3] [--json]
+
+`--ask` measures something else: the cold start of a one-shot `ricorda ask` (process start to
+printed answer, a structured question answered from the plan cache), the current tree against
+an earlier release side by side. The earlier release is unpacked from git (`git archive REF`);
+both trees get compiled bytecode first, as `pip install` writes it, and each ingests the demo
+glossary and facts into its own data dir with its own code. The runs alternate (who goes first
+swaps every round) so a machine that slows down mid-run slows both; the ratio is the median of
+each round's current/baseline ratio.
+
+    python bench/bench_startup.py --ask [--baseline 6a1f750] [--runs 21] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -75,13 +87,116 @@ def prepare(data: Path) -> None:
     app.close()
 
 
+# the last commit before the one-shot ask was trimmed to what its question needs (issue 28)
+ASK_BASELINE = "6a1f750"
+ASK_QUESTION = "What was Orbis China revenue in FY2024?"
+
+
+def unpack(ref: str, into: Path) -> Path:
+    """The tree of `ref` (a release, a commit) as plain files: no checkout, no .git."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", ref],
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def _ricorda(tree: Path, data: Path, *args: str, importtime: bool = False,
+             ) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RICORDA_", "PYTHONDONT"))}
+    env |= {"PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
+    flags = ["-X", "importtime"] if importtime else []
+    return subprocess.run([sys.executable, *flags, "-m", "bot", "--data-dir", str(data), *args],
+                          env=env, capture_output=True, text=True, check=True, cwd=data.parent)
+
+
+def _own_modules(importtime: str) -> int:
+    names = {ln.rsplit("|", 1)[-1].strip() for ln in importtime.splitlines() if "|" in ln}
+    return len({n for n in names if n.split(".")[0] in ("bot", "core", "storage", "adapters")})
+
+
+def compare_ask(baseline: str, runs: int) -> dict[str, object]:
+    """Cold start of `ricorda ask --json` on this tree and on `baseline`, alternating."""
+    work = Path(tempfile.mkdtemp(prefix="ricorda-bench-ask-"))
+    try:
+        trees = {"current": ROOT, "baseline": unpack(baseline, work / "baseline")}
+        data = {}
+        for side, tree in trees.items():
+            for package in ("bot", "core", "storage", "adapters"):  # cached bytecode, both
+                subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / package)],
+                               check=True, capture_output=True)
+            data[side] = work / f"data-{side}"
+            _ricorda(tree, data[side], "ingest", str(ROOT / "bot/demo/glossary.toml"),
+                     str(ROOT / "bot/demo/facts.csv"))
+        texts, modules = {}, {}
+        for side, tree in trees.items():  # the planner answers once; then the plan cache
+            _ricorda(tree, data[side], "ask", ASK_QUESTION, "--json")
+            probe = _ricorda(tree, data[side], "ask", ASK_QUESTION, "--json", importtime=True)
+            texts[side] = json.loads(probe.stdout)["text"]
+            modules[side] = _own_modules(probe.stderr)
+        if texts["current"] != texts["baseline"]:
+            raise SystemExit(f"the two trees answer differently: {texts}")
+        walls: dict[str, list[float]] = {"current": [], "baseline": [], "bare": []}
+        for n in range(runs):
+            order = ("current", "baseline") if n % 2 == 0 else ("baseline", "current")
+            for side in order:
+                started = time.perf_counter()
+                _ricorda(trees[side], data[side], "ask", ASK_QUESTION, "--json")
+                walls[side].append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            walls["bare"].append((time.perf_counter() - started) * 1000)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    pairs = [c / b for c, b in zip(walls["current"], walls["baseline"], strict=True)]
+    return {
+        "baseline": baseline, "runs": runs, "question": ASK_QUESTION,
+        "median_ms": {side: statistics.median(w) for side, w in walls.items()},
+        "quartiles_ms": {side: statistics.quantiles(w, n=4)[::2] for side, w in walls.items()},
+        "ratio": statistics.median(pairs),
+        "own_modules": modules,
+    }
+
+
+def print_ask(result: dict[str, object]) -> None:
+    median = result["median_ms"]
+    quartiles = result["quartiles_ms"]
+    modules = result["own_modules"]
+    assert isinstance(median, dict) and isinstance(quartiles, dict) and isinstance(modules, dict)
+    print(f"`ricorda ask \"{result['question']}\" --json`, cold start with cached bytecode, "
+          f"{result['runs']} alternating rounds, ms")
+    print(f"{'':34}{'median':>10}{'p25':>10}{'p75':>10}{'ricorda modules':>18}")
+    for side, label in (("current", "current tree"),
+                        ("baseline", f"baseline {result['baseline']}"),
+                        ("bare", "python -c pass")):
+        low, high = quartiles[side]
+        count = str(modules.get(side, ""))
+        print(f"{label:34}{median[side]:10.0f}{low:10.0f}{high:10.0f}{count:>18}")
+    print(f"current / baseline (median of the rounds' ratios): {result['ratio']:.2f}x "
+          "(target <= 1.0x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="fresh processes per cell")
+    parser.add_argument("--runs", type=int, default=None,
+                        help="fresh processes per cell (default 3; with --ask, rounds: 21)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--ask", action="store_true",
+                        help="cold start of `ricorda ask`, this tree against --baseline")
+    parser.add_argument("--baseline", default=ASK_BASELINE,
+                        help=f"the git ref --ask compares with (default {ASK_BASELINE})")
     parser.add_argument("--child", nargs=3, metavar=("DATA", "MODE", "KIND"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.ask:
+        result = compare_ask(args.baseline, args.runs or 21)
+        if args.json:
+            print(json.dumps(result, indent=1))
+        else:
+            print_ask(result)
+        return
+    args.runs = args.runs or 3
     if args.child:
         print(json.dumps(child(Path(args.child[0]), args.child[1], args.child[2])))
         return

@@ -23,15 +23,13 @@ from core.fastpath.thresholds import CosineThresholds
 from core.knowledge.glossary import Glossary, Term, parse_glossary
 from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
-from storage.conversation_store import SqlConversationStore
 from storage.db import open_database
-from storage.document_tables import adopt_legacy_documents
+from storage.document_adoption import adopt_legacy_documents
 from storage.fact_store import SqlFactStore
 from storage.fast_sql import close_kept
 from storage.glossary_store import SqlGlossaryStore
 from storage.kb_version import DOCUMENTS, FACTS, GLOSSARY, SqlKbVersions
 from storage.turn_store import SqlTurnStore
-from storage.wal_checkpoint import WalCheckpointer
 
 if TYPE_CHECKING:
     from bot.maintenance_wiring import MaintenanceServices
@@ -47,10 +45,11 @@ if TYPE_CHECKING:
     from core.knowledge.document_sources import DocumentSource
     from core.knowledge.freshness import Freshness
     from core.planning.catalog import Catalog
-    from core.ports import LLM, Embedder, VectorIndex
+    from core.ports import LLM, ConversationStore, Embedder, VectorIndex
     from core.types import Answer, Request
     from storage.chunk_store import SqlChunkStore
     from storage.fastpath_store import SqlFastpathStore
+    from storage.wal_checkpoint import WalCheckpointer
 
 log = logging.getLogger("ricorda")
 
@@ -259,9 +258,15 @@ class App:
             max_question_chars=self.settings.max_question_chars,
             rerank=self.settings.llm.strip().lower() not in ("", "none", "off"),
             catalog=self.catalog,
-            conversations=SqlConversationStore(self.engine),
+            # a one-shot ask without --chat stands alone: it never opens the conversation store
+            conversations=cast("ConversationStore", _Lazy(self._conversation_store)),
             conversation_ttl=dt.timedelta(minutes=self.settings.conversation_ttl_minutes),
         )
+
+    def _conversation_store(self) -> ConversationStore:
+        from storage.conversation_store import SqlConversationStore
+
+        return SqlConversationStore(self.engine)
 
     # -- narrative channel (built on first use: heavy imports stay off the structured path) --
 
@@ -461,6 +466,7 @@ def build_app(settings: Settings, *, one_shot: bool = False) -> App:
     )
     if not one_shot:
         from core.knowledge.freshness import Freshness
+        from storage.wal_checkpoint import WalCheckpointer
 
         app.checkpointer = WalCheckpointer.for_engine(engine)
         app.kb_versions = SqlKbVersions(engine)

@@ -17,31 +17,32 @@ from typing import TYPE_CHECKING
 from sqlalchemy.engine import Engine
 
 from core.errors import ConfigError
-from core.nightly.maintenance import Maintenance
-from core.nightly.maintenance_rules import AgingPolicy, PromotionPolicy
-from core.nightly.maintenance_schedule import parse_time
-from core.nightly.promotion import Promotions
 from core.planning.catalog import Catalog
-from storage.maintenance_lock import MaintenanceLock
-from storage.maintenance_store import SqlMaintenanceStore
-from storage.promotion_store import SqlPromotionStore
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the nightly job's modules load with it, not with every answer's catalog
     from bot.settings import Settings
+    from core.nightly.maintenance import Maintenance
+    from core.nightly.maintenance_rules import AgingPolicy, PromotionPolicy
+    from core.nightly.promotion import Promotions
+    from storage.maintenance_store import SqlMaintenanceStore
 
 Clock = Callable[[], dt.datetime]
 
 
 def build_catalog(engine: Engine, *, refresh_seconds: float = 30.0) -> Catalog:
     """The application's catalog, loading the composite executors now (fail fast at start)."""
+    from storage.composite_reader import read_composites
+
     catalog = Catalog(
-        composites=SqlPromotionStore(engine).composites, refresh_seconds=refresh_seconds
+        composites=lambda: read_composites(engine), refresh_seconds=refresh_seconds
     )
     catalog.reload()
     return catalog
 
 
 def aging_policy(s: Settings) -> AgingPolicy:
+    from core.nightly.maintenance_rules import AgingPolicy
+
     return AgingPolicy(
         never_reused_days=s.aging_never_reused_days,
         unused_days=s.aging_unused_days,
@@ -52,6 +53,8 @@ def aging_policy(s: Settings) -> AgingPolicy:
 
 
 def promotion_policy(s: Settings) -> PromotionPolicy:
+    from core.nightly.maintenance_rules import PromotionPolicy
+
     return PromotionPolicy(
         min_entries=s.promotion_min_entries,
         min_uses=s.promotion_min_uses,
@@ -92,6 +95,13 @@ def maintenance_services(
 ) -> MaintenanceServices:
     """Everything the nightly job and the promotion admin commands need; ConfigError on a
     bad maintenance time or zone. `sync`: the serving cascade's flush (see Maintenance)."""
+    from core.nightly.maintenance import Maintenance
+    from core.nightly.maintenance_schedule import parse_time
+    from core.nightly.promotion import Promotions
+    from storage.maintenance_lock import MaintenanceLock
+    from storage.maintenance_store import SqlMaintenanceStore
+    from storage.promotion_store import SqlPromotionStore
+
     try:
         at = parse_time(settings.maintenance_time)
     except ValueError as exc:

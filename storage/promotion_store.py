@@ -19,6 +19,7 @@ from core.errors import StorageError
 from core.nightly.maintenance_rules import Provenance
 from core.nightly.promotion import APPROVED, AUTO, PENDING, REJECTED, ExecutorView, ProposalView
 from core.planning.catalog import CompositeSpec
+from storage.composite_reader import ACTIVE, read_composites
 from storage.fastpath_tables import FastpathRow
 from storage.maintenance_tables import ExecutorRow, PromotionRow, ProposalRow
 
@@ -26,7 +27,7 @@ _P = ProposalRow.__table__  # type: ignore[attr-defined]
 _E = ExecutorRow.__table__  # type: ignore[attr-defined]
 _PR = PromotionRow.__table__  # type: ignore[attr-defined]
 _FP = FastpathRow.__table__  # type: ignore[attr-defined]
-ACTIVE, RETIRED = "active", "retired"
+RETIRED = "retired"
 
 
 class SqlPromotionStore:
@@ -135,14 +136,7 @@ class SqlPromotionStore:
         return [_executor(r) for r in self._read(select(_E).order_by(_E.c.created_at, _E.c.name))]
 
     def composites(self) -> list[CompositeSpec]:
-        rows = self._read(select(_E).where(_E.c.status == ACTIVE).order_by(_E.c.name))
-        return [
-            CompositeSpec(
-                name=r.name, route=r.route, steps=list(r.steps), intent=r.intent,
-                framework_hash=r.framework_hash, shape=dict(r.shape), assumed=list(r.assumed),
-            )
-            for r in rows
-        ]
+        return read_composites(self._engine)  # the catalog's reader: one query for both
 
     def retire(self, name: str, *, by: str, at: dt.datetime) -> bool:
         stmt = (

@@ -129,12 +129,3 @@ class KbVersionRow(SQLModel, table=True):
     part: str = Field(primary_key=True)
     version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
     changed_at: dt.datetime = _ts()
-
-
-# Tables of the other stores live beside their repositories; importing them here registers them
-# on the shared metadata so `open_database` creates every table.
-import storage.autopath_tables  # noqa: E402
-import storage.conversation_store  # noqa: E402
-import storage.document_tables  # noqa: E402
-import storage.fastpath_tables  # noqa: E402
-import storage.maintenance_tables  # noqa: E402, F401

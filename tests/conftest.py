@@ -14,16 +14,17 @@ import functools
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy.engine import Engine
 
 from storage.db import open_database
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from core.ports import FastpathStore
 
 pytest_plugins = ["tests.acme"]  # the ACME knowledge-base fixtures
 
@@ -100,18 +101,19 @@ def engine(db_url: str) -> Iterator[Engine]:
         engine.dispose()
 
 
-def settled(read: Callable[[], T], *, quiet: float = 0.3, timeout: float = 10.0) -> T:
-    """`read()` once it has stayed the same for `quiet` seconds: what a serving bot in another
-    process has stored after the answers it just gave. Its learning writer stores a new plan a
-    moment after the answer (woken as the answer returns, core.fastpath.cascade), so a test
-    reading the database right after a reply may be a few milliseconds early."""
+def plans_stored(fastpaths: FastpathStore, *questions: str, timeout: float = 30.0) -> int:
+    """The number of stored plans once each of `questions` has its plan stored. A serving bot in
+    another process stores a new plan a moment after the answer (its learning writer, woken as
+    the answer returns: core.fastpath.cascade), and in the order the answers were given; the
+    test waits for that state itself, not for a quiet period that a busy machine can fake."""
+    from core.fastpath.canonical import cache_key
+    from core.language import detect_language
+
+    hashes = [cache_key(q, detect_language(q))[1] for q in questions]
     deadline = time.monotonic() + timeout
-    value = read()
-    while True:
-        time.sleep(quiet)
-        again = read()
-        if again == value:
-            return value
+    while not all(fastpaths.by_hash(h) is not None for h in hashes):
         if time.monotonic() > deadline:
-            raise TimeoutError(f"still changing after {timeout} s: {value!r} -> {again!r}")
-        value = again
+            raise TimeoutError(f"no plan stored within {timeout} s for {questions!r}")
+        time.sleep(0.02)
+    return fastpaths.count()
+

@@ -18,7 +18,7 @@ from bot.app import build_app
 from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import load_acme
-from tests.conftest import settled
+from tests.conftest import plans_stored
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
 from tests.slack_harness import (
     ADMIN,
@@ -248,7 +248,7 @@ def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) ->
     channel, question = "C0000109", "What was ACME Group revenue in FY2024?"
     answer(bot, fake, channel, question)
     fastpaths = SqlFastpathStore(db.engine)
-    count = settled(fastpaths.count)
+    count = plans_stored(fastpaths, question)
     assert count > 0
     assert bot.sender.command(channel, "U0000109", "purge all").status_code == 200
     refused = fake.wait_for(lambda: fake.ephemeral("U0000109"))[0]
@@ -266,7 +266,7 @@ def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) ->
     done = fake.wait_for(lambda: fake.ephemeral(ADMIN)[2:])[0]
     assert re.search(r"purged \d+ fast paths", done["text"]) and fastpaths.count() == 0
     again = answer(bot, fake, channel, question)
-    count = settled(fastpaths.count)
+    count = plans_stored(fastpaths, question)
     assert count > 0, (text_of(again), [e["text"] for e in fake.ephemeral(ADMIN)])
     bot.sender.tap(channel, ADMIN, {"ts": "1.0"}, confirm["value"], confirm["action_id"])
     replayed = fake.wait_for(lambda: fake.ephemeral(ADMIN)[3:])[0]  # the same tap, again
@@ -318,10 +318,8 @@ def test_a_refused_request_body_is_not_logged(bot: BotProcess, fake: FakeSlack) 
                                  headers={"X-Slack-Request-Timestamp": str(int(time.time())),
                                           "X-Slack-Signature": "v0=" + "0" * 64})
     assert refused.status_code == 401
-    time.sleep(0.5)
-    log = bot.output()
-    assert "Invalid request signature" in log  # the refusal is logged...
-    assert "Nightingale" not in log  # ...without what the user wrote
+    wait_until(lambda: "Invalid request signature" in bot.output())  # the refusal is logged...
+    assert "Nightingale" not in bot.output()  # ...without what the user wrote
 
 
 def test_a_reaction_is_recorded_and_acknowledged_with_the_bots_reaction(
@@ -362,10 +360,11 @@ def test_a_refused_ack_still_records_the_feedback(bot: BotProcess, fake: FakeSla
         fake.wait_for(lambda: fake.calls("reactions.add", channel=channel))
     finally:
         fake.refuse("reactions.add", None)
-    time.sleep(0.3)
+    # the refusal reaches the log after the fake answered the call: wait for the line itself
+    wait_until(lambda: "reactions.add on" in bot.output() and "missing_scope" in bot.output())
+    time.sleep(0.3)  # what must not follow (a message, an apology) would have been sent by now
     assert fake.reactions_on(channel, reply["ts"]) == [] and len(fake.posted(channel)) == 1
     assert fake.ephemeral("U0000117") == []
-    assert "reactions.add on" in bot.output() and "missing_scope" in bot.output()
 
 
 @pytest.mark.parametrize(("user", "locale", "expected"), [

@@ -21,7 +21,7 @@ from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
 from tests.acme import load_acme
-from tests.conftest import settled
+from tests.conftest import plans_stored
 from tests.fake_telegram import BOT, FakeTelegram
 from tests.loopback import free_port, post_when_up
 from tests.telegram_harness import ADMIN, BotProcess
@@ -220,7 +220,7 @@ def test_purge_is_for_admins_and_asks_before_purging_all(bot: BotProcess, fake: 
                                                          db: Any) -> None:
     ask(fake, 109, "What was ACME Group revenue in FY2024?")
     fastpaths = SqlFastpathStore(db.engine)
-    assert settled(fastpaths.count) > 0
+    assert plans_stored(fastpaths, "What was ACME Group revenue in FY2024?") > 0
     refused = ask(fake, 109, "/purge all")
     assert "only ricorda admins" in refused["text"]
     prompt = ask(fake, ADMIN, "/purge all")
@@ -292,7 +292,8 @@ def test_an_edited_message_never_runs_a_command(bot: BotProcess, fake: FakeTeleg
     ask(fake, 114, "What was ACME Group revenue in FY2024?")
     ask(fake, 114, "What was ACME HK revenue in FY2024?")
     fastpaths = SqlFastpathStore(db.engine)
-    count = settled(fastpaths.count)
+    count = plans_stored(fastpaths, "What was ACME Group revenue in FY2024?",
+                         "What was ACME HK revenue in FY2024?")
     sent_before = {c: len(fake.sent(c)) for c in (114, ADMIN, -114)}
     for chat, user, text in ((114, 114, f"/ask {CHINA_2024}"), (ADMIN, ADMIN, "/purge all"),
                              (ADMIN, ADMIN, "/stats"), (-114, 114, f"/ask {CHINA_2024}")):
@@ -313,7 +314,7 @@ def test_a_used_purge_confirmation_cannot_be_replayed(bot: BotProcess, fake: Fak
     fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))
     fake.wait_for(lambda: "purged" in fake.message(ADMIN, prompt["message_id"])["text"])
     ask(fake, 115, "What was ACME Group revenue in FY2024?")
-    count = settled(fastpaths.count)
+    count = plans_stored(fastpaths, "What was ACME Group revenue in FY2024?")
     assert count > 0
     expired_before = len(_expired(fake))
     fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))  # the same tap, again
@@ -362,11 +363,12 @@ def test_a_refused_ack_still_records_the_feedback(bot: BotProcess, fake: FakeTel
     fake.inject(fake.reaction(118, 118, reply["message_id"], ["👎"]))
     wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
     fake.wait_for(lambda: fake.calls("setMessageReaction", message_id=reply["message_id"]))
-    time.sleep(0.3)
+    # the call is recorded when the fake refuses it, the log line after: wait for the line
+    wait_until(lambda: "cannot set the reaction" in bot.output())
+    time.sleep(0.3)  # what must not follow (an apology) would have been sent by now
     assert fake.bot_reactions(118, reply["message_id"]) == []
     assert len(fake.sent(118)) == 1  # no "something went wrong" for a courtesy that failed
-    log = bot.output()
-    assert "cannot set the reaction" in log and fake.token not in log
+    assert fake.token not in bot.output()
 
 
 def test_admin_sentences_are_in_the_users_language(bot: BotProcess, fake: FakeTelegram) -> None:

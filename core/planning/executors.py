@@ -11,9 +11,8 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from core.documents.narrative import NarrativeResult, empty_result
 from core.errors import RicordaError
 from core.figures.aggregate import aggregate, share
 from core.figures.change import growth, growth_comparison
@@ -30,6 +29,9 @@ from core.question.intent import Intent
 from core.question.periods import last_complete_fiscal_year
 from core.question.subject import mentioned, not_known
 from core.types import Assumption, FactResult, Line, Route, Segment, Source
+
+if TYPE_CHECKING:  # the document and table tools import their modules when a plan runs them
+    from core.documents.narrative import NarrativeResult
 
 
 class Unresolvable(RicordaError):
@@ -171,6 +173,8 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
 
 
 def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
+    from core.documents.narrative import empty_result  # loaded when a plan reads documents
+
     if ctx.narrative is None:
         state.narrative = empty_result(say("no_documents", ctx.language), ctx.language)
         state.narrative_found = False

@@ -42,12 +42,21 @@ LOCK_WAIT_S = 600.0
 
 
 def target_metadata() -> MetaData:
-    """Every table ricorda keeps, as the SQLModel classes declare them."""
+    """Every table ricorda keeps, as the SQLModel classes declare them.
+
+    Each table module registers its classes on SQLModel.metadata when imported; the answer path
+    imports only the ones it reads (a one-shot `ask` has no use for the maintenance tables), so
+    the complete list is here, where migrations compare and create them."""
     from sqlmodel import SQLModel
 
+    import storage.autopath_tables
+    import storage.conversation_store
     import storage.delivery_log
+    import storage.document_tables
+    import storage.fastpath_tables
     import storage.inbox
     import storage.kb_version
+    import storage.maintenance_tables
     import storage.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
     return SQLModel.metadata
