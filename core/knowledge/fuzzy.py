@@ -90,6 +90,7 @@ class Readings:
         }
         self._keys: list[str] = []
         self._owners: list[tuple[str, str, str]] = []  # (kind, code, name) per key
+        self._widths: list[int] = []  # how many words each key's name has
         self._bags: dict[frozenset[str], tuple[str, str, str]] = {}
         seen: set[str] = set()
         for kind, terms in tables.items():
@@ -104,6 +105,7 @@ class Readings:
                     seen.add(key)
                     self._keys.append(key)
                     self._owners.append((kind, code, name))
+                    self._widths.append(len(words))
         self._never = _NEVER_READ | never
 
     def read(self, text: str, taken: list[tuple[int, int]]) -> list[Reading]:
@@ -157,6 +159,8 @@ class Readings:
         ):
             if edits == 0 or edits > max_edits(len(choice)) or edits > max_edits(len(key)):
                 continue
+            if self._widths[index] != len(words):
+                continue  # a slip keeps the name's words: "chi ha" is not "China"
             if len(key) <= 6 and key[0] != choice[0]:
                 continue  # short words: a slip rarely hits the first letter ("tell"/"sell")
             if best is None or edits < best[1]:

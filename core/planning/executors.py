@@ -8,19 +8,15 @@ control (restricted data) is enforced inside the tools with the requesting chat'
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.errors import RicordaError
-from core.figures.aggregate import aggregate, share
-from core.figures.change import growth, growth_comparison
 from core.figures.derived import DerivedFact, query_derived
-from core.figures.period_rank import rank_periods
 from core.figures.structured import TOTAL, StructuredChannel
-from core.figures.tabulate import Built
-from core.figures.tabulate import build as build_table
 from core.knowledge.glossary import Glossary
 from core.messages import say
 from core.planning.plan import Plan, slot_ref
@@ -30,8 +26,9 @@ from core.question.periods import last_complete_fiscal_year
 from core.question.subject import mentioned, not_known
 from core.types import Assumption, FactResult, Line, Route, Segment, Source
 
-if TYPE_CHECKING:  # the document and table tools import their modules when a plan runs them
+if TYPE_CHECKING:  # the document, table and arithmetic tools import their modules when run
     from core.documents.narrative import NarrativeResult
+    from core.figures.tabulate import Built
 
 
 class Unresolvable(RicordaError):
@@ -238,8 +235,12 @@ def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionSt
         if analysis is None or analysis.kind != kind:
             raise Unresolvable(f"the request asks for no {kind} table")
         if kind == "ranking" and analysis.dimension == "period":  # "which year was highest"
+            from core.figures.period_rank import rank_periods
+
             built = _arithmetic_built(rank_periods, args, ctx)
         else:
+            from core.figures.tabulate import build as build_table
+
             built = build_table(kind, args, ctx)
         state.results += built.results
         for r in built.results:  # a derived cell's sources are its inputs'
@@ -252,13 +253,22 @@ def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionSt
 
 
 TABLE_TOOLS = ("series", "breakdown", "ranking", "comparison")
-# arithmetic steps (core.figures.aggregate, core.figures.change): tool name = analysis kind
-ARITHMETIC_TOOLS: Mapping[str, Callable[[Built, dict[str, Any], Any], None]] = MappingProxyType({
-    "aggregate": aggregate,
-    "share": share,
-    "growth": growth,
-    "growth_comparison": growth_comparison,
+# arithmetic steps: tool name = analysis kind -> (module, function), imported when a plan runs
+# one, so a plain figure question loads none of them
+ARITHMETIC_TOOLS: Mapping[str, tuple[str, str]] = MappingProxyType({
+    "aggregate": ("core.figures.aggregate", "aggregate"),
+    "share": ("core.figures.aggregate", "share"),
+    "growth": ("core.figures.change", "growth"),
+    "growth_comparison": ("core.figures.change", "growth_comparison"),
 })
+
+
+def _arithmetic_step(kind: str) -> Callable[[Built, dict[str, Any], Any], None]:
+    module, name = ARITHMETIC_TOOLS[kind]
+    step: Callable[[Built, dict[str, Any], Any], None] = getattr(
+        importlib.import_module(module), name
+    )
+    return step
 
 
 def _arithmetic_built(
@@ -266,6 +276,8 @@ def _arithmetic_built(
     ctx: ExecutionContext,
 ) -> Built:
     """What an arithmetic step adds, its assumptions said last, as a table's are."""
+    from core.figures.tabulate import Built
+
     out = Built()
     make(out, args, ctx)
     if out.assumptions:
@@ -285,7 +297,7 @@ def _arithmetic(kind: str) -> Callable[[dict[str, Any], ExecutionContext, Execut
         analysis = getattr(ctx.intent, "analysis", None)
         if analysis is None or analysis.kind != kind:
             raise Unresolvable(f"the request asks for no {kind}")
-        built = _arithmetic_built(ARITHMETIC_TOOLS[kind], args, ctx)
+        built = _arithmetic_built(_arithmetic_step(kind), args, ctx)
         state.results += built.results
         state.sources += [s for r in built.results if isinstance(r, DerivedFact)
                           for s in r.sources]
