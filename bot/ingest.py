@@ -125,6 +125,7 @@ def _ingest_facts(app: App, path: Path, summary: IngestSummary, progress: Progre
             known_entities=glossary.entities.keys(),
             known_channels=glossary.channels.keys(),
             progress=(lambda done, total: progress(path.name, done, total)) if progress else None,
+            units=glossary.metric_units(),
         )
     except RicordaError as exc:
         summary.problems.append(str(exc))
@@ -134,6 +135,7 @@ def _ingest_facts(app: App, path: Path, summary: IngestSummary, progress: Progre
         f"facts {path.name}: {report.rows_read} rows read, {counts.inserted} new, "
         f"{counts.updated} updated, {counts.unchanged} unchanged, {len(report.errors)} rejected"
     )
+    summary.lines += [f"  {path.name}: {line}" for line in report.conversion_lines()]
     summary.lines += [f"  warning {path.name} {w}" for w in report.warnings]
     summary.problems += [f"{path.name} {e}" for e in report.errors]
 
