@@ -19,12 +19,7 @@ from core.errors import ConfigError
 from core.figures.formulas import Formula, parse_formula, rounded
 from core.knowledge.document_sources import DocumentSource, parse_document_sources
 from core.knowledge.glossary_rules import glossary_problems
-from core.knowledge.unit_kinds import (
-    MetricUnits,
-    UnitKind,
-    formula_unit_problem,
-    parse_unit_kinds,
-)
+from core.knowledge.unit_kinds import MetricUnits, UnitKind, parse_unit_kinds
 from core.knowledge.units import LANGUAGES, UnitForm, parse_units, show_value
 from core.types import Source
 
@@ -219,7 +214,7 @@ class _Validator:
             documents=self.document_sources(data),
             units=parse_units(data.get("units"), self.fail),
             titles=self.titles(data),
-            derived=self.derived(data, metrics, unit_kinds),
+            derived=self.derived(data, metrics),
             unit_kinds=unit_kinds,
         )
         problems = glossary_problems(glossary)  # the rules on the whole
@@ -237,12 +232,10 @@ class _Validator:
                 raise self.fail(f"titles.{doc}", "must be a non-empty title")
         return {doc: " ".join(title.split()) for doc, title in table.items()}
 
-    def derived(
-        self, data: dict[str, Any], metrics: dict[str, Term], kinds: dict[str, UnitKind]
-    ) -> dict[str, DerivedMetric]:
+    def derived(self, data: dict[str, Any], metrics: dict[str, Term]) -> dict[str, DerivedMetric]:
         """[derived.CODE]: names, unit and labels as a metric's, plus the formula
-        (core.figures.formulas) over stored metrics and the decimals shown; the result unit
-        must follow from the inputs' units and the scale (core.knowledge.unit_kinds)."""
+        (core.figures.formulas) over stored metrics and the decimals shown (its units are a
+        whole-glossary rule: core.knowledge.glossary_rules)."""
         terms = self.terms(data, "derived", with_unit=True)
         units = {code: term.unit for code, term in metrics.items()}
         out: dict[str, DerivedMetric] = {}
@@ -253,13 +246,6 @@ class _Validator:
             if not term.unit:
                 raise self.fail(f"{key}.unit", 'must name the result\'s unit, like "PCT"')
             formula, decimals = parse_formula(data["derived"][code], key, units, self.fail)
-            problem = formula_unit_problem(
-                formula.op, tuple(units[c] for c in formula.inputs),  # type: ignore[arg-type]
-                formula.scale, term.unit, kinds,
-            )
-            if problem:
-                raise self.fail(f"{key}.scale" if "set scale" in problem else f"{key}.unit",
-                                problem)
             out[code] = DerivedMetric(term, formula, decimals)
         return out
 

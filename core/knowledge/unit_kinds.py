@@ -208,7 +208,9 @@ def formula_unit_problem(
     and its scale, or None when it does (or when a unit is undeclared: not checkable).
 
     A ratio a / b x s of units (A, B) is in dimension A/B (a "ratio" when A = B) and scale
-    A.scale / (B.scale x s); a difference (a - b) x s is in A's dimension, scale A.scale / s."""
+    A.scale / (B.scale x s); a difference (a - b) x s is in A's dimension, scale A.scale / s.
+    A scale that only multiplies (half a difference: the result keeps A.scale, or A.scale /
+    B.scale for a ratio) is accepted too: the dimension is what must always hold."""
     left, right = (kinds.get(u) for u in inputs)
     result = kinds.get(result_unit)
     if left is None or right is None or result is None:
@@ -219,10 +221,12 @@ def formula_unit_problem(
             dimension = RATIO if left.dimension == right.dimension else (
                 f"{left.dimension}/{right.dimension}")
             needed = left.scale / (right.scale * scale)
+            natural = left.scale / right.scale
             fix_scale = left.scale / (right.scale * result.scale)
         else:
             dimension = left.dimension
             needed = left.scale / scale
+            natural = left.scale
             fix_scale = left.scale / result.scale
     names = f"{inputs[0]} in {left.code} and {inputs[1]} in {right.code}"
     if dimension != result.dimension:
@@ -230,7 +234,7 @@ def formula_unit_problem(
             f"its inputs ({names}) give a figure in {dimension}, but {result_unit} is "
             f"{result.dimension}: declare a result unit of dimension {dimension}"
         )
-    if needed != result.scale:
+    if result.scale not in (needed, natural):
         return (
             f"its inputs ({names}) times scale {_plain(scale)} give {dimension} x "
             f"{_plain(needed)}, but {result_unit} is {result.describe()}: set scale = "
