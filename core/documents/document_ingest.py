@@ -107,8 +107,8 @@ def ingest_documents(
     which otherwise removes documents of this source, under `folder`, gone from disk.
     `tagger(text)` returns metadata (e.g. entity codes and years found in the chunk) stored with
     each chunk; `titler(path)` the document's own title, kept with each chunk as "title" (what a
-    citation shows: core.documents.source_titles). `progress(done, total, current_file)` is called after each file. With no
-    embedder or vector index only the lexical (BM25) channel is fed.
+    citation shows: core.documents.source_titles). `progress(done, total, current_file)` is
+    called after each file. With no embedder or vector index only the lexical (BM25) channel is fed.
     """
     if not folder.is_dir():
         raise IngestError(f"{folder}: not a folder")
