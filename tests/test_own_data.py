@@ -122,6 +122,9 @@ def test_walkthrough_init_fill_check_ingest_ask(volta: Path, tmp_path: Path) -> 
                             .stdout)
         assert [f["value_exact"] for f in answer["facts"] if f["status"] == "found"] == [value], \
             (question, answer["text"])
+    hint = ricorda(data, "ask", " ", "--reference-date", REF).stdout  # the empty question
+    assert 'for example: "What was Volta Germany revenue in FY2024?"' in hint, hint
+    assert "Orbis" not in hint  # this company's, not the demo's
     lab = json.loads(ricorda(data, "ask", "Volta Lab headcount in FY2024", "--json",
                              "--reference-date", REF).stdout)
     assert "42" not in lab["text"]  # restricted: not for an uncleared chat
