@@ -12,4 +12,6 @@ __all__ = [
     "glossary_rules",
     "names",
     "units",
+    "unit_kinds",
+    "examples",
 ]
