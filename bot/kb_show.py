@@ -75,6 +75,10 @@ def kb_text(summary: dict[str, Any]) -> str:
         periods = "; ".join(f"{kind} {span}" for kind, span in m["periods"].items()) or "none"
         lines.append(f"  {m['code']} ({m['name']}, {m['unit'] or 'no unit'}): {m['rows']} "
                      f"figures; entities {', '.join(m['entities']) or 'none'}; periods {periods}")
+        others = [u for u in m["units_stored"] if u != m["unit"]]
+        if others:  # loaded before units were checked at ingest
+            lines.append(f"    also stored in {', '.join(others)}, not {m['unit']}: ingest its "
+                         "fact file again to convert them")
         if m["entities_without_figures"]:
             lines.append(f"    no figures for {', '.join(m['entities_without_figures'])}")
     if summary["derived"]:
