@@ -18,7 +18,7 @@ from pathlib import Path
 
 from core.knowledge.glossary import parse_glossary
 from core.knowledge.unit_kinds import BUILT_IN, RATIO
-from core.types import PeriodType
+from core.types import Fact, PeriodType
 from storage.fact_files import TOTAL_CHANNEL, read_fact_file
 
 TODO = "TODO"
@@ -84,7 +84,7 @@ def starter_glossary(facts: Path, docs: Path | None = None, *, out: Path | None 
     return text
 
 
-def _header(facts: Path, rows: list, entity_rows: Counter[str]) -> str:  # type: ignore[type-arg]
+def _header(facts: Path, rows: list[Fact], entity_rows: Counter[str]) -> str:
     default = next((c for c in entity_rows if "GROUP" in c), entity_rows.most_common(1)[0][0])
     fy_end, why = _fiscal_year_end(rows)
     return (
@@ -100,11 +100,12 @@ def _header(facts: Path, rows: list, entity_rows: Counter[str]) -> str:  # type:
     )
 
 
-def _fiscal_year_end(rows: list) -> tuple[str, str]:  # type: ignore[type-arg]
+def _fiscal_year_end(rows: list[Fact]) -> tuple[str, str]:
     """The year end: from monthly rows when an FY figure equals the sum of twelve months
     ending in the same month for every such year; else December, said in the comment."""
-    months: dict[tuple[str, str, str, str], dict[str, object]] = {}
-    years: dict[tuple[str, str, str, str], object] = {}
+    Key = tuple[str, str, str, str]
+    months: dict[Key, dict[str, Decimal]] = {}
+    years: dict[Key, tuple[Key, Decimal]] = {}
     for f in rows:
         key = (f.metric, f.entity, f.channel, f.unit)
         if f.period.type is PeriodType.M:
@@ -112,11 +113,11 @@ def _fiscal_year_end(rows: list) -> tuple[str, str]:  # type: ignore[type-arg]
         elif f.period.type is PeriodType.FY:
             years[(f.metric, f.entity, f.channel, f.period.value)] = (key, f.value)
     ends: set[int] = set()
-    for (_m, _e, _c, year), (key, value) in years.items():  # type: ignore[misc]
+    for (_m, _e, _c, year), (key, value) in years.items():
         series = months.get(key, {})
         for end in range(1, 13):
             span = _twelve_months(int(year), end)
-            if all(m in series for m in span) and sum(series[m] for m in span) == value:  # type: ignore[misc]
+            if all(m in series for m in span) and sum(series[m] for m in span) == value:
                 ends.add(end)
     if len(ends) == 1:
         end = ends.pop()
