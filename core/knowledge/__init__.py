@@ -7,11 +7,11 @@ __all__ = [
     "clearance",
     "comparable",
     "document_sources",
+    "examples",
     "freshness",
     "glossary",
     "glossary_rules",
     "names",
-    "units",
     "unit_kinds",
-    "examples",
+    "units",
 ]

@@ -188,7 +188,8 @@ class Answerer:
         if self.conversations is not None and isinstance(prepared, Prepared):
             self.conversations.remember(request, prepared.intent, ans, later=later)
 
-    def _usage(self, language: str) -> str:
+    def usage(self, language: str) -> str:
+        """"Ask me a question, for example: ..." with this knowledge base's names."""
         from core.knowledge.examples import usage_hint
 
         try:
@@ -202,7 +203,7 @@ class Answerer:
         text, truncated = self._clean(request.text)
         language = detect_language(text)
         if not text.strip():  # examples from the loaded knowledge base, not the demo's
-            return self._new(Route.UNKNOWN, language, self._usage(language))
+            return self._new(Route.UNKNOWN, language, self.usage(language))
         notices = [say("truncated", language, limit=self.max_question_chars)] if truncated else []
         cleared = self.glossary.is_cleared(request.chat)
         verdict = self.gate.check(text, cleared=cleared, fixed_slots=request.fixed_slots)
