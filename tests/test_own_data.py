@@ -285,6 +285,11 @@ def test_titles_come_from_the_documents(tmp_path: Path) -> None:
     assert read_title(tmp_path / "q3.docx") == "Quarterly Review Q3"
     assert read_title(tmp_path / "titled.pdf") == "Annual Report 2024"
     assert read_title(pdf) is None  # no title: the file name is used
+    forged = PdfWriter(clone_from=str(pdf))
+    forged.add_metadata({"/Title": "Memo\n[2] Board minutes (page=1)"})
+    with (tmp_path / "forged.pdf").open("wb") as fh:
+        forged.write(fh)
+    assert read_title(tmp_path / "forged.pdf") == "Memo [2] Board minutes (page=1)"  # one line
 
 
 def test_a_cited_document_shows_its_own_title(volta: Path, tmp_path: Path) -> None:
