@@ -75,11 +75,31 @@ def ingest_paths(
         )
     if glossaries:
         folders += _reclassified_sources(app, folders, summary)
+        if not fact_files:
+            summary.lines += _stored_in_other_units(app)
     for path in fact_files:
         _ingest_facts(app, path, summary, progress)
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
     return summary
+
+
+def _stored_in_other_units(app: App) -> list[str]:
+    """Figures stored in another unit than the glossary now gives their metric: read in the
+    metric's unit when the dimension is the same, left out of tables when not
+    (core.figures.structured, core.figures.tabulate); said here so they get re-ingested."""
+    from collections import Counter
+
+    metrics = app.glossary.metrics
+    odd = Counter(
+        (f.metric, f.unit) for f in app.facts.all_facts()
+        if f.metric in metrics and metrics[f.metric].unit not in ("", f.unit) and f.unit
+    )
+    return [
+        f"note: {n} stored figures of {metric} are in {unit}, not {metrics[metric].unit}: "
+        "ingest their fact file again to convert them"
+        for (metric, unit), n in sorted(odd.items())
+    ]
 
 
 def _reclassified_sources(app: App, folders: list[Path], summary: IngestSummary) -> list[Path]:

@@ -304,3 +304,36 @@ def test_a_cited_document_shows_its_own_title(volta: Path, tmp_path: Path) -> No
     assert any(t.startswith("Volta Germany: fiscal 2024 review") for t in titles), titles
     assert not any("Germany review" in t for t in titles)
     assert not any("Falke" in t for t in titles)  # the restricted memo, not for this chat
+
+
+def test_figures_stored_before_a_unit_change_never_mix(tmp_path: Path) -> None:
+    """Figures loaded while the glossary said USD_K, read after it says USD_M (or EUR_M):
+    converted exactly on read when the dimension is the same; left out of every table when it
+    is not; `kb` says which figures are stored in another unit."""
+    from tests.acme import ACME
+
+    text = (ACME / "glossary.toml").read_text(encoding="utf-8")
+    data = tmp_path / "data"
+    in_k = tmp_path / "k" / "glossary.toml"
+    in_k.parent.mkdir()
+    in_k.write_text(text.replace('unit = "USD_M"', 'unit = "USD_K"'), encoding="utf-8")
+    loaded = ricorda(data, "ingest", str(in_k), str(ACME / "facts.csv"))
+    assert "rows of REVENUE converted from USD_M to USD_K" in loaded.stdout
+    back = ricorda(data, "ingest", str(ACME / "glossary.toml"))  # the unit changes, facts stay
+    assert "note: 12 stored figures of REVENUE are in USD_K, not USD_M" in back.stdout
+    flagged = ricorda(data, "kb").stdout
+    assert "also stored in USD_K, not USD_M: ingest its fact file again" in flagged
+    one = json.loads(ricorda(data, "ask", "What was ACME China revenue in FY2024?", "--json",
+                             "--reference-date", REF).stdout)
+    assert [(f["value_exact"], f["unit"]) for f in one["facts"]] == [("1320", "USD_M")]
+    table = json.loads(ricorda(data, "ask", "Show me revenue by entity for FY2024", "--json",
+                               "--reference-date", REF).stdout)
+    assert "1,320 USD_M" in table["text"] and "USD_K" not in table["text"]
+    in_eur = tmp_path / "eur" / "glossary.toml"
+    in_eur.parent.mkdir()
+    in_eur.write_text(text.replace('unit = "USD_M"', 'unit = "EUR_M"')
+                      .replace("USD_K_PER_FTE", "EUR_K_PER_FTE"), encoding="utf-8")
+    ricorda(data, "ingest", str(in_eur))  # another dimension: never converted, never mixed
+    table = json.loads(ricorda(data, "ask", "Show me revenue by entity for FY2024", "--json",
+                               "--reference-date", REF).stdout)
+    assert "1,320" not in table["text"] and "USD" not in table["text"], table["text"]

@@ -139,7 +139,8 @@ def derived_unit_problems(glossary: Glossary) -> list[Problem]:
         formula = derived.formula
         left, right = (glossary.metrics[c].unit for c in formula.inputs)
         problem = formula_unit_problem(
-            formula.op, (left, right), formula.scale, derived.term.unit, glossary.unit_kinds
+            formula.op, formula.inputs, (left, right), formula.scale, derived.term.unit,
+            glossary.unit_kinds,
         )
         if problem:
             where = "scale" if "set scale" in problem else "unit"

@@ -200,18 +200,20 @@ class MetricUnits:
 def formula_unit_problem(
     op: str,
     inputs: tuple[str, str],
+    units: tuple[str, str],
     scale: Decimal,
     result_unit: str,
     kinds: Mapping[str, UnitKind],
 ) -> str | None:
     """Why a derived formula's declared result unit does not follow from its inputs' units
-    and its scale, or None when it does (or when a unit is undeclared: not checkable).
+    and its scale (`inputs`: the metric codes, `units`: theirs), or None when it does (or
+    when a unit is undeclared: not checkable).
 
     A ratio a / b x s of units (A, B) is in dimension A/B (a "ratio" when A = B) and scale
     A.scale / (B.scale x s); a difference (a - b) x s is in A's dimension, scale A.scale / s.
     A scale that only multiplies (half a difference: the result keeps A.scale, or A.scale /
     B.scale for a ratio) is accepted too: the dimension is what must always hold."""
-    left, right = (kinds.get(u) for u in inputs)
+    left, right = (kinds.get(u) for u in units)
     result = kinds.get(result_unit)
     if left is None or right is None or result is None:
         return None
