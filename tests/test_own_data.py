@@ -229,6 +229,8 @@ def test_init_refuses_to_overwrite_and_bad_input(tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8") == "# mine\n"
     ricorda(tmp_path / "d", "init", str(DEMO / "facts.csv"), "--out", str(out), "--force")
     assert "[metrics.REVENUE]" in out.read_text(encoding="utf-8")
+    as_is = ricorda(tmp_path / "d", "ingest", str(out), str(DEMO / "facts.csv"))  # TODOs and all
+    assert "155 rows read, 155 new, 0 updated, 0 unchanged, 0 rejected" in as_is.stdout
     printed = ricorda(tmp_path / "d", "init", str(DEMO / "facts.csv")).stdout
     assert printed.startswith("# Starter glossary")
     bad = ricorda(tmp_path / "d", "init", str(DEMO / "glossary.toml"), check=False)
