@@ -364,7 +364,7 @@ class App:
         from core.documents.document_ingest import ingest_documents
         from core.documents.narrative_channel import glossary_tagger
         from core.knowledge.document_sources import nested_roots
-        from storage.document_readers import read_document
+        from storage.document_readers import read_document, read_title
 
         if source is None:
             source, skip = self.document_source(folder)
@@ -385,6 +385,7 @@ class App:
             progress=progress,
             tagger=glossary_tagger(NameIndex(self.glossary)),
             reader=read_document,
+            titler=read_title,
         )
         if self.freshness is not None:  # this process answers from what it just ingested
             self.freshness.check(force=True)

@@ -38,6 +38,9 @@ def ask_once(
     from core.question.conversation import STANDALONE
     from core.types import Request
 
+    bad_date = reference_date_problem(reference_date)
+    if bad_date:  # the option, not the RICORDA_REFERENCE_DATE setting it overrides
+        return _error(ConfigError(bad_date), 2)
     try:
         app = open_app(data_dir, one_shot=True, debug=debug, reference_date=reference_date)
     except RicordaError as exc:  # the settings or the database: exit 2 for a setting
@@ -58,6 +61,19 @@ def ask_once(
 
     print(render_answer(answer))
     return 0
+
+
+def reference_date_problem(value: str | None) -> str | None:
+    """What is wrong with a `--reference-date`, named as the option the user typed."""
+    import datetime as dt
+
+    if value is None:
+        return None
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        return f"--reference-date {value!r} is not a date: write it as YYYY-MM-DD"
+    return None
 
 
 def _error(exc: Exception, code: int) -> int:

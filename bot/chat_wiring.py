@@ -44,6 +44,7 @@ def chat_services(
         "today": app.today,
         "core_worker": core_worker,
         "is_cleared": lambda chat: app.glossary.is_cleared(chat),
+        "usage": lambda language: app.answerer.usage(language),  # examples from the KB
     }
 
 

@@ -156,8 +156,12 @@ def chat(
 ) -> None:
     """Chat in the terminal: type a question; type an option's number to narrow it."""
     from adapters.console import ConsoleChat
+    from bot.ask_once import reference_date_problem
     from core.errors import RicordaError
 
+    bad_date = reference_date_problem(reference_date)
+    if bad_date:
+        _fail(bad_date, code=2)
     try:
         app_ = _open(ctx, reference_date=reference_date)
         app_.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
@@ -314,3 +318,7 @@ def fastpaths_autopaths(ctx: typer.Context) -> None:
 from bot.cli_maintenance import register as _register_maintenance  # noqa: E402
 
 _register_maintenance(app)
+
+from bot.cli_kb import register as _register_kb  # noqa: E402
+
+_register_kb(app)

@@ -61,6 +61,9 @@ class Period:
 class Source:
     doc: str
     locator: str = ""
+    # the document's own title (its first heading, core properties or PDF metadata) when it
+    # gives one: shown instead of a title made from the file name; not part of its identity
+    title: str = field(default="", compare=False)
 
     def to_dict(self) -> dict[str, str]:
         return {"doc": self.doc, "locator": self.locator}

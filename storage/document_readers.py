@@ -157,6 +157,50 @@ def read_pptx(path: Path, deadline: Deadline | None = None) -> list[Section]:
     return sections
 
 
+MAX_TITLE = 200  # characters: a title is a line, not a paragraph
+
+
+def read_title(path: Path) -> str | None:
+    """The document's own title: its first Markdown heading, the core properties' title of a
+    .docx/.pptx, the PDF's metadata title; None when it gives none (the file name is used) or
+    cannot be read (the reader reports why)."""
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".md":
+            title = _markdown_title(_decode(path))
+        elif suffix == ".docx":
+            import docx
+
+            title = docx.Document(str(path)).core_properties.title
+        elif suffix == ".pptx":
+            from pptx import Presentation
+
+            title = Presentation(str(path)).core_properties.title
+        elif suffix == ".pdf":
+            from pypdf import PdfReader
+
+            meta = PdfReader(str(path)).metadata
+            title = meta.title if meta is not None else None
+        else:
+            return None
+    except Exception:  # a file the reader cannot open is reported by read_document
+        return None
+    text = " ".join(str(title or "").split())
+    return text[:MAX_TITLE] or None
+
+
+def _markdown_title(text: str) -> str | None:
+    in_fence = False
+    for line in text.splitlines():
+        if _MD_FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        match = None if in_fence else _MD_HEADING.match(line)
+        if match and match.group(2).strip():
+            return match.group(2)
+    return None
+
+
 READERS: dict[str, Callable[[Path, Deadline | None], list[Section]]] = {
     ".md": read_markdown,
     ".txt": read_text,

@@ -15,6 +15,11 @@ Values are bounded so every one is stored, shown and computed with exactly its d
 `MAX_DIGITS` (28) significant digits, below 10^28 in magnitude and with at most 28 decimal
 places (`MAX_DECIMALS`). A 130-byte cell such as `1e100000000` would otherwise become a
 100-million-digit number; it is a row error instead.
+
+Units: given the glossary's `MetricUnits` (core.knowledge.unit_kinds), a row in another unit of
+its metric's dimension is converted exactly to the metric's unit (counted in the report: "12
+rows of REVENUE converted from EUR_K to EUR_M"); a row in another dimension or in an unknown
+unit is rejected with the fix. An empty unit is the metric's.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.errors import IngestError
+from core.knowledge.unit_kinds import MetricUnits, RowUnit
 from core.types import Fact, Period, PeriodType, Source
 from storage.read_limits import WORKBOOK_LIMITS, Deadline, ReadLimits, check_zip
 
@@ -83,6 +89,15 @@ class FactFileReport:
     errors: list[RowProblem] = field(default_factory=list)
     warnings: list[RowProblem] = field(default_factory=list)
     rows_read: int = 0
+    # (metric, from unit, to unit) -> rows converted at read (core.knowledge.unit_kinds)
+    conversions: dict[tuple[str, str, str], int] = field(default_factory=dict)
+
+    def conversion_lines(self) -> list[str]:
+        """"12 rows of REVENUE converted from EUR_K to EUR_M", one per metric and unit."""
+        return [
+            f"{n} row{'s' if n != 1 else ''} of {metric} converted from {source} to {target}"
+            for (metric, source, target), n in sorted(self.conversions.items())
+        ]
 
     @property
     def ok(self) -> bool:
@@ -103,11 +118,13 @@ def read_fact_file(
     known_channels: Collection[str] | None,
     progress: Progress | None = None,
     limits: ReadLimits = WORKBOOK_LIMITS,
+    units: MetricUnits | None = None,
 ) -> FactFileReport:
     """Read and validate a `.csv` or `.xlsx` fact file.
 
     `known_*` are the glossary codes; `None` accepts any code (upper-cased). TOTAL is always a
-    known channel. Raises IngestError when the file as a whole cannot be read (not found, not
+    known channel. `units` settles each row's unit (converted or rejected; None: kept as
+    written). Raises IngestError when the file as a whole cannot be read (not found, not
     UTF-8, binary, no header, wrong columns, a workbook over `limits`); row-level problems go
     into the report.
     """
@@ -123,15 +140,19 @@ def read_fact_file(
         metrics=_Codes("metric", known_metrics),
         entities=_Codes("entity", known_entities),
         channels=_Codes("channel", known_channels, always=(TOTAL_CHANNEL,)),
+        units=units,
     )
     report = FactFileReport(path=path)
     kept: dict[tuple[str, ...], tuple[int, Fact]] = {}
     for done, (line, record) in enumerate(rows, start=1):
         report.rows_read += 1
-        fact, reasons = validator.validate(record)
+        fact, reasons, converted_from = validator.validate(record)
         if fact is None:
             report.errors.append(RowProblem(line, "; ".join(reasons)))
         else:
+            if converted_from:
+                counted = (fact.metric, converted_from, fact.unit)
+                report.conversions[counted] = report.conversions.get(counted, 0) + 1
             key = (fact.metric, fact.entity, fact.period.type, fact.period.value, fact.channel)
             earlier = kept.pop(key, None)
             if earlier is not None:
@@ -356,8 +377,10 @@ class _RowValidator:
     metrics: _Codes
     entities: _Codes
     channels: _Codes
+    units: MetricUnits | None = None
 
-    def validate(self, record: Record) -> tuple[Fact | None, list[str]]:
+    def validate(self, record: Record) -> tuple[Fact | None, list[str], str]:
+        """The fact, or None and every reason; and the unit the row was converted from."""
         reasons: list[str] = []
         if "__extra__" in record:
             reasons.append(f"{record['__extra__']} fields, expected {len(COLUMNS)}")
@@ -379,18 +402,27 @@ class _RowValidator:
         source_doc = _text(record["source_doc"])
         if not source_doc:
             reasons.append("source_doc is empty (every number needs its source)")
+        unit = _text(record["unit"])
+        settled: RowUnit | str | None = None
+        if self.units is not None and metric is not None and value is not None:
+            settled = self.units.settle(metric, unit, value)
+            if isinstance(settled, str):
+                reasons.append(settled)
+            else:
+                value, unit = settled.value, settled.unit
+                value = _bounded(value, f"{value} {unit}"[:40], reasons)
         if reasons or None in (metric, entity, channel, period, value):
-            return None, reasons
+            return None, reasons, ""
         fact = Fact(
             metric=metric,  # type: ignore[arg-type]
             entity=entity,  # type: ignore[arg-type]
             period=period,  # type: ignore[arg-type]
             channel=channel,  # type: ignore[arg-type]
             value=value,  # type: ignore[arg-type]
-            unit=_text(record["unit"]),
+            unit=unit,
             source=Source(source_doc, _text(record["source_locator"])),
         )
-        return fact, []
+        return fact, [], settled.converted_from if isinstance(settled, RowUnit) else ""
 
 
 def _text(raw: Any) -> str:

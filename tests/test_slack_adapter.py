@@ -398,6 +398,7 @@ def test_help_and_expired_notes_follow_the_locale(bot: BotProcess, fake: FakeSla
     bot.sender.mention(channel, user, "")  # a bare mention: help, in the thread
     helped = fake.wait_for(lambda: fake.posted(channel))[0]
     assert "Fammi una domanda" in helped["text"] and "menzionami" in helped["text"]
+    assert "ACME" in helped["text"] and "Orbis" not in helped["text"]  # the loaded company's
     reply = answer(bot, fake, channel, "What was revenue?", user="U0000165")
     kind, turn, index, _ = buttons(reply)[0]["value"].split(":")
     bot.sender.tap(channel, user, reply, f"{kind}:{turn}:{index}:AAAAAAAAAAAA")

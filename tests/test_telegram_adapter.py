@@ -134,6 +134,7 @@ def test_non_text_gets_a_short_note_in_private(bot: BotProcess, fake: FakeTelegr
 def test_help_is_in_the_users_language(bot: BotProcess, fake: FakeTelegram) -> None:
     reply = ask(fake, 103, "/help", language="it")
     assert "Fammi una domanda" in reply["text"]
+    assert "ACME" in reply["text"] and "Orbis" not in reply["text"]  # the loaded company's
 
 
 def test_narrowing_tap_reanswers_with_that_slot(bot: BotProcess, fake: FakeTelegram,

@@ -32,9 +32,11 @@ COMMAND = "/ricorda"
 Ack = Callable[..., Awaitable[Any]]
 
 
-def slack_help(language: str, *, admin: bool = False) -> str:
-    """What to ask and how to ask it in Slack; admins also see their subcommands."""
-    lines = [say("usage", language), "", reply("help_more_slack", language, command=COMMAND)]
+def slack_help(language: str, *, admin: bool = False, usage: str | None = None) -> str:
+    """What to ask (`usage`: the loaded knowledge base's examples) and how to ask it in Slack;
+    admins also see their subcommands."""
+    lines = [usage or say("usage", language), "",
+             reply("help_more_slack", language, command=COMMAND)]
     if admin:
         lines += ["", *(f"`{COMMAND} {name}` {admin_text(name, language)}" for name in COMMANDS)]
     return "\n".join(lines)
@@ -69,7 +71,9 @@ class Commands:
                       response_type="ephemeral")
             return
         if name not in COMMANDS:
-            await ack(text=slack_help(language, admin=admin), response_type="ephemeral")
+            usage = await self.s.usage_text(language)
+            await ack(text=slack_help(language, admin=admin, usage=usage),
+                      response_type="ephemeral")
             return
         await ack()
         text = await self.s.admin_reply(name, args, user=user, is_admin=admin,

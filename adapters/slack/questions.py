@@ -144,7 +144,9 @@ class Questions:
         thread = reply_thread(event)
         if not question:
             language = await self.s.language(client, user)
-            await post(client, channel, text_message(help_text(language)), thread_ts=thread)
+            usage = await self.s.usage_text(language)
+            await post(client, channel, text_message(help_text(language, usage)),
+                       thread_ts=thread)
             return
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
                           reference_date=self.s.today(),

@@ -28,13 +28,15 @@ class Commands:
         if message is None:
             return
         language = _language(message)
-        await message.reply_text(reply("start", language) + "\n\n" + help_text(language))
+        usage = await self.s.usage_text(language)
+        await message.reply_text(reply("start", language) + "\n\n" + help_text(language, usage))
 
     async def on_help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message
         if message is None:
             return
-        await message.reply_text(help_text(_language(message)))
+        language = _language(message)
+        await message.reply_text(help_text(language, await self.s.usage_text(language)))
 
     async def on_admin(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """/fastpaths [n], /purge <id|all|question>, /autopaths, /stats: admins only."""

@@ -98,6 +98,9 @@ class ChatServices:
     # draws a table's chart as a PNG (adapters.charts.render_chart); None: no charts, the
     # table is shown as text only (RICORDA_CHARTS=false)
     chart: Callable[[Table], bytes] | None = None
+    # the "ask me, for example: ..." hint per language from the loaded knowledge base
+    # (core.knowledge.examples); None: the generic one
+    usage: Callable[[str], str] | None = None
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 
@@ -105,6 +108,12 @@ class ChatServices:
         if self.core_worker is None:
             self._own_worker = ThreadPoolExecutor(1, thread_name_prefix="ricorda-core")
             self.core_worker = self._own_worker
+
+    async def usage_text(self, language: str) -> str | None:
+        """The loaded knowledge base's example questions (read on the core worker), or None."""
+        if self.usage is None:
+            return None
+        return await self.run(self.usage, language)
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run a core call on the core worker thread."""

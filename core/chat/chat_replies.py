@@ -90,6 +90,7 @@ def reply(key: str, language: str, **values: object) -> str:
     return (table.get(language) or table["en"]).format(**values)
 
 
-def help_text(language: str) -> str:
-    """What to ask (with examples) and how to ask it, in the user's language."""
-    return "\n\n".join([say("usage", language), reply("help_more", language)])
+def help_text(language: str, usage: str | None = None) -> str:
+    """What to ask (with examples: `usage`, from the loaded knowledge base, else the generic
+    ones) and how to ask it, in the user's language."""
+    return "\n\n".join([usage or say("usage", language), reply("help_more", language)])

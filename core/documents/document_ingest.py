@@ -93,6 +93,7 @@ def ingest_documents(
     progress: Progress | None = None,
     tagger: Tagger | None = None,
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+    titler: Callable[[Path], str | None] | None = None,
 ) -> DocumentIngestReport:
     """Bring the chunk store and vector index in line with the documents under `folder`.
 
@@ -105,8 +106,9 @@ def ingest_documents(
     reappears elsewhere in the folder was moved: its old copy is removed even without `prune`,
     which otherwise removes documents of this source, under `folder`, gone from disk.
     `tagger(text)` returns metadata (e.g. entity codes and years found in the chunk) stored with
-    each chunk. `progress(done, total, current_file)` is called after each file. With no
-    embedder or vector index only the lexical (BM25) channel is fed.
+    each chunk; `titler(path)` the document's own title, kept with each chunk as "title" (what a
+    citation shows: core.documents.source_titles). `progress(done, total, current_file)` is
+    called after each file. With no embedder or vector index only the lexical (BM25) channel is fed.
     """
     if not folder.is_dir():
         raise IngestError(f"{folder}: not a folder")
@@ -160,6 +162,9 @@ def ingest_documents(
         chunks = chunk_document(key, sections, restricted=restricted)
         if tagger is not None:
             chunks = [replace(c, metadata=dict(tagger(c.text))) for c in chunks]
+        title = titler(path) if titler is not None else None
+        if title:
+            chunks = [replace(c, metadata={**c.metadata, "title": title}) for c in chunks]
         if use_vectors:
             assert vector_index is not None and embedder is not None
             # Also for a "new" file: a run that died before recording it may have left vectors;

@@ -107,7 +107,8 @@ def _texts(language: str) -> dict[str, str]:
 
 
 def _source(snippet: ScoredChunk) -> Source:
-    return Source(doc=snippet.chunk.doc, locator=snippet.chunk.locator)
+    return Source(doc=snippet.chunk.doc, locator=snippet.chunk.locator,
+                  title=snippet.chunk.metadata.get("title", ""))
 
 
 def _number_sources(snippets: Sequence[ScoredChunk]) -> dict[Source, int]:

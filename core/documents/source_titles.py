@@ -1,7 +1,9 @@
 """How a source reads to a person: "Orbis FY2024 Annual Report, p. 11" instead of
 `Orbis_FY2024_Annual_Report.pdf (page=11,table=2,row=1)`.
 
-The title comes from the glossary's `[titles]` when it names the document, else from the file
+The title comes from the glossary's `[titles]` when it names the document, else from the
+document itself (its first heading, .docx/.pptx core properties, PDF metadata: read at ingest by
+storage.document_readers.read_title), else from the file
 name (extension, folder and a trailing language tag dropped, underscores read as spaces). The
 locator's parts are spelled in the reader's language. The raw doc and locator stay in JSON: this
 is only what a chat shows, and every part still goes through `display_name`, so a hostile file
@@ -34,14 +36,19 @@ _INDEX = {"en": 0, "it": 1, "zh": 2}
 _ITEM = re.compile(r",\s*(?=[A-Za-z_]+=)")  # a heading's own commas stay in its value
 
 
-def document_title(doc: str, titles: Mapping[str, str] | None = None) -> str:
-    """The glossary's title for `doc` (by its full key or its file name), else one made from
-    the file name: `orbis/italia_crescita_2025.md` -> "Italia crescita 2025"."""
+def document_title(
+    doc: str, titles: Mapping[str, str] | None = None, own: str = ""
+) -> str:
+    """The glossary's title for `doc` (by its full key or its file name), else its `own`
+    title (the document's), else one made from the file name: `orbis/italia_crescita_2025.md`
+    -> "Italia crescita 2025"."""
     name = doc.rsplit("/", 1)[-1]
     if titles:
         named = titles.get(doc) or titles.get(name)
         if named:
             return display_name(named)
+    if own.strip():
+        return display_name(" ".join(own.split()))
     stem = _EXTENSION.sub("", name)
     stem = _LANGUAGE_TAG.sub("", stem)
     words = [w for w in re.split(r"[_ ]+", stem) if w]  # a newline stays, shown escaped
@@ -72,7 +79,7 @@ def locator_text(locator: str, language: str) -> str:
 
 def source_title(source: Source, language: str, titles: Mapping[str, str] | None = None) -> str:
     """"Orbis FY2024 Annual Report, p. 11, table 2, row 1": what a reader looks up."""
-    title = document_title(source.doc, titles)
+    title = document_title(source.doc, titles, source.title)
     place = locator_text(source.locator, language)
     if not place:
         return title

@@ -2,19 +2,22 @@
 
 `query_metric` normalises every parameter through the glossary and looks the fact up exactly.
 It answers `found`, `not_found` or `unrecognized_param` and never interpolates or guesses.
+A fact stored in another unit of its metric's dimension (stored before the glossary changed the
+metric's unit) is read in the metric's unit, converted exactly (core.knowledge.unit_kinds).
 Several metrics/entities/periods become one deterministic query per combination.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 
 from core.knowledge.names import NameIndex
+from core.knowledge.unit_kinds import RowUnit
 from core.ports import FactStore
 from core.question.periods import normalize_period
-from core.types import FactResult, FactStatus, Period
+from core.types import Fact, FactResult, FactStatus, Period
 
 TOTAL = "TOTAL"
 
@@ -34,6 +37,7 @@ class StructuredChannel:
         self.names = names
         self.glossary = names.glossary
         self.facts = facts
+        self.units = self.glossary.metric_units()
 
     def query_metric(
         self,
@@ -77,12 +81,20 @@ class StructuredChannel:
             )
         return FactResult(
             FactStatus.FOUND,
-            fact=fact,
+            fact=self._in_metric_unit(fact),
             metric=metric_code,
             entity=entity_code,
             period=period_value,
             channel=channel_code,
         )
+
+    def _in_metric_unit(self, fact: Fact) -> Fact:
+        """The fact in its metric's unit when it is stored in another of the same dimension;
+        otherwise as stored (a table leaves it out: core.figures.tabulate)."""
+        settled = self.units.settle(fact.metric, fact.unit, fact.value)
+        if isinstance(settled, RowUnit) and settled.converted_from:
+            return replace(fact, value=settled.value, unit=settled.unit)
+        return fact
 
     def available_periods(self, metric: str, entity: str, channel: str) -> list[Period]:
         derived = self.glossary.derived.get(metric)

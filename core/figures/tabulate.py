@@ -409,6 +409,12 @@ def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
     r: FactResult = ctx.structured.query_metric(
         metric, entity, period, channel, cleared=ctx.cleared, reference_date=ctx.reference_date
     )
+    declared = ctx.glossary.metrics[metric].unit if metric in ctx.glossary.metrics else ""
+    if r.fact is not None and declared and r.fact.unit not in ("", declared):
+        # stored in a unit of another dimension (before units were checked at ingest): a
+        # table, ranking or share never puts it beside the others; it is a named gap
+        r = FactResult(FactStatus.NOT_FOUND, metric=r.metric, entity=r.entity,
+                       period=r.period, channel=r.channel)
     out.results.append(r)
     return r
 

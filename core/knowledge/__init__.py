@@ -7,10 +7,12 @@ __all__ = [
     "clearance",
     "comparable",
     "document_sources",
+    "examples",
     "freshness",
     "fuzzy",
     "glossary",
     "glossary_rules",
     "names",
+    "unit_kinds",
     "units",
 ]

@@ -19,6 +19,7 @@ from core.errors import ConfigError
 from core.figures.formulas import Formula, parse_formula, rounded
 from core.knowledge.document_sources import DocumentSource, parse_document_sources
 from core.knowledge.glossary_rules import glossary_problems
+from core.knowledge.unit_kinds import MetricUnits, UnitKind, parse_unit_kinds
 from core.knowledge.units import LANGUAGES, UnitForm, parse_units, show_value
 from core.types import Source
 
@@ -89,6 +90,8 @@ class Glossary:
     units: dict[str, dict[str, UnitForm]] = field(default_factory=dict)  # core.knowledge.units
     titles: dict[str, str] = field(default_factory=dict)  # document -> readable title
     derived: dict[str, DerivedMetric] = field(default_factory=dict)  # [derived.CODE]
+    # every unit's dimension and scale, built-in and declared (core.knowledge.unit_kinds)
+    unit_kinds: dict[str, UnitKind] = field(default_factory=dict)
 
     def source_title(self, source: Source, language: str) -> str:
         """"Orbis FY2024 Annual Report, p. 11": a source as a reader looks it up."""
@@ -99,6 +102,10 @@ class Glossary:
         from core.messages import number
 
         return show_value(value, unit, language, self.units, lambda v: number(v, language))
+
+    def metric_units(self) -> MetricUnits:
+        """Each stored metric's unit and every unit's kind: what a fact row is settled by."""
+        return MetricUnits({c: t.unit for c, t in self.metrics.items()}, self.unit_kinds)
 
     def is_cleared(self, chat: str) -> bool:
         """Whether this chat may see RESTRICTED entities and documents."""
@@ -201,6 +208,7 @@ class _Validator:
         competitors = data.get("competitors", {}).get("names", [])
         if not isinstance(competitors, list) or not all(isinstance(c, str) for c in competitors):
             raise self.fail("competitors.names", "must be a list of names")
+        unit_kinds = parse_unit_kinds(data.get("units"), self.fail)
         glossary = Glossary(
             default_entity=default_entity,
             fiscal_year_end=fy_end,
@@ -213,6 +221,7 @@ class _Validator:
             units=parse_units(data.get("units"), self.fail),
             titles=self.titles(data),
             derived=self.derived(data, metrics),
+            unit_kinds=unit_kinds,
         )
         problems = glossary_problems(glossary)  # the rules on the whole
         if problems:
@@ -231,7 +240,8 @@ class _Validator:
 
     def derived(self, data: dict[str, Any], metrics: dict[str, Term]) -> dict[str, DerivedMetric]:
         """[derived.CODE]: names, unit and labels as a metric's, plus the formula
-        (core.figures.formulas) over stored metrics and the decimals shown."""
+        (core.figures.formulas) over stored metrics and the decimals shown (its units are a
+        whole-glossary rule: core.knowledge.glossary_rules)."""
         terms = self.terms(data, "derived", with_unit=True)
         units = {code: term.unit for code, term in metrics.items()}
         out: dict[str, DerivedMetric] = {}

@@ -29,6 +29,7 @@ def glossary_problems(glossary: Glossary) -> list[Problem]:
         *name_clash_problems(glossary),
         *competitor_name_problems(glossary),
         *parent_cycle_problems(glossary),
+        *derived_unit_problems(glossary),
     ]
 
 
@@ -127,6 +128,25 @@ def parent_cycle_problems(glossary: Glossary) -> list[Problem]:
             else "parents form a cycle: " + " -> ".join(ordered)
         )
         problems.append((f"entities.{first}.parent", reason))
+    return problems
+
+
+def derived_unit_problems(glossary: Glossary) -> list[Problem]:
+    """A derived metric's declared unit must be what its inputs' units and scale give
+    (core.knowledge.unit_kinds): EBITDA / revenue without `scale = 100` is not a PCT."""
+    from core.knowledge.unit_kinds import formula_unit_problem
+
+    problems: list[Problem] = []
+    for code, derived in glossary.derived.items():
+        formula = derived.formula
+        left, right = (glossary.metrics[c].unit for c in formula.inputs)
+        problem = formula_unit_problem(
+            formula.op, formula.inputs, (left, right), formula.scale, derived.term.unit,
+            glossary.unit_kinds,
+        )
+        if problem:
+            where = "scale" if "set scale" in problem else "unit"
+            problems.append((f"derived.{code}.{where}", problem))
     return problems
 
 

@@ -11,6 +11,10 @@ table says how a reader sees them:
 `shift` moves the decimal point (a power of ten), exactly: no digit of the fact is lost or
 rounded. A language the unit does not name uses `en`; a unit the glossary does not describe
 reads as before, "1,320 USD_M". `ask --json` keeps the code and the exact value.
+
+The same table may say what the unit measures (`dimension`, `scale`: core.knowledge.unit_kinds)
+and give its forms under `display = { en = "...", it = "..." }` instead of one key per
+language; both spellings read alike.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from core.errors import ConfigError
 
 LANGUAGES = ("en", "it", "zh")
 MAX_SHIFT = 12
+_KIND_KEYS = ("dimension", "scale", "display")  # what the unit is, read by unit_kinds
 
 
 @dataclass(frozen=True)
@@ -72,13 +77,20 @@ def parse_units(
         key = f"units.{code}"
         if not isinstance(body, dict) or not body:
             raise fail(key, 'must give a form per language, like en = "€{value}M"')
+        display = body.get("display", {})
+        if not isinstance(display, dict):
+            raise fail(f"{key}.display", 'must be a table like { en = "€{value}M" }')
         forms: dict[str, UnitForm] = {}
-        for language, spec in body.items():
-            where = f"{key}.{language}"
+        spelled = [(lang, spec, f"{key}.{lang}") for lang, spec in body.items()
+                   if lang not in _KIND_KEYS]
+        spelled += [(lang, spec, f"{key}.display.{lang}") for lang, spec in display.items()]
+        for language, spec, where in spelled:
             if language not in LANGUAGES:
-                raise fail(where, f"unknown language (expected {', '.join(LANGUAGES)})")
+                raise fail(where, f"unknown language (expected {', '.join(LANGUAGES)}; or "
+                                  "dimension, scale, display)")
             forms[language] = _form(spec, where, fail)
-        out[code] = forms
+        if forms:
+            out[code] = forms
     return out
 
 

@@ -115,6 +115,7 @@ class Answerer:
         `conversations`: where follow-ups find their context (None: every question stands
         alone); a context older than `conversation_ttl` is not used."""
         self.glossary = glossary
+        self._facts = facts
         self.catalog = catalog if catalog is not None else Catalog()
         self.names = NameIndex(glossary)
         self.gate = SecurityGate(self.names)
@@ -188,12 +189,22 @@ class Answerer:
         if self.conversations is not None and isinstance(prepared, Prepared):
             self.conversations.remember(request, prepared.intent, ans, later=later)
 
+    def usage(self, language: str) -> str:
+        """"Ask me a question, for example: ..." with this knowledge base's names."""
+        from core.knowledge.examples import usage_hint
+
+        try:
+            return usage_hint(self.glossary, self._facts.periods, language)
+        except Exception:  # a hint must never fail a turn: the generic one
+            log.exception("usage hint")
+            return say("usage", language)
+
     def prepare(self, request: Request) -> Prepared | Answer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
         text, truncated = self._clean(request.text)
         language = detect_language(text)
-        if not text.strip():
-            return self._new(Route.UNKNOWN, language, say("usage", language))
+        if not text.strip():  # examples from the loaded knowledge base, not the demo's
+            return self._new(Route.UNKNOWN, language, self.usage(language))
         notices = [say("truncated", language, limit=self.max_question_chars)] if truncated else []
         cleared = self.glossary.is_cleared(request.chat)
         verdict = self.gate.check(text, cleared=cleared, fixed_slots=request.fixed_slots)
