@@ -42,7 +42,10 @@ class DerivedFact(FactResult):
 
     @property
     def sources(self) -> list[Source]:
-        return [r.fact.source for r in self.inputs if r.fact is not None]
+        out: list[Source] = []
+        for r in self.inputs:  # a protected total (core.figures.disclosed) cites its members
+            out += getattr(r, "sources", None) or ([r.fact.source] if r.fact is not None else [])
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """A stored fact's fields (`source` is null: the inputs carry the sources), plus the

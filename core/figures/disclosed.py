@@ -1,0 +1,113 @@
+"""A protected total: the sum of a total's public members, answered in place of the total.
+
+Under the "protect" policy (core.knowledge.disclosure) a chat not cleared for restricted data
+never sees a total whose members include a restricted one: it would reveal that member as total
+minus the members it sees. It gets the sum of the public members instead, exactly (Decimal),
+labelled "excluding undisclosed units" and citing every member's row; when a public member has
+no figure the sum would be partial, so the total is withheld with the reason, never shown short.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from core.knowledge.disclosure import channel_members, entity_members, hides_member
+from core.messages import join_list, say
+from core.ports import FactStore
+from core.types import Fact, FactResult, FactStatus, Line, Period, Source
+
+WITHHELD = "withheld"  # `reason` in ask --json: a public member's figure is missing
+
+
+@dataclass(frozen=True)
+class MaskedTotal(FactResult):
+    """`found`: `fact` holds the sum of the public members (its source is the first member's;
+    `sources` lists them all); `not_found` with reason "withheld": `missing` names the members
+    (entity, channel) without a figure."""
+
+    members: tuple[Fact, ...] = ()
+    missing: tuple[tuple[str, str], ...] = ()
+    reason: str = ""
+    masked_entity: bool = False  # the entity total is masked (else only the channel total)
+
+    @property
+    def sources(self) -> list[Source]:
+        return list(dict.fromkeys(f.source for f in self.members))
+
+    def to_dict(self) -> dict[str, Any]:
+        base = super().to_dict()
+        if self.status is FactStatus.NOT_FOUND:
+            base["reason"] = self.reason
+        base["disclosure"] = {
+            "policy": "protect",
+            "excludes": "undisclosed units" if self.masked_entity else "undisclosed channels",
+            "sum_of": [{"entity": f.entity, "channel": f.channel,
+                        "value_exact": format(f.value, "f"), "source": f.source.to_dict()}
+                       for f in self.members],
+            "missing": [{"entity": e, "channel": c} for e, c in self.missing],
+        }
+        return base
+
+
+def masked_total(glossary: Any, facts: FactStore, metric: str, entity: str, period: Period,
+                 channel: str) -> MaskedTotal:
+    """The sum of the public members of (entity, channel), recursively: a member that is itself
+    a total with a restricted member is summed from its own public members."""
+    members: list[Fact] = []
+    missing: list[tuple[str, str]] = []
+    _collect(glossary, facts, metric, entity, period, channel, members, missing)
+    by_entity = hides_member(glossary, "entity", entity)
+    units = {f.unit for f in members}
+    if missing or not members or len(units) != 1:
+        return MaskedTotal(FactStatus.NOT_FOUND, metric=metric, entity=entity, period=period,
+                           channel=channel, members=tuple(members), missing=tuple(missing),
+                           reason=WITHHELD, masked_entity=by_entity)
+    value = sum((f.value for f in members), Decimal(0))
+    fact = Fact(metric, entity, period, channel, value, units.pop(), members[0].source)
+    return MaskedTotal(FactStatus.FOUND, fact=fact, metric=metric, entity=entity, period=period,
+                       channel=channel, members=tuple(members), masked_entity=by_entity)
+
+
+def _collect(glossary: Any, facts: FactStore, metric: str, entity: str, period: Period,
+             channel: str, members: list[Fact], missing: list[tuple[str, str]]) -> None:
+    if hides_member(glossary, "entity", entity):
+        for kid in entity_members(glossary, entity):
+            if not glossary.entities[kid].restricted:
+                _collect(glossary, facts, metric, kid, period, channel, members, missing)
+        return
+    if hides_member(glossary, "channel", channel):
+        for member in channel_members(glossary, channel):
+            if not glossary.channels[member].restricted:
+                _collect(glossary, facts, metric, entity, period, member, members, missing)
+        return
+    fact = facts.lookup(metric, entity, period, channel)
+    if fact is None:
+        missing.append((entity, channel))
+    else:
+        members.append(fact)
+
+
+def masked_note(glossary: Any, results: list[FactResult], language: str) -> Line | None:
+    """The line under an answer that used a protected total, naming what it is."""
+    masked = [r for r in _with_inputs(results)
+              if isinstance(r, MaskedTotal) and r.status is FactStatus.FOUND]
+    if not masked:
+        return None
+    names = list(dict.fromkeys(subject_name(glossary, r, language) for r in masked))
+    return Line("disclosure", say("masked_note", language, name=join_list(names, language)))
+
+
+def subject_name(glossary: Any, r: MaskedTotal, language: str) -> str:
+    if r.masked_entity:
+        return glossary.label("entity", r.entity or "", language)
+    return say("total_row", language)
+
+
+def _with_inputs(results: list[FactResult]) -> list[FactResult]:
+    out: list[FactResult] = []
+    for r in results:
+        out.append(r)
+        out += list(getattr(r, "inputs", ()))  # a derived figure's inputs
+    return out
