@@ -21,7 +21,8 @@ TEXT: dict[str, dict[str, str]] = {
               "are excluded, and shares and ratios are of that sum.",
         "it": "In questa chat {name} è la somma delle sue unità divulgate; le unità non "
               "divulgate qui sono escluse, e quote e rapporti sono su quella somma.",
-        "zh": "在本对话中，{name}为其已披露单位之和，不含此处未披露的单位，占比和比率均按该和计算。",
+        "zh": "在本对话中，{name}为其已披露单位之和，不含此处未披露的单位，"
+              "占比和比率均按该和计算。",
     },
     "masked_withheld": {
         "en": "{subject} is not shown in this chat: it includes units not disclosed here, and "

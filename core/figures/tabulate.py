@@ -19,8 +19,8 @@ from typing import Any
 
 from core.figures.derived import DerivedFact, query_derived, running_name
 from core.figures.disclosed import MaskedTotal, masked_note
-from core.knowledge.disclosure import hidden_members
 from core.figures.structured import TOTAL, exact_difference
+from core.knowledge.disclosure import hidden_members
 from core.messages import join_list, number, percent, period_label, say
 from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
 from core.question.range_parse import Analysis

@@ -106,7 +106,6 @@ class Disclosure:
     disclosing: tuple[Cell, ...]
 
     def describe(self) -> str:
-        metric, entity, period, channel = self.cell
         cells = ", ".join(cell_text(c) for c in self.disclosing)
         return (f"{cell_text(self.cell)} = {format(self.value, 'f')} can be computed by an "
                 f"uncleared chat from {cells}")
