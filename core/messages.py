@@ -214,8 +214,8 @@ def percent(value: Decimal, language: str) -> str:
 
 
 def _take_disclosure_text() -> None:
-    """The sentences of disclosure control and bounded work (core.disclosure_text)."""
-    from core.disclosure_text import TEXT
+    """The sentences of disclosure control and bounded work (core.knowledge.disclosure_text)."""
+    from core.knowledge.disclosure_text import TEXT
 
     _TEXT.update(TEXT)
 

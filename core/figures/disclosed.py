@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from core.knowledge.disclosure import channel_members, entity_members, hides_member
+from core.knowledge.disclosure import hides_member, protection
 from core.messages import join_list, say
 from core.ports import FactStore
 from core.types import Fact, FactResult, FactStatus, Line, Period, Source
@@ -52,17 +52,24 @@ class MaskedTotal(FactResult):
 
 
 def masked_total(glossary: Any, facts: FactStore, metric: str, entity: str, period: Period,
-                 channel: str) -> MaskedTotal:
-    """The sum of the public members of (entity, channel), recursively: a member that is itself
-    a total with a restricted member is summed from its own public members."""
-    members: list[Fact] = []
-    missing: list[tuple[str, str]] = []
-    _collect(glossary, facts, metric, entity, period, channel, members, missing)
+                 channel: str) -> MaskedTotal | None:
+    """None when the stored total may be shown (core.knowledge.disclosure.protection); else
+    the exact sum of the public members' figures, or `withheld` if they cannot be added."""
+
+    def look(m: str, e: str, p: Period, c: str) -> Decimal | None:
+        fact = facts.lookup(m, e, p, c)
+        return fact.value if fact is not None else None
+
+    cells = protection(glossary, look, (metric, entity, period, channel))
+    if cells is None:
+        return None
+    members = [f for f in (facts.lookup(*c) for c in cells) if f is not None]
+    missing = tuple((c[1], c[3]) for c, f in zip(cells, members, strict=False) if f is None)
     by_entity = hides_member(glossary, "entity", entity)
     units = {f.unit for f in members}
-    if missing or not members or len(units) != 1:
+    if len(members) != len(cells) or not members or len(units) != 1:
         return MaskedTotal(FactStatus.NOT_FOUND, metric=metric, entity=entity, period=period,
-                           channel=channel, members=tuple(members), missing=tuple(missing),
+                           channel=channel, members=tuple(members), missing=missing,
                            reason=WITHHELD, masked_entity=by_entity)
     value = sum((f.value for f in members), Decimal(0))
     fact = Fact(metric, entity, period, channel, value, units.pop(), members[0].source)
@@ -70,28 +77,28 @@ def masked_total(glossary: Any, facts: FactStore, metric: str, entity: str, peri
                        channel=channel, members=tuple(members), masked_entity=by_entity)
 
 
-def _collect(glossary: Any, facts: FactStore, metric: str, entity: str, period: Period,
-             channel: str, members: list[Fact], missing: list[tuple[str, str]]) -> None:
-    if hides_member(glossary, "entity", entity):
-        for kid in entity_members(glossary, entity):
-            if not glossary.entities[kid].restricted:
-                _collect(glossary, facts, metric, kid, period, channel, members, missing)
-        return
-    if hides_member(glossary, "channel", channel):
-        for member in channel_members(glossary, channel):
-            if not glossary.channels[member].restricted:
-                _collect(glossary, facts, metric, entity, period, member, members, missing)
-        return
-    fact = facts.lookup(metric, entity, period, channel)
-    if fact is None:
-        missing.append((entity, channel))
-    else:
-        members.append(fact)
+def masked_like(facts: FactStore, metric: str, template: MaskedTotal) -> MaskedTotal:
+    """`metric` over the same public members as `template`: a ratio's two inputs cover the same
+    units (EBITDA and revenue of the disclosed units), never a protected sum over a total."""
+    assert template.period is not None
+    cells = [(f.entity, f.channel) for f in template.members]
+    found = [facts.lookup(metric, e, template.period, c) for e, c in cells]
+    members = tuple(f for f in found if f is not None)
+    missing = tuple(cell for cell, f in zip(cells, found, strict=True) if f is None)
+    common: dict[str, Any] = {"metric": metric, "entity": template.entity,
+                              "period": template.period, "channel": template.channel,
+                              "members": members, "masked_entity": template.masked_entity}
+    if missing or len({f.unit for f in members}) != 1:
+        return MaskedTotal(FactStatus.NOT_FOUND, missing=missing, reason=WITHHELD, **common)
+    value = sum((f.value for f in members), Decimal(0))
+    fact = Fact(metric, template.entity or "", template.period, template.channel or "", value,
+                members[0].unit, members[0].source)
+    return MaskedTotal(FactStatus.FOUND, fact=fact, **common)
 
 
 def masked_note(glossary: Any, results: list[FactResult], language: str) -> Line | None:
     """The line under an answer that used a protected total, naming what it is."""
-    masked = [r for r in _with_inputs(results)
+    masked = [r for r in with_inputs(results)
               if isinstance(r, MaskedTotal) and r.status is FactStatus.FOUND]
     if not masked:
         return None
@@ -105,7 +112,7 @@ def subject_name(glossary: Any, r: MaskedTotal, language: str) -> str:
     return say("total_row", language)
 
 
-def _with_inputs(results: list[FactResult]) -> list[FactResult]:
+def with_inputs(results: list[FactResult]) -> list[FactResult]:
     out: list[FactResult] = []
     for r in results:
         out.append(r)

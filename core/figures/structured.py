@@ -72,8 +72,10 @@ class StructuredChannel:
             return FactResult(FactStatus.UNRECOGNIZED, param="period", raw=str(period))
         if protects(self.glossary, metric_code, entity_code, channel_code, cleared=cleared):
             # a total that would reveal a restricted member: the sum of the public ones
-            return masked_total(self.glossary, self.facts, metric_code, entity_code,
-                                period_value, channel_code)
+            masked = masked_total(self.glossary, self.facts, metric_code, entity_code,
+                                  period_value, channel_code)
+            if masked is not None:
+                return masked
         fact = self.facts.lookup(metric_code, entity_code, period_value, channel_code)
         if fact is None:
             return FactResult(

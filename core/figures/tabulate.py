@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from core.figures.derived import DerivedFact, query_derived, running_name
-from core.figures.disclosed import MaskedTotal, masked_note
+from core.figures.disclosed import MaskedTotal, masked_like, masked_note, with_inputs
 from core.figures.structured import TOTAL, exact_difference
 from core.knowledge.disclosure import hidden_members
 from core.messages import join_list, number, percent, period_label, say
@@ -239,6 +239,13 @@ def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str
     members, total_key = _members(ctx, dim, named=[])
     by_metric = {m: dict(_member_results(out, ctx, m, [*members, total_key], dim, entity,
                                          channel, period)) for m in metrics}
+    template = next((r for m in metrics for r in [by_metric[m][total_key]]
+                     if isinstance(r, MaskedTotal) and r.fact is not None), None)
+    if template is not None:  # one row, one set of units: every metric over the disclosed ones
+        for m in metrics:
+            if not isinstance(by_metric[m][total_key], MaskedTotal) and m not in g.derived:
+                by_metric[m][total_key] = masked_like(ctx.structured.facts, m, template)
+                out.results.append(by_metric[m][total_key])
     label = {code: g.label(dim, code, lang) for code in members}
     label[total_key] = _total_label(g, dim, total_key, out.results, lang)
     names = [g.label("metric", m, lang) for m in metrics]
@@ -434,8 +441,8 @@ def _total_label(g: Any, dim: str, total_key: str, results: list[FactResult], la
                  ) -> str:
     """The total row: "Orbis Group", or "Orbis Group excluding undisclosed units" when this
     chat sees the sum of its public members instead (core.figures.disclosed)."""
-    masked = any(isinstance(r, MaskedTotal) and r.fact is not None for r in results
-                 if r.entity == (total_key if dim == "entity" else r.entity))
+    masked = any(isinstance(r, MaskedTotal) and r.fact is not None and r.entity == total_key
+                 for r in with_inputs(results))
     if dim == "entity":
         name = g.label("entity", total_key, lang)
         return say("masked_entity", lang, name=name) if masked else name

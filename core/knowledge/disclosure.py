@@ -17,7 +17,7 @@ restricted figure an uncleared chat can compute exactly, with the cells that dis
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -70,11 +70,64 @@ def hides_member(glossary: Glossary, dim: str, code: str, _seen: frozenset[str] 
 
 def protects(glossary: Glossary, metric: str, entity: str, channel: str, *, cleared: bool
              ) -> bool:
-    """Whether this cell, asked from a chat with this clearance, is answered as the sum of its
-    public members instead of the stored total."""
+    """Whether this cell, asked from a chat with this clearance, may have to be answered as the
+    sum of its public members (the policy and the relations say so; `protection` decides from
+    the figures)."""
     if cleared or policy(glossary) != PROTECT or not additive(glossary, metric):
         return False
     return hides_member(glossary, "entity", entity) or hides_member(glossary, "channel", channel)
+
+
+Lookup = Callable[[str, str, Period, str], "Decimal | None"]  # a stored value, or None
+
+
+def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
+               _seen: frozenset[Cell] = frozenset()) -> tuple[Cell, ...] | None:
+    """None when this total may be shown as stored; else the public member cells whose shown
+    values add up to what an uncleared chat sees instead.
+
+    A total is protected through a relation (entity children, or channel members) with a member
+    that is restricted or itself protected, unless the figures rule an exact inference out:
+    every member is stored and the total is not their sum (EBITDA after group costs: the total
+    minus the public members is not the restricted figure), or a public member has no figure
+    (two unknowns). A restricted member with no figure protects the total: the difference could
+    be that member's figure even though the fact table does not have it."""
+    if cell in _seen:
+        return None
+    metric, entity, period, channel = cell
+    seen = _seen | {cell}
+    options = (
+        [(metric, kid, period, channel) for kid in entity_members(glossary, entity)],
+        [(metric, entity, period, m) for m in channel_members(glossary, channel)],
+    )
+    for dim, members in zip(("entity", "channel"), options, strict=True):
+        if not members:
+            continue
+        hidden = [m for m in members if _restricted(glossary, dim, _code(dim, m))]
+        masked = {m: protection(glossary, lookup, m, seen) for m in members if m not in hidden}
+        if not hidden and all(v is None for v in masked.values()):
+            continue
+        plain = [m for m, v in masked.items() if v is None]
+        if any(lookup(*m) is None for m in plain):
+            continue  # a public figure is missing: the difference is two unknowns, not one
+        values = [lookup(*m) for m in members]
+        total = lookup(*cell)
+        if total is not None and all(v is not None for v in values) and total != sum(
+            (v for v in values if v is not None), Decimal(0)
+        ):
+            continue  # stored, and not a sum: the difference is not the restricted figure
+        shown: list[Cell] = []
+        for m in members:
+            if m in hidden:
+                continue
+            inner = masked.get(m)
+            shown += list(inner) if inner is not None else [m]
+        return tuple(shown)
+    return None
+
+
+def _code(dim: str, cell: Cell) -> str:
+    return cell[1] if dim == "entity" else cell[3]
 
 
 def hidden_members(glossary: Glossary, dim: str, total: str, *, cleared: bool) -> list[str]:
@@ -157,12 +210,17 @@ def find_disclosures(glossary: Glossary, facts: Iterable[Fact],
     facts = list(facts)
     chosen = policy_name or policy(glossary)
     stored = {_cell(f): f.value for f in facts}
+
+    def look(metric: str, entity: str, period: Period, channel: str) -> Decimal | None:
+        return stored.get((metric, entity, period, channel))
+
     known: dict[Cell, Decimal] = {}
     for cell, value in stored.items():
         if restricted_cell(glossary, cell):
             continue
-        metric, entity, _, channel = cell
-        if chosen == PROTECT and protects(glossary, metric, entity, channel, cleared=False):
+        metric = cell[0]
+        if (chosen == PROTECT and additive(glossary, metric)
+                and protection(glossary, look, cell) is not None):
             continue  # shown as the sum of its public members: no information of its own
         known[cell] = value
     why: dict[Cell, tuple[Cell, ...]] = {}
