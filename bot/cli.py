@@ -314,3 +314,7 @@ def fastpaths_autopaths(ctx: typer.Context) -> None:
 from bot.cli_maintenance import register as _register_maintenance  # noqa: E402
 
 _register_maintenance(app)
+
+from bot.cli_check import register as _register_check  # noqa: E402
+
+_register_check(app)

@@ -77,6 +77,13 @@ def ingest_paths(
         folders += _reclassified_sources(app, folders, summary)
     for path in fact_files:
         _ingest_facts(app, path, summary, progress)
+    if glossaries or fact_files:  # what the public figures now give away (issue 26)
+        from bot.disclosure_report import disclosure_lines
+
+        try:
+            summary.lines += disclosure_lines(app.glossary, app.facts.all_facts())
+        except RicordaError:  # no glossary yet: nothing restricted to check
+            pass
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
     return summary
