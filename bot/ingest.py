@@ -6,6 +6,7 @@ facts upsert on their key, documents are skipped when their content hash is unch
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,10 +81,8 @@ def ingest_paths(
     if glossaries or fact_files:  # what the public figures now give away (issue 26)
         from bot.disclosure_report import disclosure_lines
 
-        try:
+        with contextlib.suppress(RicordaError):  # no glossary yet: nothing restricted
             summary.lines += disclosure_lines(app.glossary, app.facts.all_facts())
-        except RicordaError:  # no glossary yet: nothing restricted to check
-            pass
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
     return summary
