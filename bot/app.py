@@ -23,6 +23,7 @@ from core.fastpath.thresholds import CosineThresholds
 from core.knowledge.glossary import Glossary, Term, parse_glossary
 from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
+from core.planning.bounds import Bounds
 from storage.conversation_store import SqlConversationStore
 from storage.db import open_database
 from storage.document_tables import adopt_legacy_documents
@@ -261,7 +262,17 @@ class App:
             catalog=self.catalog,
             conversations=SqlConversationStore(self.engine),
             conversation_ttl=dt.timedelta(minutes=self.settings.conversation_ttl_minutes),
+            bounds=self.bounds,
         )
+
+    @property
+    def bounds(self) -> Bounds:
+        """The bounds of one question's work, from the settings (core.planning.bounds)."""
+        s = self.settings
+        return Bounds(max_lookups=s.max_lookups, max_table_cells=s.max_table_cells,
+                      max_range_periods=s.max_range_periods,
+                      max_answer_chars=s.max_answer_chars,
+                      max_messages=s.max_messages_per_answer)
 
     # -- narrative channel (built on first use: heavy imports stay off the structured path) --
 

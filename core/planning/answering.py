@@ -27,6 +27,16 @@ from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
 from core.language import detect_language
 from core.messages import say
+from core.planning.bounds import (
+    Bounds,
+    bound_segments,
+    long_range_lines,
+    lookups_asked,
+    lookups_needed,
+    overlong_range,
+    table_cells,
+    too_much_lines,
+)
 from core.planning.catalog import Catalog
 from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
 from core.planning.plan import Plan
@@ -42,7 +52,7 @@ from core.question.conversation import (
 )
 from core.question.intent import Intent, RuleIntentParser
 from core.question.periods import normalize_period
-from core.question.range_parse import from_shape
+from core.question.range_parse import MAX_SERIES, from_shape
 from core.question.security import SecurityGate
 from core.question.tool_intents import detect_tool
 from core.types import (
@@ -109,6 +119,7 @@ class Answerer:
         catalog: Catalog | None = None,
         conversations: ConversationStore | None = None,
         conversation_ttl: dt.timedelta = DEFAULT_TTL,
+        bounds: Bounds | None = None,
     ) -> None:
         """`catalog`: this application's executors (built-ins plus approved macros).
         `conversations`: where follow-ups find their context (None: every question stands
@@ -125,6 +136,7 @@ class Answerer:
         self.now = now
         self.new_id = new_id
         self.max_question_chars = max_question_chars
+        self.bounds = bounds or Bounds()  # work per question (core.planning.bounds)
         self.rerank = rerank
         self.conversations = (
             Conversations(conversations, ttl=conversation_ttl, now=now)
@@ -214,6 +226,19 @@ class Answerer:
             ans.facts = [bad_fixed]
             return ans
         tool = detect_tool(verdict.text)
+        limit = min(self.bounds.max_range_periods, MAX_SERIES)
+        long = overlong_range(verdict.text, reference, self.glossary.fiscal_year_end, limit,
+                              language) if tool is None else None
+        if long is not None:  # never the range's two ends, silently
+            ans = self._new(Route.STRUCTURED, language, "")
+            ans.segments = long_range_lines(language, long, limit)
+            return self._with_notices(ans, notices)
+        asked = lookups_asked(intent, self.glossary)
+        if asked > self.bounds.max_lookups:  # refused before a plan of that size is made
+            ans = self._new(Route.STRUCTURED, language, "")
+            ans.segments = too_much_lines(language, kind="lookups", asked=asked,
+                                          limit=self.bounds.max_lookups)
+            return self._with_notices(ans, notices)
         return Prepared(request, text, language, cleared, reference, intent, tool, notices)
 
     def plan(self, prepared: Prepared) -> Plan | None:
@@ -274,8 +299,13 @@ class Answerer:
             turn_lookup=self._previous_turns,
             replay=served_by != "planner",
         )
-        state = execute(plan, ctx, self.catalog)
         language = prepared.language
+        over = self._past_bounds(plan, prepared)
+        if over is not None:  # nothing runs: the reply says what was asked and the bound
+            ans = self._new(Route.STRUCTURED, language, "")
+            ans.served_by, ans.plan, ans.segments = served_by, plan.to_dict(), over
+            return self._with_notices(ans, prepared.notices)
+        state = execute(plan, ctx, self.catalog)
         route = {"tool": Route.STRUCTURED}.get(plan.route) or Route(plan.route)
         ans = self._new(route, language, "")
         ans.served_by = served_by
@@ -375,10 +405,27 @@ class Answerer:
         # the plain text is made here, once, from the final parts: every answer, planned,
         # replayed, refused or clarified, ends here before it is recorded or shown
         ans.text = plain_text(ans.segments, ans.citations, ans.language)
+        if len(ans.text) > self.bounds.max_answer_chars:  # the turn stores what is shown
+            ans.segments = bound_segments(ans.segments, self.bounds.max_answer_chars // 2,
+                                          ans.language)
+            ans.text = plain_text(ans.segments, ans.citations, ans.language)
+            ans.text = ans.text[: self.bounds.max_answer_chars]
         ans.latency_ms = (time.perf_counter() - started) * 1000
         if request.text and request.text.strip():
             self._record(request, ans)
         return ans
+
+    def _past_bounds(self, plan: Plan, prepared: Prepared) -> list[Line] | None:
+        """The reply when this plan would look up or draw more than the bounds allow."""
+        lookups = lookups_needed(plan, self.glossary, prepared.intent)
+        if lookups > self.bounds.max_lookups:
+            return too_much_lines(prepared.language, kind="lookups", asked=lookups,
+                                  limit=self.bounds.max_lookups)
+        cells = table_cells(prepared.intent, self.glossary, prepared.cleared)
+        if cells > self.bounds.max_table_cells:
+            return too_much_lines(prepared.language, kind="cells", asked=cells,
+                                  limit=self.bounds.max_table_cells)
+        return None
 
     def _clean(self, raw: str | None) -> tuple[str, bool]:
         """NFKC, control characters and binary garbage removed, length capped."""
