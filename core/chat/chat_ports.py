@@ -98,6 +98,9 @@ class ChatServices:
     # draws a table's chart as a PNG (adapters.charts.render_chart); None: no charts, the
     # table is shown as text only (RICORDA_CHARTS=false)
     chart: Callable[[Table], bytes] | None = None
+    # chat messages one answer may take (core.chat.oversized): a table too big for one goes as
+    # a CSV file, the rest is cut with a line saying so
+    max_messages: int = 4
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 
