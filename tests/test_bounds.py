@@ -43,8 +43,8 @@ OVERSIZED = {
     "it": "Ricavi, margine lordo, EBITDA, utile netto, dipendenti, ordini, margine EBITDA e "
           "ricavi per dipendente di Gruppo Orbis, Orbis Cina, Orbis Italia, Orbis Hong Kong, "
           f"negozio online e negozi nel {YEARS}",
-    "zh": f"集团、中国区、意大利区和香港区在{YEARS}年的营收、毛利率、EBITDA、净利润、员工人数、订单量、"
-          "EBITDA利润率和人均营收（线上和门店）",
+    "zh": f"集团、中国区、意大利区和香港区在{YEARS}年的营收、毛利率、EBITDA、净利润、"
+          "员工人数、订单量、EBITDA利润率和人均营收（线上和门店）",
 }
 BOUNDED = {"en": "I look up at most 200", "it": "ne cerco al massimo 200",
            "zh": "每个问题最多查询200个"}
