@@ -283,3 +283,38 @@ def test_cli_json_breakdown_from_an_uncleared_chat(tmp_path: Path) -> None:
         masked = [f for f in out["facts"] if f["entity"] == GROUP]
         assert all(f["disclosure"]["policy"] == "protect" for f in masked)
 
+
+
+def test_a_restricted_channel_is_protected_like_a_restricted_unit() -> None:
+    """TOTAL = online + retail + B2B, B2B restricted: an uncleared chat's channel breakdown
+    neither names B2B nor shows a total it could be worked out from."""
+    from core.knowledge.glossary import parse_glossary
+    from core.planning.answering import Answerer
+    from tests.acme import MemoryFacts
+
+    text = (DEMO / "glossary.toml").read_text(encoding="utf-8").replace(
+        "# ---------------------------------------------------------------- units",
+        '[channels.B2B]\nnames = ["B2B", "wholesale"]\nrestricted = true\n\n'
+        "# ---------------------------------------------------------------- units")
+    glossary = parse_glossary(text)
+    facts = [f for f in demo_facts() if f.entity == "ORBIS_CN" and f.metric == "REVENUE"
+             and f.period.value == "2024"]
+    total = next(f for f in facts if f.channel == "TOTAL")
+    b2b = type(total)("REVENUE", "ORBIS_CN", total.period, "B2B", Decimal("7.7"), "EUR_M",
+                      total.source)
+    facts = [f for f in facts if f is not total] + [
+        b2b, type(total)("REVENUE", "ORBIS_CN", total.period, "TOTAL",
+                         total.value + b2b.value, "EUR_M", total.source)]
+    answerer = Answerer(glossary=glossary, facts=MemoryFacts(facts), today=lambda: REF)
+    ans = answerer.answer(Request("Orbis China revenue by channel FY2024", chat=UNCLEARED,
+                                  reference_date=REF))
+    shown = values(ans)
+    rest = shown[("ORBIS_CN", "TOTAL")] - shown[("ORBIS_CN", "ONLINE")] - shown[
+        ("ORBIS_CN", "RETAIL")]
+    assert rest != b2b.value and rest == 0
+    assert "B2B" not in ans.text and "wholesale" not in ans.text
+    assert "Total excluding undisclosed channels" in ans.text
+    assert "the total is the sum of the channels shown" in ans.text
+    cleared = answerer.answer(Request("Orbis China revenue by channel FY2024", chat=CLEARED,
+                                      reference_date=REF))
+    assert values(cleared)[("ORBIS_CN", "B2B")] == Decimal("7.7")

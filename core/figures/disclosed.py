@@ -102,14 +102,12 @@ def masked_note(glossary: Any, results: list[FactResult], language: str) -> Line
               if isinstance(r, MaskedTotal) and r.status is FactStatus.FOUND]
     if not masked:
         return None
-    names = list(dict.fromkeys(subject_name(glossary, r, language) for r in masked))
-    return Line("disclosure", say("masked_note", language, name=join_list(names, language)))
-
-
-def subject_name(glossary: Any, r: MaskedTotal, language: str) -> str:
-    if r.masked_entity:
-        return glossary.label("entity", r.entity or "", language)
-    return say("total_row", language)
+    names = list(dict.fromkeys(glossary.label("entity", r.entity or "", language)
+                               for r in masked if r.masked_entity))
+    texts = [say("masked_note", language, name=join_list(names, language))] if names else []
+    if any(not r.masked_entity for r in masked):
+        texts.append(say("masked_note_channel", language))
+    return Line("disclosure", " ".join(texts))
 
 
 def with_inputs(results: list[FactResult]) -> list[FactResult]:

@@ -446,6 +446,10 @@ def _total_label(g: Any, dim: str, total_key: str, results: list[FactResult], la
     if dim == "entity":
         name = g.label("entity", total_key, lang)
         return say("masked_entity", lang, name=name) if masked else name
+    if any(isinstance(r, MaskedTotal) and r.fact is not None and not r.masked_entity
+           and r.channel == total_key for r in with_inputs(results)):
+        text = say("masked_channel", lang)
+        return text[:1].upper() + text[1:]
     return say("total_row", lang)
 
 
@@ -494,8 +498,10 @@ def _key(dim: str, code: str, entity: str, channel: str) -> tuple[str, str]:
 def _members(ctx: Any, dim: str, *, named: list[str]) -> tuple[list[str], str]:
     """The members of a dimension this chat may see, in glossary order, and the total's code."""
     g = ctx.glossary
-    if dim == "channel":
-        return (named or [c for c in g.channels if c != TOTAL]), TOTAL
+    if dim == "channel":  # a restricted channel is a member only for a cleared chat
+        shown = [c for c in g.channels if c != TOTAL
+                 and (ctx.cleared or not getattr(g.channels[c], "restricted", False))]
+        return (named or shown), TOTAL
     visible = [t.code for t in g.visible_entities(ctx.cleared) if t.code != g.default_entity]
     if named:
         return [c for c in named if c in visible], g.default_entity

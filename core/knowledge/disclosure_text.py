@@ -24,6 +24,13 @@ TEXT: dict[str, dict[str, str]] = {
         "zh": "在本对话中，{name}为其已披露单位之和，不含此处未披露的单位，"
               "占比和比率均按该和计算。",
     },
+    "masked_note_channel": {
+        "en": "In this chat the total is the sum of the channels shown; channels not disclosed "
+              "here are excluded, and shares and ratios are of that sum.",
+        "it": "In questa chat il totale è la somma dei canali mostrati; i canali non divulgati "
+              "qui sono esclusi, e quote e rapporti sono su quella somma.",
+        "zh": "在本对话中，合计为所显示渠道之和，不含此处未披露的渠道，占比和比率均按该和计算。",
+    },
     "masked_withheld": {
         "en": "{subject} is not shown in this chat: it includes units not disclosed here, and "
               "the sum of the disclosed ones would be incomplete (no figure for {missing}).",
