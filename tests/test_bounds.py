@@ -151,7 +151,7 @@ def test_an_answer_longer_than_the_bound_is_cut_and_says_so(tmp_path: Path) -> N
     finally:
         application.close()
     assert len(ans.text) <= 600
-    assert "The answer was cut at 300 characters" in ans.text
+    assert "The answer was cut at 600 characters" in ans.text
     assert turn is not None and len(turn.answer_text) <= 600
 
 

@@ -405,11 +405,12 @@ class Answerer:
         # the plain text is made here, once, from the final parts: every answer, planned,
         # replayed, refused or clarified, ends here before it is recorded or shown
         ans.text = plain_text(ans.segments, ans.citations, ans.language)
-        if len(ans.text) > self.bounds.max_answer_chars:  # the turn stores what is shown
-            ans.segments = bound_segments(ans.segments, self.bounds.max_answer_chars // 2,
-                                          ans.language)
-            ans.text = plain_text(ans.segments, ans.citations, ans.language)
-            ans.text = ans.text[: self.bounds.max_answer_chars]
+        limit = self.bounds.max_answer_chars
+        if len(ans.text) > limit:  # the turn stores what is shown: the bounded answer
+            sources = len(plain_text([], ans.citations, ans.language))
+            room = max(100, limit - sources - 300)  # 300: the lines saying it was cut
+            ans.segments = bound_segments(ans.segments, room, ans.language, limit=limit)
+            ans.text = plain_text(ans.segments, ans.citations, ans.language)[:limit]
         ans.latency_ms = (time.perf_counter() - started) * 1000
         if request.text and request.text.strip():
             self._record(request, ans)
@@ -417,7 +418,7 @@ class Answerer:
 
     def _past_bounds(self, plan: Plan, prepared: Prepared) -> list[Line] | None:
         """The reply when this plan would look up or draw more than the bounds allow."""
-        lookups = lookups_needed(plan, self.glossary, prepared.intent)
+        lookups = lookups_needed(plan)
         if lookups > self.bounds.max_lookups:
             return too_much_lines(prepared.language, kind="lookups", asked=lookups,
                                   limit=self.bounds.max_lookups)

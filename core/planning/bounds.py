@@ -50,7 +50,7 @@ class LongRange:
     narrower: str  # a range within the bound: "FY2002–FY2025"
 
 
-def lookups_needed(plan: Any, glossary: Any, intent: Any) -> int:
+def lookups_needed(plan: Any) -> int:
     """The fact lookups a plan's steps make: one per query_metric, two per derived metric."""
     count = 0
     for step in plan.steps:
@@ -170,30 +170,29 @@ def long_range_lines(language: str, long: LongRange, limit: int) -> list[Line]:
                                narrower=long.narrower))]
 
 
-def bound_segments(segments: list[Segment], limit: int, language: str,
-                   size: Any = None) -> list[Segment]:
-    """The parts of an answer that fit in `limit` characters, whole, then a line saying how
-    many were left out; a table too long is cut by rows, its notes saying so."""
-    measure = size or _size
+def bound_segments(segments: list[Segment], room: int, language: str, *, limit: int
+                   ) -> list[Segment]:
+    """The parts of an answer that fit in `room` characters, whole, then a line saying the
+    answer was cut at `limit` and how many parts were left out; a table too long is cut by
+    rows, its notes saying how many are shown."""
     out: list[Segment] = []
     used = 0
     for i, seg in enumerate(segments):
-        cost = measure(seg)
-        if used + cost <= limit:
+        cost = _size(seg)
+        if used + cost <= room:
             out.append(seg)
             used += cost
             continue
         if isinstance(seg, Table) and seg.rows:
             rows = list(seg.rows)
-            while rows and used + measure(replace(seg, rows=tuple(rows))) > limit:
+            while rows and used + _size(replace(seg, rows=tuple(rows))) > room:
                 rows.pop()
             if rows:
                 note = say("bound_rows", language, shown=len(rows), total=len(seg.rows))
                 out.append(replace(seg, rows=tuple(rows), notes=(*seg.notes, note)))
-        left = len(segments) - i - (0 if not out or out[-1] is not seg else 1)
         out.append(Line("notice", say("bound_cut", language,
                                       limit=number(Decimal(limit), language),
-                                      parts=number(Decimal(max(left, 1)), language))))
+                                      parts=number(Decimal(len(segments) - i), language))))
         out.append(Line("narrow", say("bound_narrow", language)))
         return out
     return out
