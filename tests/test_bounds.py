@@ -91,6 +91,8 @@ def test_the_oversized_question_is_bounded_in_every_language(app: App, language:
     finally:
         tracemalloc.stop()
     assert BOUNDED[language] in ans.text, ans.text[:300]
+    assert any(BOUNDED[language] in n for n in ans.to_dict()["notices"])  # ask --json too
+    assert ans.to_dict()["facts"] == []
     assert calls["lookups"] <= 200  # was 10,560
     assert peak < 20_000_000  # bytes allocated at the peak: was 120 MB
     assert len(ans.text) < 1_000

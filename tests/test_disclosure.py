@@ -318,3 +318,35 @@ def test_a_restricted_channel_is_protected_like_a_restricted_unit() -> None:
     cleared = answerer.answer(Request("Orbis China revenue by channel FY2024", chat=CLEARED,
                                       reference_date=REF))
     assert values(cleared)[("ORBIS_CN", "B2B")] == Decimal("7.7")
+
+
+def test_the_checker_is_the_safety_net_for_what_the_policy_does_not_cover() -> None:
+    """A restricted region whose units are public: the region is their sum, so protect cannot
+    hide it by showing less; the checker names it, and `ricorda check` would exit 1."""
+    from core.knowledge.glossary import parse_glossary
+    from core.types import Fact, Source
+
+    glossary = parse_glossary("""
+[scope]
+default_entity = "GROUP"
+[metrics.REVENUE]
+names = ["Revenue"]
+unit = "EUR_M"
+[entities.GROUP]
+names = ["Group"]
+[entities.REGION]
+names = ["Region"]
+parent = "GROUP"
+restricted = true
+[entities.NORTH]
+names = ["North"]
+parent = "REGION"
+[entities.SOUTH]
+names = ["South"]
+parent = "REGION"
+""")
+    year, src = Period(PeriodType.FY, "2024"), Source("r.pdf")
+    facts = [Fact("REVENUE", e, year, "TOTAL", Decimal(v), "EUR_M", src)
+             for e, v in (("REGION", "30"), ("NORTH", "10"), ("SOUTH", "20"), ("GROUP", "30"))]
+    (found,) = find_disclosures(glossary, facts)
+    assert found.cell[1] == "REGION" and found.value == Decimal("30")

@@ -232,13 +232,13 @@ class Answerer:
         if long is not None:  # never the range's two ends, silently
             ans = self._new(Route.STRUCTURED, language, "")
             ans.segments = long_range_lines(language, long, limit)
-            return self._with_notices(ans, notices)
+            return self._with_notices(_bounded(ans), notices)
         asked = lookups_asked(intent, self.glossary)
         if asked > self.bounds.max_lookups:  # refused before a plan of that size is made
             ans = self._new(Route.STRUCTURED, language, "")
             ans.segments = too_much_lines(language, kind="lookups", asked=asked,
                                           limit=self.bounds.max_lookups)
-            return self._with_notices(ans, notices)
+            return self._with_notices(_bounded(ans), notices)
         return Prepared(request, text, language, cleared, reference, intent, tool, notices)
 
     def plan(self, prepared: Prepared) -> Plan | None:
@@ -304,7 +304,7 @@ class Answerer:
         if over is not None:  # nothing runs: the reply says what was asked and the bound
             ans = self._new(Route.STRUCTURED, language, "")
             ans.served_by, ans.plan, ans.segments = served_by, plan.to_dict(), over
-            return self._with_notices(ans, prepared.notices)
+            return self._with_notices(_bounded(ans), prepared.notices)
         state = execute(plan, ctx, self.catalog)
         route = {"tool": Route.STRUCTURED}.get(plan.route) or Route(plan.route)
         ans = self._new(route, language, "")
@@ -504,7 +504,7 @@ class Answerer:
     def _with_notices(ans: Answer, notices: list[str]) -> Answer:
         if notices:
             ans.segments = [*(Line("notice", n) for n in notices), *ans.segments]
-            ans.notices = notices
+            ans.notices = [*notices, *ans.notices]
         return ans
 
     def _record(self, request: Request, ans: Answer) -> None:
@@ -532,6 +532,13 @@ class Answerer:
                 restricted=self.glossary.is_cleared(request.chat),
             )
         )
+
+
+def _bounded(ans: Answer) -> Answer:
+    """A reply past a bound: its notice is also in `notices` (ask --json), and no figure."""
+    ans.notices = [line.text for line in ans.segments if isinstance(line, Line)
+                   and line.kind == "notice"]
+    return ans
 
 
 def _vague(prepared: Prepared) -> bool:
