@@ -53,8 +53,9 @@ def glossary_file(root: Path, policy: str | None) -> Path:
     """The demo glossary, with `disclosure = policy` in its [scope] when given."""
     text = (DEMO / "glossary.toml").read_text(encoding="utf-8")
     if policy is not None:
-        text = text.replace('default_entity = "ORBIS_GROUP"',
-                            f'default_entity = "ORBIS_GROUP"\ndisclosure = "{policy}"')
+        text = text.replace('disclosure = "protect"', f'disclosure = "{policy}"')
+    else:  # the default when the glossary says nothing
+        text = text.replace('disclosure = "protect"', "")
     path = root / "glossary.toml"
     path.write_text(text, encoding="utf-8")
     return path
