@@ -23,6 +23,7 @@ from core.fastpath.thresholds import CosineThresholds
 from core.knowledge.glossary import Glossary, Term, parse_glossary
 from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
+from core.planning.bounds import Bounds
 from storage.db import open_database
 from storage.document_adoption import adopt_legacy_documents
 from storage.fact_store import SqlFactStore
@@ -261,12 +262,22 @@ class App:
             # a one-shot ask without --chat stands alone: it never opens the conversation store
             conversations=cast("ConversationStore", _Lazy(self._conversation_store)),
             conversation_ttl=dt.timedelta(minutes=self.settings.conversation_ttl_minutes),
+            bounds=self.bounds,
         )
 
     def _conversation_store(self) -> ConversationStore:
         from storage.conversation_store import SqlConversationStore
 
         return SqlConversationStore(self.engine)
+
+    @property
+    def bounds(self) -> Bounds:
+        """The bounds of one question's work, from the settings (core.planning.bounds)."""
+        s = self.settings
+        return Bounds(max_lookups=s.max_lookups, max_table_cells=s.max_table_cells,
+                      max_range_periods=s.max_range_periods,
+                      max_answer_chars=s.max_answer_chars,
+                      max_messages=s.max_messages_per_answer)
 
     # -- narrative channel (built on first use: heavy imports stay off the structured path) --
 

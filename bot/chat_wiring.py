@@ -41,6 +41,7 @@ def chat_services(
         "admins": frozenset(s.admins),
         "show_footer": s.show_footer,
         "chart": chart_renderer() if s.charts else None,
+        "max_messages": s.max_messages_per_answer,
         "today": app.today,
         "core_worker": core_worker,
         "is_cleared": lambda chat: app.glossary.is_cleared(chat),

@@ -6,6 +6,7 @@ facts upsert on their key, documents are skipped when their content hash is unch
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,11 @@ def ingest_paths(
             summary.lines += _stored_in_other_units(app)
     for path in fact_files:
         _ingest_facts(app, path, summary, progress)
+    if glossaries or fact_files:  # what the public figures now give away (issue 26)
+        from bot.disclosure_report import disclosure_lines
+
+        with contextlib.suppress(RicordaError):  # no glossary yet: nothing restricted
+            summary.lines += disclosure_lines(app.glossary, app.facts.all_facts())
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
     return summary

@@ -183,7 +183,22 @@ def check_documents(kb: KbFiles) -> list[Problem]:
 
 
 # the checks `ricorda check` runs, in order; a new check is one more function here
-CHECKS: list[Check] = [check_glossary, check_facts, check_documents]
+def check_disclosure(kb: KbFiles) -> list[Problem]:
+    """Restricted figures a chat without clearance could compute exactly from public ones
+    (core.knowledge.disclosure): an error under "protect" (declare the relation or restrict the
+    cell), a warning under "disclose" (the company published those totals)."""
+    from core.knowledge.disclosure import PROTECT, find_disclosures, policy
+
+    g = kb.glossary
+    if g is None or kb.glossary_path is None:
+        return []
+    facts = [f for r in kb.fact_reports if isinstance(r, FactFileReport) for f in r.facts]
+    severity = ERROR if policy(g) == PROTECT else WARNING
+    return [Problem(str(kb.glossary_path), None, f"disclosure: {d.describe()}", severity)
+            for d in find_disclosures(g, facts)]
+
+
+CHECKS: list[Check] = [check_glossary, check_facts, check_documents, check_disclosure]
 
 
 @dataclass

@@ -59,6 +59,13 @@ class Settings(BaseSettings):
     log_level: LogLevel | None = None  # default: INFO for `serve`, WARNING for the rest
 
     max_question_chars: int = 2000
+    # bounded work per question (core.planning.bounds, docs/disclosure.md): past a bound the
+    # answer says what was left out and how to narrow
+    max_lookups: int = Field(default=200, ge=1)  # fact lookups per question
+    max_table_cells: int = Field(default=400, ge=1)  # cells of one table
+    max_range_periods: int = Field(default=24, ge=2, le=24)  # periods in one range
+    max_answer_chars: int = Field(default=12_000, ge=500)  # an answer's text (and its turn)
+    max_messages_per_answer: int = Field(default=4, ge=1)  # chat messages for one answer
     reference_date: str | None = None  # YYYY-MM-DD; default today
     # how often a serving process reads the knowledge-base version: 0 = before every answer,
     # N = at most every N ms; None = 0 on SQLite (a local read, ~0.01 ms), 200 on PostgreSQL

@@ -9,6 +9,13 @@ HELP: dict[str, str] = {
     "chroma_url": "http://host:8000 of a Chroma server; default embedded Chroma in the data dir",
     "log_level": "DEBUG (with tracebacks), INFO, WARNING or ERROR; default INFO for serve",
     "max_question_chars": "longest question accepted",
+    "max_lookups": "fact lookups one question may make; past it the bot says how to narrow",
+    "max_table_cells": "cells one table may have; past it the bot says how to narrow",
+    "max_range_periods": "periods one range may span (2-24); a longer range is said too long",
+    "max_answer_chars": "longest answer text (and stored turn); the rest is cut and said so",
+    "max_messages_per_answer": (
+        "chat messages one answer may take; a table too long goes as a CSV attachment"
+    ),
     "conversation_ttl_minutes": (
         "minutes a follow-up ('and Italy?') may come after the last answered figure and still "
         "continue it; 0 turns follow-ups off"

@@ -211,3 +211,13 @@ def percent(value: Decimal, language: str) -> str:
         ctx.prec = max(ctx.prec, value.adjusted() + 3)
         rounded = value.quantize(Decimal("0.1"))
     return sign + number(rounded, language) + "%"
+
+
+def _take_disclosure_text() -> None:
+    """The sentences of disclosure control and bounded work (core.knowledge.disclosure_text)."""
+    from core.knowledge.disclosure_text import TEXT
+
+    _TEXT.update(TEXT)
+
+
+_take_disclosure_text()

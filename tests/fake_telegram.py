@@ -1,7 +1,8 @@
 """A fake Telegram Bot API: a real HTTP server on 127.0.0.1 that the real bot talks to.
 
 Implements the methods ricorda uses (getMe, getUpdates, sendMessage, sendPhoto (multipart, the
-image's bytes kept), editMessageText, answerCallbackQuery, sendChatAction, setMessageReaction,
+image's bytes kept), sendDocument (a table as CSV, its bytes kept), editMessageText,
+answerCallbackQuery, sendChatAction, setMessageReaction,
 setMyCommands, setWebhook, deleteWebhook, ...). A test injects updates and reads back every
 call the bot made; `fail_once` makes the next call of a method answer 429 with retry_after, as
 Telegram does under flood control, or another error (`status=400`); `refuse` makes every call
@@ -171,6 +172,22 @@ class FakeTelegram:
         out = [m for m in out if chat_id is None or m["chat"]["id"] == chat_id]
         return sorted(out, key=lambda m: m["message_id"])
 
+    def documents(self, chat_id: int | None = None) -> list[dict[str, Any]]:
+        """Documents the bot sent (sendDocument), oldest first, with "_data" (the file's bytes)
+        and "_filename"."""
+        with self._cond:
+            out = [m for m in self._state.messages.values() if m.get("_document")]
+        out = [m for m in out if chat_id is None or m["chat"]["id"] == chat_id]
+        return sorted(out, key=lambda m: m["message_id"])
+
+    def everything_sent(self, chat_id: int) -> list[dict[str, Any]]:
+        """Every message the bot put in a chat: text, photos and documents, oldest first."""
+        with self._cond:
+            out = [m for m in self._state.messages.values()
+                   if (m.get("_sent") or m.get("_photo") or m.get("_document"))
+                   and m["chat"]["id"] == chat_id]
+        return sorted(out, key=lambda m: m["message_id"])
+
     def refuse(self, method: str, description: str = "Bad Request: wrong file") -> None:
         """The next call of `method` gets 400 with this description, as Telegram refuses a
         file it cannot take."""
@@ -318,6 +335,19 @@ class FakeTelegram:
                        "_params": {k: v for k, v in params.items() if k != "photo"}}
             if params.get("caption"):
                 message["caption"] = params["caption"]
+            self._state.messages[(chat_id, message["message_id"])] = message
+            return _plain(message)
+        if method == "sendDocument":  # a table as CSV (multipart, the file's bytes kept)
+            chat_id = int(params["chat_id"])
+            upload = params.get("document")
+            if not isinstance(upload, _Upload) or not upload.data:
+                return None
+            message = {"message_id": next(self._message_ids), "date": int(time.time()),
+                       "chat": self.chat(chat_id), "from": BOT,
+                       "document": {"file_id": f"doc{len(upload.data)}", "file_unique_id": "d",
+                                    "file_name": upload.filename, "file_size": len(upload.data)},
+                       "_document": True, "_data": upload.data, "_filename": upload.filename,
+                       "_params": {k: v for k, v in params.items() if k != "document"}}
             self._state.messages[(chat_id, message["message_id"])] = message
             return _plain(message)
         if method == "editMessageText":

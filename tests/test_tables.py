@@ -278,11 +278,13 @@ def test_long_decimals_are_exact(glossary) -> None:  # type: ignore[no-untyped-d
 def test_breakdown_with_total_and_shares(answerer) -> None:  # type: ignore[no-untyped-def]
     ans = ask(answerer, "Show me revenue by entity for FY2024")
     t = table_of(ans)
+    # the group total would give Orbis Labs (restricted) by difference: this uncleared chat
+    # gets the sum of the disclosed units, labelled, and shares of that sum (issue 26)
     assert t.rows == (
-        ("Orbis China", "€560.4M", "53.7%", "[1]"),
-        ("Orbis Italia", "€318.9M", "30.6%", "[2]"),
-        ("Orbis Hong Kong", "€152.1M", "14.6%", "[3]"),
-        ("Orbis Group", "€1,043.8M", "100%", "[4]"),
+        ("Orbis China", "€560.4M", "54.3%", "[1]"),
+        ("Orbis Italia", "€318.9M", "30.9%", "[2]"),
+        ("Orbis Hong Kong", "€152.1M", "14.7%", "[3]"),
+        ("Orbis Group excluding undisclosed units", "€1,031.4M", "100%", "[1–3]"),
     )
     assert "Assumed" not in ans.text  # the group is the total, not an assumption
 
@@ -292,9 +294,9 @@ def test_breakdown_over_periods_has_a_column_each(answerer) -> None:  # type: ig
     assert t.columns == ("Entity", *FY, "Source")
     assert t.rows[0] == ("Orbis China", "€455.0M", "€488.6M", "€520.0M", "€560.4M", "€478.2M",
                          "[1–5]")
-    assert t.rows[-1][0] == "Orbis Group" and t.notes == ()
+    assert t.rows[-1][0] == "Orbis Group excluding undisclosed units" and t.notes == ()
     it = table_of(ask(answerer, "Fatturato per canale negli ultimi tre anni"))
-    assert it.rows[0] == ("Online", "–", "337,3 M€", "286,9 M€", "[1][2]")
+    assert it.rows[0] == ("Online", "–", "337,3 M€", "286,9 M€", "[1–6]")  # the units summed
     assert it.notes == ("Nessun dato per Online FY2023 e negozi FY2023.",)
 
 
@@ -314,7 +316,7 @@ def test_restricted_member_only_for_a_cleared_chat(answerer) -> None:  # type: i
 def test_channel_breakdown_states_the_entity_it_assumed(answerer) -> None:  # type: ignore[no-untyped-def]
     ans = ask(answerer, "Fatturato per canale 2025")
     t = table_of(ans)
-    assert t.rows[-1] == ("Totale", "1.008,4 M€", "100%", "[3]")
+    assert t.rows[-1] == ("Totale", "989,5 M€", "100%", "[7–9]")  # the disclosed units
     assert "Ho assunto: Orbis Group (entità predefinita)." in ans.text
 
 
@@ -392,7 +394,7 @@ def test_cli_breakdown_and_ranking_in_italian(demo_kb: Path) -> None:
     out = json.loads(ricorda(demo_kb, "ask", "Fatturato per canale 2025", "--json", *ref).stdout)
     (table,) = out["tables"]
     assert table["kind"] == "breakdown" and table["rows"][0][:3] == ["Online", "286,9 M€",
-                                                                     "28,5%"]
+                                                                     "29,0%"]
     plain = ricorda(demo_kb, "ask", "Quale unità è cresciuta di più nel 2025?", *ref).stdout
     assert "Al primo posto: Orbis Italia, +10,6%." in plain and "Labs" not in plain
 
@@ -412,10 +414,17 @@ def test_a_derived_metric_by_entity_is_computed_cell_by_cell(answerer) -> None: 
     ans = ask(answerer, "EBITDA margin by entity in FY2024")
     t = table_of(ans)
     assert t.columns == ("Entity", "EBITDA margin", "Source")
-    codes = ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK", "ORBIS_GROUP")
-    assert [r[1] for r in t.rows] == [margin(facts, c, "2024") for c in codes]
-    assert [r[2] for r in t.rows] == ["[1][2]", "[3][4]", "[5][6]", "[7][8]"]
-    assert len(ans.citations) == 8 and "Labs" not in ans.text
+    codes = ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK")
+    # the group's row is over the disclosed units (its revenue would give Labs by difference)
+    public = [f for f in facts if f.entity in codes and f.period.value == "2024"
+              and f.channel == "TOTAL"]
+    summed = [Fact(f.metric, "SUM", f.period, "TOTAL",
+                   sum((g.value for g in public if g.metric == f.metric), Decimal(0)),
+                   f.unit, f.source) for f in public if f.entity == "ORBIS_CN"]
+    assert [r[1] for r in t.rows] == [*(margin(facts, c, "2024") for c in codes),
+                                      margin(summed, "SUM", "2024")]
+    assert [r[2] for r in t.rows] == ["[1][2]", "[3][4]", "[5][6]", "[1–6]"]
+    assert len(ans.citations) == 6 and "Labs" not in ans.text
     derived = [f.to_dict() for f in ans.facts]
     assert all(d["derived"] and len(d["inputs"]) == 2 for d in derived)
     cleared = table_of(ask(answerer, "EBITDA margin by entity in FY2024", chat=CLEARED))
@@ -452,11 +461,13 @@ def test_several_metrics_by_entity_make_a_column_each(answerer) -> None:  # type
     t = table_of(ans)
     assert t.title == "Revenue and EBITDA by entity, FY2024"
     assert t.columns == ("Entity", "Revenue", "EBITDA", "Source")
-    codes = ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK", "ORBIS_GROUP")
+    codes = ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK")
+    for metric in ("REVENUE", "EBITDA"):  # one row, one set of units: the disclosed ones
+        facts[(metric, "SUM")] = sum((facts[(metric, c)] for c in codes), Decimal(0))
     assert [(r[1], r[2]) for r in t.rows] == [
-        (f"€{facts[('REVENUE', c)]:,}M", f"€{facts[('EBITDA', c)]:,}M") for c in codes
+        (f"€{facts[('REVENUE', c)]:,}M", f"€{facts[('EBITDA', c)]:,}M") for c in (*codes, "SUM")
     ]
-    assert t.rows[0][3] == "[1][2]" and len(ans.citations) == 8
+    assert t.rows[0][3] == "[1][2]" and len(ans.citations) == 6
     assert t.points == ()  # two units in one table: no chart
     assert "Assumed" not in ans.text and "Labs" not in ans.text
 

@@ -23,18 +23,27 @@ from adapters.slack.addressing import conversation_key, is_direct, question_text
 from adapters.slack.blocks import (
     OPTION_ACTION,
     OPTIONS_BLOCK,
+    SECTION_CHARS,
     SlackMessage,
     answer_messages,
     button_label,
     text_message,
     unescape,
 )
-from adapters.slack.replies import ephemeral, post, post_ephemeral, post_messages, upload_chart
+from adapters.slack.replies import (
+    ephemeral,
+    post,
+    post_ephemeral,
+    post_messages,
+    upload_chart,
+    upload_file,
+)
 from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
 from core.chat.chat_replies import help_text
 from core.chat.chat_turn import ChatTurns
 from core.chat.option_tap import chosen_label
-from core.chat.presentation import Presentation
+from core.chat.oversized import Attachment, fit
+from core.chat.presentation import Presentation, table_grid
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.slack")
@@ -53,6 +62,11 @@ class SlackPort:
     async def deliver(self, answer: Answer, shown: Presentation) -> list[str]:
         """The answer's chart first (uploaded into the thread, when it has one), then its
         messages; an ephemeral answer is one message, without a chart."""
+        original, files = shown, []
+        if not self.private:  # a chat gets at most max_messages (core.chat.oversized)
+            shown, files = self._fitted(original, answer, self.s.max_messages)
+            if files:  # each file is a message too
+                shown, files = self._fitted(original, answer, self.s.max_messages - len(files))
         messages = answer_messages(shown, signer=self.s.signer, turn_id=answer.turn_id)
         if self.private:  # the whole answer in one ephemeral message (its first part if long)
             message = messages[0] if messages else text_message(answer.text)
@@ -64,8 +78,23 @@ class SlackPort:
             ts = await upload_chart(self.client, self.channel, *chart, thread_ts=self.thread)
             if ts is not None:
                 posted.append(ts)
-        return posted + await post_messages(self.client, self.channel, messages,
-                                            thread_ts=self.thread)
+        posted += await post_messages(self.client, self.channel, messages,
+                                      thread_ts=self.thread)
+        for attachment in files:  # the whole table, after its summary
+            ts = await upload_file(self.client, self.channel, attachment.data,
+                                   filename=attachment.filename, title=attachment.title,
+                                   thread_ts=self.thread)
+            if ts is not None:
+                posted.append(ts)
+        return posted
+
+    def _fitted(self, shown: Presentation, answer: Answer, limit: int
+                ) -> tuple[Presentation, list[Attachment]]:
+        def count(p: Presentation) -> int:
+            return len(answer_messages(p, signer=self.s.signer, turn_id=answer.turn_id))
+
+        return fit(shown, language=answer.language, limit=max(1, limit), count=count,
+                   too_big=lambda t: len(table_grid(t)) > SECTION_CHARS - 6)
 
     async def note(self, text: str, *, alert: bool = False) -> None:
         if self.private or self.tapped is not None or alert:

@@ -29,6 +29,23 @@ async def post_messages(client: AsyncWebClient, channel: str, messages: list[Sla
     return posted
 
 
+async def upload_file(client: AsyncWebClient, channel: str, data: bytes, *, filename: str,
+                      title: str, thread_ts: str | None) -> str | None:
+    """Upload a file (a table as CSV) into the thread, as a chart is; its share's ts or None.
+    A refused upload is logged: the summary message already went out."""
+    try:
+        response = await client.files_upload_v2(
+            channel=channel, thread_ts=thread_ts, file=data, filename=filename,
+            title=title or filename)
+    except SlackApiError as exc:
+        log.warning("file upload to %s refused: %s", channel, _error(exc))
+        return None
+    except Exception as exc:  # the upload POST failing (network, 5xx) raises other errors
+        log.warning("file upload to %s failed: %s", channel, exc.__class__.__name__)
+        return None
+    return _shared_ts(response.get("file") or {}, channel)
+
+
 async def upload_chart(client: AsyncWebClient, channel: str, table: Table, png: bytes, *,
                        thread_ts: str | None) -> str | None:
     """Upload the chart into the thread (files.getUploadURLExternal, the upload itself,

@@ -37,10 +37,16 @@ from adapters.telegram.typing_action import typing_while
 from core.chat.chat_replies import language_for, reply
 from core.chat.chat_turn import ChatTurns
 from core.chat.option_tap import chosen_label
+from core.chat.oversized import Attachment, fit
 from core.chat.presentation import Presentation
 from core.types import Answer, Request, Table
 
 log = logging.getLogger("ricorda.telegram")
+
+
+def _too_big(table: Table) -> bool:
+    """A table whose grid alone would not fit in one message."""
+    return len(pack(answer_parts(Presentation(body="", sources_label="", segments=(table,))))) > 1
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
@@ -69,6 +75,18 @@ class TelegramPort:
                 if with_table:  # the caption shows the table: the text need not repeat it
                     shown = replace(shown, segments=tuple(
                         s for s in shown.segments if s is not table))
+        # at most max_messages for this answer, the chart included: a table too big for one
+        # message goes as a CSV document (core.chat.oversized)
+        room = self.s.max_messages - len(sent)
+
+        def fitted(limit: int) -> tuple[Presentation, list[Attachment]]:
+            return fit(original, language=answer.language, limit=max(1, limit),
+                       count=lambda p: len(pack(answer_parts(p))), too_big=_too_big)
+
+        original = shown
+        shown, files = fitted(room)
+        if files:  # each file is a message too
+            shown, files = fitted(room - len(files))
         keyboard = options_keyboard(self.s.signer, answer.turn_id, shown.groups)
         texts = pack(answer_parts(shown))
         if not texts and (not sent or keyboard is not None):
@@ -82,7 +100,21 @@ class TelegramPort:
                 if reply_to is not None and i == 0 else None,
             )
             sent.append(msg.message_id)
+        for attachment in files:
+            document = await self._send_file(attachment)
+            if document is not None:
+                sent.append(document)
         return sent
+
+    async def _send_file(self, attachment: Attachment) -> int | None:
+        """A table as a CSV document; a refused one is logged (the summary was sent)."""
+        try:
+            msg = await self.bot.send_document(self.chat_id, attachment.data,
+                                               filename=attachment.filename)
+        except TelegramError as exc:
+            log.warning("table file not sent to %s: %s", chat_key(self.chat_id), exc)
+            return None
+        return msg.message_id
 
     async def _send_chart(self, table: Table, png: bytes, *,
                           reply_to: int | None) -> tuple[int | None, bool]:

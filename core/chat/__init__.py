@@ -11,6 +11,7 @@ __all__ = [
     "chat_replies",
     "chat_turn",
     "option_tap",
+    "oversized",
     "presentation",
     "reactions",
 ]

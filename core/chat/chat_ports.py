@@ -101,6 +101,9 @@ class ChatServices:
     # the "ask me, for example: ..." hint per language from the loaded knowledge base
     # (core.knowledge.examples); None: the generic one
     usage: Callable[[str], str] | None = None
+    # chat messages one answer may take (core.chat.oversized): a table too big for one goes as
+    # a CSV file, the rest is cut with a line saying so
+    max_messages: int = 4
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 

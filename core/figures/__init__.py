@@ -11,6 +11,7 @@ __all__ = [
     "change",
     "clarify",
     "derived",
+    "disclosed",
     "formulas",
     "period_rank",
     "render",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from core.figures.disclosed import MaskedTotal, masked_like
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.messages import join_list
@@ -42,7 +43,10 @@ class DerivedFact(FactResult):
 
     @property
     def sources(self) -> list[Source]:
-        return [r.fact.source for r in self.inputs if r.fact is not None]
+        out: list[Source] = []
+        for r in self.inputs:  # a protected total (core.figures.disclosed) cites its members
+            out += getattr(r, "sources", None) or ([r.fact.source] if r.fact is not None else [])
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """A stored fact's fields (`source` is null: the inputs carry the sources), plus the
@@ -98,6 +102,11 @@ def query_derived(
     for r in results:
         if r.status is FactStatus.UNRECOGNIZED:
             return r
+    template = next((r for r in results if isinstance(r, MaskedTotal) and r.fact), None)
+    if template is not None:  # both inputs over the same disclosed units (core.figures.disclosed)
+        results = [r if isinstance(r, MaskedTotal) else masked_like(structured.facts, code,
+                                                                     template)
+                   for r, code in zip(results, formula.inputs, strict=True)]
     first = results[0]
     common: dict[str, Any] = {
         "metric": metric,

@@ -7,6 +7,7 @@ contains no number. Shared by every platform: adapters only add markup.
 from __future__ import annotations
 
 from core.figures.derived import DerivedFact, derived_sentence, running_name
+from core.figures.disclosed import MaskedTotal, masked_note
 from core.figures.structured import Difference
 from core.knowledge.glossary import Glossary
 from core.messages import join_list, percent, period_label, say
@@ -23,6 +24,11 @@ def subject(glossary: Glossary, r: FactResult, language: str) -> str:
     channel = ""
     if r.channel and r.channel != TOTAL:
         channel = glossary.label("channel", r.channel, language)
+    if isinstance(r, MaskedTotal):  # the sum of the public members, never the stored total
+        if r.masked_entity:
+            entity = say("masked_entity", language, name=entity)
+        else:
+            channel = say("masked_channel", language)
     if language == "zh":
         return f"{entity}{period}{metric}" + (f"（{channel}）" if channel else "")
     metric = metric if language == "it" else running_name(metric, language)
@@ -33,7 +39,35 @@ def subject(glossary: Glossary, r: FactResult, language: str) -> str:
     return f"{text}, {period}"
 
 
+def masked_line(glossary: Glossary, r: MaskedTotal, language: str) -> str:
+    """"Orbis Group excluding undisclosed units revenue, FY2024: €1,031.4M (sum of Orbis China,
+    Orbis Italia and Orbis Hong Kong; source: ...)", or why it is withheld."""
+    if r.status is not FactStatus.FOUND or r.fact is None:
+        missing = [_member_label(glossary, e, c, language) for e, c in r.missing]
+        plain = FactResult(r.status, metric=r.metric, entity=r.entity, period=r.period,
+                           channel=r.channel)
+        return say("masked_withheld", language, subject=subject(glossary, plain, language),
+                   missing=join_list(missing, language))
+    members = [_member_label(glossary, f.entity, f.channel, language) for f in r.members]
+    value = say("found", language, subject=subject(glossary, r, language),
+                value=glossary.show_value(r.fact.value, r.fact.unit, language)).rstrip()
+    titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
+    sep = "；" if language == "zh" else "; "
+    inner = (say("masked_sum", language, members=join_list(members, language)) + sep
+             + say("source", language, title=sep.join(titles)))
+    return f"{value}（{inner}）" if language == "zh" else f"{value} ({inner})"
+
+
+def _member_label(glossary: Glossary, entity: str, channel: str, language: str) -> str:
+    name = glossary.label("entity", entity, language)
+    if channel and channel != TOTAL:
+        name += f" ({glossary.label('channel', channel, language)})"
+    return name
+
+
 def fact_line(glossary: Glossary, r: FactResult, language: str) -> str:
+    if isinstance(r, MaskedTotal):
+        return masked_line(glossary, r, language)
     if r.status is FactStatus.FOUND and r.fact is not None:
         f = r.fact
         value = say(
@@ -107,6 +141,9 @@ def structured_lines(
         lines = [Line(line.kind, f"• {line.text}") for line in lines]
     if difference is not None:
         lines.append(Line("difference", difference_line(glossary, difference, language)))
+    note = masked_note(glossary, results, language)
+    if note is not None:
+        lines.append(note)
     return list(dict.fromkeys(lines))
 
 

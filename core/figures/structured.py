@@ -13,6 +13,8 @@ import datetime as dt
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 
+from core.figures.disclosed import masked_total
+from core.knowledge.disclosure import protects
 from core.knowledge.names import NameIndex
 from core.knowledge.unit_kinds import RowUnit
 from core.ports import FactStore
@@ -62,7 +64,9 @@ class StructuredChannel:
             # a restricted entity is out of scope for this chat: indistinguishable from unknown
             return FactResult(FactStatus.UNRECOGNIZED, param="entity", raw=entity)
         channel_code = TOTAL if channel in (None, "") else self.names.normalize("channel", channel)
-        if channel_code is None:
+        if channel_code is None or (
+            getattr(self.glossary.channels.get(channel_code), "restricted", False) and not cleared
+        ):
             return FactResult(FactStatus.UNRECOGNIZED, param="channel", raw=str(channel))
         if isinstance(period, Period):
             period_value: Period | None = period
@@ -70,6 +74,12 @@ class StructuredChannel:
             period_value = normalize_period(period, reference_date, self.glossary.fiscal_year_end)
         if period_value is None:
             return FactResult(FactStatus.UNRECOGNIZED, param="period", raw=str(period))
+        if protects(self.glossary, metric_code, entity_code, channel_code, cleared=cleared):
+            # a total that would reveal a restricted member: the sum of the public ones
+            masked = masked_total(self.glossary, self.facts, metric_code, entity_code,
+                                  period_value, channel_code)
+            if masked is not None:
+                return masked
         fact = self.facts.lookup(metric_code, entity_code, period_value, channel_code)
         if fact is None:
             return FactResult(

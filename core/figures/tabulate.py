@@ -18,7 +18,9 @@ from decimal import Decimal
 from typing import Any
 
 from core.figures.derived import DerivedFact, query_derived, running_name
+from core.figures.disclosed import MaskedTotal, masked_like, masked_note, with_inputs
 from core.figures.structured import TOTAL, exact_difference
+from core.knowledge.disclosure import hidden_members
 from core.messages import join_list, number, percent, period_label, say
 from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
 from core.question.range_parse import Analysis
@@ -52,8 +54,8 @@ class Built:
         """The sources behind these cells: a stored figure's row, a derived one's inputs."""
         out: list[Source] = []
         for r in results:
-            if r is not None and r.fact is not None:
-                out += self.inputs.get(id(r), [r.fact.source])
+            if r is not None and r.fact is not None:  # a protected total: its members' rows
+                out += self.inputs.get(id(r), getattr(r, "sources", None) or [r.fact.source])
         return out
 
     def cite(self, *sources: Source) -> str:
@@ -85,6 +87,7 @@ def build(kind: str, args: dict[str, Any], ctx: Any) -> Built:
         if isinstance(s, Table) and not s.rows else s
         for s in out.segments
     ]
+    out.segments += disclosure_lines(out, kind, ctx)
     if out.assumptions:
         items = "; ".join(
             say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions
@@ -194,11 +197,11 @@ def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -
     subject = _subject(g, metric, entity or None, channel, lang)
     by_dim = say(f"by_{dim}", lang)
     label = {code: g.label(dim, code, lang) for code in members}
-    label[total_key] = (g.label("entity", total_key, lang) if dim == "entity"
-                        else say("total_row", lang))
+    label[total_key] = _total_label(g, dim, total_key, out.results, lang)
     if len(periods) == 1:
         _one_period(out, g, lang, metric, periods[0], members, total_key, cells[periods[0]],
-                    label, unit, subject, by_dim, dim)
+                    label, unit, subject, by_dim, dim,
+                    hidden=len(hidden_members(g, dim, total_key, cleared=ctx.cleared)))
         return
     columns = (say(f"dim_{dim}", lang), *(period_label(p, lang) for p in periods),
                say("col_source", lang))
@@ -236,9 +239,15 @@ def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str
     members, total_key = _members(ctx, dim, named=[])
     by_metric = {m: dict(_member_results(out, ctx, m, [*members, total_key], dim, entity,
                                          channel, period)) for m in metrics}
+    template = next((r for m in metrics for r in [by_metric[m][total_key]]
+                     if isinstance(r, MaskedTotal) and r.fact is not None), None)
+    if template is not None:  # one row, one set of units: every metric over the disclosed ones
+        for m in metrics:
+            if not isinstance(by_metric[m][total_key], MaskedTotal) and m not in g.derived:
+                by_metric[m][total_key] = masked_like(ctx.structured.facts, m, template)
+                out.results.append(by_metric[m][total_key])
     label = {code: g.label(dim, code, lang) for code in members}
-    label[total_key] = (g.label("entity", total_key, lang) if dim == "entity"
-                        else say("total_row", lang))
+    label[total_key] = _total_label(g, dim, total_key, out.results, lang)
     names = [g.label("metric", m, lang) for m in metrics]
     rows, missing = [], []
     for code in [*members, total_key]:
@@ -269,7 +278,7 @@ def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str
 
 def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, members: list[str],
                 total_key: str, found: dict[str, FactResult], label: dict[str, str],
-                unit: str, subject: str, by_dim: str, dim: str) -> None:
+                unit: str, subject: str, by_dim: str, dim: str, hidden: int = 0) -> None:
     """Members, then the total, with each member's share of it when shares add up: an
     additive figure (revenue) has them; a rate, or members summing past the total (EBITDA
     after group costs), does not."""
@@ -298,8 +307,13 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
         rows.append((*row, out.cite(*out.sources_of(total))))
     title = say("breakdown_title", lang, subject=subject, by=by_dim,
                 period=period_label(period, lang))
+    notes = _notes(missing, lang)
+    if share and hidden and total.fact is not None and not isinstance(total, MaskedTotal):
+        # a member this chat does not see is in the total: its part is stated, never silent
+        shown = sum(values, Decimal(0)) * 100 / total.fact.value
+        notes += (say("share_of_total", lang, share=percent_plain(100 - shown, lang)),)
     out.segments.append(Table("breakdown", title, tuple(columns), tuple(rows), tuple(points),
-                              _unit_text(g, unit, lang), _notes(missing, lang)))
+                              _unit_text(g, unit, lang), notes))
 
 
 def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
@@ -384,7 +398,8 @@ def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) 
                say("col_vs", lang, first=first_label), say("col_source", lang))
     rows, missing, points = [], [], []
     for code, r in results:
-        label = g.label(dim, code, lang)
+        label = (say("masked_entity", lang, name=g.label(dim, code, lang))
+                 if isinstance(r, MaskedTotal) and r.masked_entity else g.label(dim, code, lang))
         points.append((label, _float(r)))
         if r.fact is None:
             missing.append(label)
@@ -400,6 +415,42 @@ def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) 
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def disclosure_lines(out: Built, kind: str, ctx: Any) -> list[Line]:
+    """Under a table: what a protected total is (core.figures.disclosed), or, where the policy
+    discloses totals, that a member of the breakdown's total is not shown in this chat."""
+    g, lang = ctx.glossary, ctx.language
+    note = masked_note(g, out.results, lang)
+    if note is not None:
+        return [note]
+    if kind != "breakdown" or ctx.cleared:
+        return []
+    dim = ctx.intent.analysis.dimension
+    total = g.default_entity if dim == "entity" else TOTAL
+    hidden = hidden_members(g, dim, total, cleared=ctx.cleared)
+    if not hidden or not any(r.fact is not None for r in out.results):
+        return []
+    name = g.label("entity", total, lang) if dim == "entity" else say("total_row", lang)
+    if len(hidden) == 1:
+        return [Line("disclosure", say("member_not_shown", lang, total=name))]
+    return [Line("disclosure", say("members_not_shown", lang, total=name, count=len(hidden)))]
+
+
+def _total_label(g: Any, dim: str, total_key: str, results: list[FactResult], lang: str
+                 ) -> str:
+    """The total row: "Orbis Group", or "Orbis Group excluding undisclosed units" when this
+    chat sees the sum of its public members instead (core.figures.disclosed)."""
+    masked = any(isinstance(r, MaskedTotal) and r.fact is not None and r.entity == total_key
+                 for r in with_inputs(results))
+    if dim == "entity":
+        name = g.label("entity", total_key, lang)
+        return say("masked_entity", lang, name=name) if masked else name
+    if any(isinstance(r, MaskedTotal) and r.fact is not None and not r.masked_entity
+           and r.channel == total_key for r in with_inputs(results)):
+        text = say("masked_channel", lang)
+        return text[:1].upper() + text[1:]
+    return say("total_row", lang)
 
 
 def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
@@ -453,8 +504,10 @@ def _key(dim: str, code: str, entity: str, channel: str) -> tuple[str, str]:
 def _members(ctx: Any, dim: str, *, named: list[str]) -> tuple[list[str], str]:
     """The members of a dimension this chat may see, in glossary order, and the total's code."""
     g = ctx.glossary
-    if dim == "channel":
-        return (named or [c for c in g.channels if c != TOTAL]), TOTAL
+    if dim == "channel":  # a restricted channel is a member only for a cleared chat
+        shown = [c for c in g.channels if c != TOTAL
+                 and (ctx.cleared or not getattr(g.channels[c], "restricted", False))]
+        return (named or shown), TOTAL
     visible = [t.code for t in g.visible_entities(ctx.cleared) if t.code != g.default_entity]
     if named:
         return [c for c in named if c in visible], g.default_entity

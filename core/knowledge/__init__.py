@@ -6,6 +6,8 @@ imported here, so importing one loads only what it needs."""
 __all__ = [
     "clearance",
     "comparable",
+    "disclosure",
+    "disclosure_text",
     "document_sources",
     "examples",
     "freshness",

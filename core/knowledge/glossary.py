@@ -92,6 +92,10 @@ class Glossary:
     derived: dict[str, DerivedMetric] = field(default_factory=dict)  # [derived.CODE]
     # every unit's dimension and scale, built-in and declared (core.knowledge.unit_kinds)
     unit_kinds: dict[str, UnitKind] = field(default_factory=dict)
+    # disclosure control (core.knowledge.disclosure): [scope] disclosure, [relations]
+    disclosure: str = "protect"
+    channel_totals: dict[str, tuple[str, ...]] = field(default_factory=dict)  # TOTAL -> members
+    non_additive: frozenset[str] = frozenset()  # metrics no total is the sum of (rates)
 
     def source_title(self, source: Source, language: str) -> str:
         """"Orbis FY2024 Annual Report, p. 11": a source as a reader looks it up."""
@@ -222,11 +226,47 @@ class _Validator:
             titles=self.titles(data),
             derived=self.derived(data, metrics),
             unit_kinds=unit_kinds,
+            **self.relations(data, scope, metrics, channels),
         )
         problems = glossary_problems(glossary)  # the rules on the whole
         if problems:
             raise ConfigError("\n".join(self.where(key, why) for key, why in problems))
         return glossary
+
+    def relations(self, data: dict[str, Any], scope: dict[str, Any], metrics: dict[str, Term],
+                  channels: dict[str, Term]) -> dict[str, Any]:
+        """[scope] disclosure and [relations]: how totals relate to members, as data. Entities
+        add up to their `parent`; a channel total is the sum of the channels listed for it
+        (default: TOTAL is the sum of every other channel); a metric in PCT, or listed in
+        `non_additive`, is a rate that no total is the sum of."""
+        policy = scope.get("disclosure", "protect")
+        if policy not in ("protect", "disclose"):
+            raise self.fail("scope.disclosure", 'must be "protect" or "disclose"')
+        raw = data.get("relations", {})
+        if not isinstance(raw, dict):
+            raise self.fail("relations", "must be a table")
+        declared = raw.get("channels")
+        if declared is None:
+            others = tuple(c for c in channels if c != "TOTAL")
+            totals = {"TOTAL": others} if others else {}
+        elif isinstance(declared, dict):
+            totals = {}
+            for total, members in declared.items():
+                if total not in channels or not isinstance(members, list) or not all(
+                    m in channels and m != total for m in members
+                ):
+                    raise self.fail("relations.channels",
+                                    f"must map a channel to a list of other channels "
+                                    f"{sorted(channels)}, like TOTAL = [\"ONLINE\", \"RETAIL\"]")
+                totals[total] = tuple(members)
+        else:
+            raise self.fail("relations.channels", 'must be a table like { TOTAL = ["ONLINE"] }')
+        listed = raw.get("non_additive", [])
+        if not isinstance(listed, list) or not all(m in metrics for m in listed):
+            raise self.fail("relations.non_additive", f"must list metrics of {sorted(metrics)}")
+        rates = {code for code, term in metrics.items() if term.unit == "PCT"}
+        return {"disclosure": policy, "channel_totals": totals,
+                "non_additive": frozenset(rates | set(listed))}
 
     def titles(self, data: dict[str, Any]) -> dict[str, str]:
         """[titles]: a readable title per document (its file name or source/path key)."""

@@ -27,6 +27,16 @@ from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
 from core.language import detect_language
 from core.messages import say
+from core.planning.bounds import (
+    Bounds,
+    bound_segments,
+    long_range_lines,
+    lookups_asked,
+    lookups_needed,
+    overlong_range,
+    table_cells,
+    too_much_lines,
+)
 from core.planning.catalog import Catalog
 from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
 from core.planning.plan import Plan
@@ -42,7 +52,7 @@ from core.question.conversation import (
 )
 from core.question.intent import Intent, RuleIntentParser
 from core.question.periods import normalize_period
-from core.question.range_parse import from_shape
+from core.question.range_parse import MAX_SERIES, from_shape
 from core.question.read_as import read_as_notices
 from core.question.security import SecurityGate
 from core.question.tool_intents import detect_tool
@@ -110,6 +120,7 @@ class Answerer:
         catalog: Catalog | None = None,
         conversations: ConversationStore | None = None,
         conversation_ttl: dt.timedelta = DEFAULT_TTL,
+        bounds: Bounds | None = None,
     ) -> None:
         """`catalog`: this application's executors (built-ins plus approved macros).
         `conversations`: where follow-ups find their context (None: every question stands
@@ -127,6 +138,7 @@ class Answerer:
         self.now = now
         self.new_id = new_id
         self.max_question_chars = max_question_chars
+        self.bounds = bounds or Bounds()  # work per question (core.planning.bounds)
         self.rerank = rerank
         self.conversations = (
             Conversations(conversations, ttl=conversation_ttl, now=now)
@@ -233,6 +245,19 @@ class Answerer:
             ans.facts = [bad_fixed]
             return ans
         tool = detect_tool(verdict.text)
+        limit = min(self.bounds.max_range_periods, MAX_SERIES)
+        long = overlong_range(verdict.text, reference, self.glossary.fiscal_year_end, limit,
+                              language) if tool is None else None
+        if long is not None:  # never the range's two ends, silently
+            ans = self._new(Route.STRUCTURED, language, "")
+            ans.segments = long_range_lines(language, long, limit)
+            return self._with_notices(_bounded(ans), notices)
+        asked = lookups_asked(intent, self.glossary)
+        if asked > self.bounds.max_lookups:  # refused before a plan of that size is made
+            ans = self._new(Route.STRUCTURED, language, "")
+            ans.segments = too_much_lines(language, kind="lookups", asked=asked,
+                                          limit=self.bounds.max_lookups)
+            return self._with_notices(_bounded(ans), notices)
         return Prepared(request, text, language, cleared, reference, intent, tool, notices)
 
     def plan(self, prepared: Prepared) -> Plan | None:
@@ -293,8 +318,13 @@ class Answerer:
             turn_lookup=self._previous_turns,
             replay=served_by != "planner",
         )
-        state = execute(plan, ctx, self.catalog)
         language = prepared.language
+        over = self._past_bounds(plan, prepared)
+        if over is not None:  # nothing runs: the reply says what was asked and the bound
+            ans = self._new(Route.STRUCTURED, language, "")
+            ans.served_by, ans.plan, ans.segments = served_by, plan.to_dict(), over
+            return self._with_notices(_bounded(ans), prepared.notices)
+        state = execute(plan, ctx, self.catalog)
         route = {"tool": Route.STRUCTURED}.get(plan.route) or Route(plan.route)
         ans = self._new(route, language, "")
         ans.served_by = served_by
@@ -394,10 +424,28 @@ class Answerer:
         # the plain text is made here, once, from the final parts: every answer, planned,
         # replayed, refused or clarified, ends here before it is recorded or shown
         ans.text = plain_text(ans.segments, ans.citations, ans.language)
+        limit = self.bounds.max_answer_chars
+        if len(ans.text) > limit:  # the turn stores what is shown: the bounded answer
+            sources = len(plain_text([], ans.citations, ans.language))
+            room = max(100, limit - sources - 300)  # 300: the lines saying it was cut
+            ans.segments = bound_segments(ans.segments, room, ans.language, limit=limit)
+            ans.text = plain_text(ans.segments, ans.citations, ans.language)[:limit]
         ans.latency_ms = (time.perf_counter() - started) * 1000
         if request.text and request.text.strip():
             self._record(request, ans)
         return ans
+
+    def _past_bounds(self, plan: Plan, prepared: Prepared) -> list[Line] | None:
+        """The reply when this plan would look up or draw more than the bounds allow."""
+        lookups = lookups_needed(plan)
+        if lookups > self.bounds.max_lookups:
+            return too_much_lines(prepared.language, kind="lookups", asked=lookups,
+                                  limit=self.bounds.max_lookups)
+        cells = table_cells(prepared.intent, self.glossary, prepared.cleared)
+        if cells > self.bounds.max_table_cells:
+            return too_much_lines(prepared.language, kind="cells", asked=cells,
+                                  limit=self.bounds.max_table_cells)
+        return None
 
     def _clean(self, raw: str | None) -> tuple[str, bool]:
         """NFKC, control characters and binary garbage removed, length capped."""
@@ -475,7 +523,7 @@ class Answerer:
     def _with_notices(ans: Answer, notices: list[str]) -> Answer:
         if notices:
             ans.segments = [*(Line("notice", n) for n in notices), *ans.segments]
-            ans.notices = notices
+            ans.notices = [*notices, *ans.notices]
         return ans
 
     def _record(self, request: Request, ans: Answer) -> None:
@@ -503,6 +551,13 @@ class Answerer:
                 restricted=self.glossary.is_cleared(request.chat),
             )
         )
+
+
+def _bounded(ans: Answer) -> Answer:
+    """A reply past a bound: its notice is also in `notices` (ask --json), and no figure."""
+    ans.notices = [line.text for line in ans.segments if isinstance(line, Line)
+                   and line.kind == "notice"]
+    return ans
 
 
 def _vague(prepared: Prepared) -> bool:

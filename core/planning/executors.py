@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from core.errors import RicordaError
 from core.figures.derived import DerivedFact, query_derived
+from core.figures.disclosed import MaskedTotal
 from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.messages import say
@@ -137,7 +138,9 @@ def _query_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionS
         reference_date=ctx.reference_date,
     )
     state.results.append(result)
-    if result.fact is not None:
+    if isinstance(result, MaskedTotal):  # the sum of the public members cites each of them
+        state.sources.extend(result.sources)
+    elif result.fact is not None:
         state.sources.append(result.fact.source)
 
 

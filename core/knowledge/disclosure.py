@@ -1,0 +1,247 @@
+"""Disclosure control: which totals would reveal a restricted member, and the checker.
+
+The glossary says how totals relate to members (an entity is the sum of the entities whose
+`parent` it is; a channel total is the sum of its member channels, [relations]). A total whose
+members include a restricted one reveals that member to anyone who sees the total and the
+other members: total - sum(public members) = the restricted figure. This is statistical
+disclosure control's secondary suppression (as in tau-ARGUS), kept to exact additive relations.
+
+The policy is the glossary's `[scope] disclosure`:
+- "protect" (the default): in a chat not cleared for restricted data such a total is the sum of
+  its public members, labelled as such, or withheld with a reason (core.figures.disclosed);
+- "disclose": the totals are published anyway; answers say a member is not shown.
+
+`find_disclosures` is the checker: pure, over the glossary and the facts, it lists every
+restricted figure an uncleared chat can compute exactly, with the cells that disclose it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from core.types import Fact, Period
+
+if TYPE_CHECKING:
+    from core.knowledge.glossary import Glossary
+
+PROTECT = "protect"
+DISCLOSE = "disclose"
+
+Cell = tuple[str, str, Period, str]  # metric, entity, period, channel
+
+
+def policy(glossary: Glossary) -> str:
+    """The knowledge base's declared policy ("protect" when the glossary says nothing)."""
+    return getattr(glossary, "disclosure", PROTECT) or PROTECT
+
+
+def additive(glossary: Glossary, metric: str) -> bool:
+    """A stored metric whose totals are sums of members (revenue, not a margin)."""
+    return metric in glossary.metrics and metric not in getattr(glossary, "non_additive", ())
+
+
+def entity_members(glossary: Glossary, entity: str) -> list[str]:
+    """The entities that add up to `entity` (its children), in glossary order."""
+    return [code for code, term in glossary.entities.items() if term.parent == entity]
+
+
+def channel_members(glossary: Glossary, channel: str) -> tuple[str, ...]:
+    return tuple(getattr(glossary, "channel_totals", {}).get(channel, ()))
+
+
+def _restricted(glossary: Glossary, dim: str, code: str) -> bool:
+    table = glossary.entities if dim == "entity" else glossary.channels
+    term = table.get(code)
+    return bool(term is not None and term.restricted)
+
+
+def hides_member(glossary: Glossary, dim: str, code: str, _seen: frozenset[str] = frozenset()
+                 ) -> bool:
+    """Whether this total has a restricted member at any depth (Group > Region > Labs)."""
+    if code in _seen:
+        return False
+    members = entity_members(glossary, code) if dim == "entity" else channel_members(glossary, code)
+    return any(_restricted(glossary, dim, m) or hides_member(glossary, dim, m, _seen | {code})
+               for m in members)
+
+
+def protects(glossary: Glossary, metric: str, entity: str, channel: str, *, cleared: bool
+             ) -> bool:
+    """Whether this cell, asked from a chat with this clearance, may have to be answered as the
+    sum of its public members (the policy and the relations say so; `protection` decides from
+    the figures)."""
+    if cleared or policy(glossary) != PROTECT or not additive(glossary, metric):
+        return False
+    return hides_member(glossary, "entity", entity) or hides_member(glossary, "channel", channel)
+
+
+Lookup = Callable[[str, str, Period, str], "Decimal | None"]  # a stored value, or None
+
+
+def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
+               _seen: frozenset[Cell] = frozenset()) -> tuple[Cell, ...] | None:
+    """None when this total may be shown as stored; else the public member cells whose shown
+    values add up to what an uncleared chat sees instead.
+
+    A total is protected through a relation (entity children, or channel members) with a member
+    that is restricted or itself protected, unless the figures rule an exact inference out:
+    every member is stored and the total is not their sum (EBITDA after group costs: the total
+    minus the public members is not the restricted figure), or a public member has no figure
+    (two unknowns). A restricted member with no figure protects the total: the difference could
+    be that member's figure even though the fact table does not have it."""
+    if cell in _seen:
+        return None
+    metric, entity, period, channel = cell
+    seen = _seen | {cell}
+    options = (
+        [(metric, kid, period, channel) for kid in entity_members(glossary, entity)],
+        [(metric, entity, period, m) for m in channel_members(glossary, channel)],
+    )
+    for dim, members in zip(("entity", "channel"), options, strict=True):
+        if not members:
+            continue
+        hidden = [m for m in members if _restricted(glossary, dim, _code(dim, m))]
+        masked = {m: protection(glossary, lookup, m, seen) for m in members if m not in hidden}
+        if not hidden and all(v is None for v in masked.values()):
+            continue
+        plain = [m for m, v in masked.items() if v is None]
+        if any(lookup(*m) is None for m in plain):
+            continue  # a public figure is missing: the difference is two unknowns, not one
+        values = [lookup(*m) for m in members]
+        total = lookup(*cell)
+        if total is not None and all(v is not None for v in values) and total != sum(
+            (v for v in values if v is not None), Decimal(0)
+        ):
+            continue  # stored, and not a sum: the difference is not the restricted figure
+        shown: list[Cell] = []
+        for m in members:
+            if m in hidden:
+                continue
+            inner = masked.get(m)
+            shown += list(inner) if inner is not None else [m]
+        return tuple(shown)
+    return None
+
+
+def _code(dim: str, cell: Cell) -> str:
+    return cell[1] if dim == "entity" else cell[3]
+
+
+def hidden_members(glossary: Glossary, dim: str, total: str, *, cleared: bool) -> list[str]:
+    """The members of `total` this chat does not see (direct ones; for the 'not shown' line)."""
+    if cleared:
+        return []
+    members = entity_members(glossary, total) if dim == "entity" else channel_members(glossary,
+                                                                                       total)
+    return [m for m in members if _restricted(glossary, dim, m)]
+
+
+# --------------------------------------------------------------------------- the checker
+
+
+@dataclass(frozen=True)
+class Relation:
+    """total = sum(members), for one metric, period and (entity or channel) slice."""
+
+    total: Cell
+    members: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class Disclosure:
+    """A restricted figure an uncleared chat can compute exactly, and from which cells."""
+
+    cell: Cell
+    value: Decimal
+    disclosing: tuple[Cell, ...]
+
+    def describe(self) -> str:
+        cells = ", ".join(cell_text(c) for c in self.disclosing)
+        return (f"{cell_text(self.cell)} = {format(self.value, 'f')} can be computed by an "
+                f"uncleared chat from {cells}")
+
+
+def cell_text(cell: Cell) -> str:
+    metric, entity, period, channel = cell
+    return f"{metric} {entity} {period.code}" + ("" if channel == "TOTAL" else f" {channel}")
+
+
+def relations(glossary: Glossary, facts: Iterable[Fact]) -> list[Relation]:
+    """Every declared relation over the slices the fact table has (additive metrics only)."""
+    slices = {(f.metric, f.period, f.entity, f.channel) for f in facts
+              if additive(glossary, f.metric)}
+    keys = {(m, p) for m, p, _, _ in slices}
+    entities = {e for _, _, e, _ in slices} | set(glossary.entities)
+    channels = {c for _, _, _, c in slices} | set(glossary.channels)
+    out: list[Relation] = []
+    for metric, period in sorted(keys, key=lambda k: (k[0], k[1].type.value, k[1].value)):
+        for parent in glossary.entities:
+            kids = entity_members(glossary, parent)
+            if kids:
+                for channel in channels:
+                    out.append(Relation((metric, parent, period, channel),
+                                        tuple((metric, k, period, channel) for k in kids)))
+        for total, members in getattr(glossary, "channel_totals", {}).items():
+            if members:
+                for entity in entities:
+                    out.append(Relation((metric, entity, period, total),
+                                        tuple((metric, entity, period, m) for m in members)))
+    return out
+
+
+def _cell(f: Fact) -> Cell:
+    return (f.metric, f.entity, f.period, f.channel)
+
+
+def restricted_cell(glossary: Glossary, cell: Cell) -> bool:
+    _, entity, _, channel = cell
+    return _restricted(glossary, "entity", entity) or _restricted(glossary, "channel", channel)
+
+
+def find_disclosures(glossary: Glossary, facts: Iterable[Fact],
+                     policy_name: str | None = None) -> list[Disclosure]:
+    """Every stored restricted figure that a chat not cleared for restricted data can compute
+    exactly from the figures it sees, through the declared relations, under the policy
+    (default: the glossary's). A relation discloses only where the stored figures satisfy it
+    exactly; a figure found this way can disclose another in turn (solved to a fixed point)."""
+    facts = list(facts)
+    chosen = policy_name or policy(glossary)
+    stored = {_cell(f): f.value for f in facts}
+
+    def look(metric: str, entity: str, period: Period, channel: str) -> Decimal | None:
+        return stored.get((metric, entity, period, channel))
+
+    known: dict[Cell, Decimal] = {}
+    for cell, value in stored.items():
+        if restricted_cell(glossary, cell):
+            continue
+        metric = cell[0]
+        if (chosen == PROTECT and additive(glossary, metric)
+                and protection(glossary, look, cell) is not None):
+            continue  # shown as the sum of its public members: no information of its own
+        known[cell] = value
+    why: dict[Cell, tuple[Cell, ...]] = {}
+    rels = relations(glossary, facts)
+    changed = True
+    while changed:
+        changed = False
+        for rel in rels:
+            cells = (rel.total, *rel.members)
+            unknown = [c for c in cells if c not in known]
+            if len(unknown) != 1 or unknown[0] not in stored:
+                continue
+            if any(c not in stored for c in cells):
+                continue  # the relation needs every figure stored to hold exactly
+            target = unknown[0]
+            total, members = stored[rel.total], [stored[m] for m in rel.members]
+            if total != sum(members, Decimal(0)):
+                continue  # this slice does not add up: no exact inference
+            known[target] = stored[target]
+            why[target] = tuple(c for c in cells if c != target)
+            changed = True
+    found = [Disclosure(c, stored[c], why[c]) for c in why if restricted_cell(glossary, c)]
+    return sorted(found, key=lambda d: (d.cell[0], d.cell[1], d.cell[2].type.value,
+                                        d.cell[2].value, d.cell[3]))
