@@ -79,7 +79,7 @@ CASES = [
     ("Q3 last year", "12-31", [("Q3 last year", "2025Q3", True)]),
     ("first half of last year", "12-31", [("first half of last year", "2025H1", True)]),
     ("last year's Q3", "12-31", [("last year's Q3", "2025Q3", True)]),
-    ("Q3 alone", "12-31", [("Q3", "2026Q3", True)]),
+    ("Q3 alone", "12-31", [("Q3", "2025Q3", True)]),  # the latest complete Q3
     # Italian
     ("ricavi Italia primo semestre 2025", "12-31", [("primo semestre 2025", "2025H1", False)]),
     ("secondo semestre del 2024", "12-31", [("secondo semestre del 2024", "2024H2", False)]),
@@ -114,7 +114,7 @@ CASES = [
     ("上个季度中国营收", "12-31", [("上个季度", "2026Q1", True)]),
     ("上季度", "12-31", [("上季度", "2026Q1", True)]),
     ("本季度", "12-31", [("本季度", "2026Q2", True)]),
-    ("上半年营收", "12-31", [("上半年", "2026H1", True)]),
+    ("上半年营收", "12-31", [("上半年", "2025H1", True)]),  # 2026H1 is not over
     ("去年第三季度", "12-31", [("去年第三季度", "2025Q3", True)]),
     ("去年上半年", "12-31", [("去年上半年", "2025H1", True)]),
     ("中国区2024年和2025年的营收", "12-31",
