@@ -563,8 +563,9 @@ _ENDING = {
 }  # fmt: skip
 _ZH_DAY = re.compile(r"(\d{4})\s?年\s?(\d{1,2})\s?月(?:\s?(\d{1,2}))?")
 _ISO_DAY = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
-_NAMED_DAY = re.compile(rf"(?:(\d{{1,2}})\D*?)?({MONTH_NAMES})\.?\s*(?:(\d{{1,2}})\D{{1,6}})?(\d{{4}})",
-                        re.IGNORECASE)
+_NAMED_DAY = re.compile(
+    rf"(?:(\d{{1,2}})\D*?)?({MONTH_NAMES})\.?\s*(?:(\d{{1,2}})\D{{1,6}})?(\d{{4}})", re.IGNORECASE
+)
 
 
 def _end_date(text: str) -> date | None:
@@ -769,11 +770,11 @@ def _match(
 
 # a month named alone must be written in full, and "may" only after a preposition ("in May"):
 # "May I ask" and "mar" (the sea, in Italian) are not months
-_MONTH_ALONE = frozenset(
-    "january february march april june july august september october november december "
-    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre "
-    "dicembre".split()
-)
+_MONTH_ALONE = frozenset((
+    "january", "february", "march", "april", "june", "july", "august", "september", "october",
+    "november", "december", "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno",
+    "luglio", "agosto", "settembre", "ottobre", "novembre", "dicembre",
+))
 _BEFORE_MAY = re.compile(r"(?:in|of|for|during|since|until|nel|di|a|del)\s+$", re.IGNORECASE)
 
 
