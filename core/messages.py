@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from decimal import Decimal, localcontext
 
-from core.types import Period, PeriodType, format_decimal
+from core.period_labels import current_fiscal_year_end, fiscal_label
+from core.types import Period, format_decimal
 
 LANGUAGES = ("en", "it", "zh")
 
@@ -185,16 +186,9 @@ def join_list(items: list[str], language: str) -> str:
 
 
 def period_label(period: Period, language: str) -> str:
-    if language != "zh":
-        return period.label
-    year, tail = period.value[:4], period.value[4:]
-    if period.type is PeriodType.FY:
-        return f"{year}财年"
-    if period.type is PeriodType.HY:
-        return f"{year}年{'上' if tail == 'H1' else '下'}半年"
-    if period.type is PeriodType.Q:
-        return f"{year}年第{'一二三四'[int(tail[-1]) - 1]}季度"
-    return f"{year}年{int(period.value[5:7])}月"
+    """The period as the reader reads it, on the fiscal calendar of the request being answered
+    (core.period_labels): "Q3 2023" on a December year end, "Q3 FY2024 (Jan–Mar 2024)" on June."""
+    return fiscal_label(period, language, current_fiscal_year_end())
 
 
 def number(value: Decimal, language: str) -> str:

@@ -27,6 +27,7 @@ from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
 from core.language import detect_language
 from core.messages import say
+from core.period_labels import use_fiscal_year_end
 from core.planning.catalog import Catalog
 from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
 from core.planning.plan import Plan
@@ -158,6 +159,7 @@ class Answerer:
         """A follow-up ("and Italy?") with the slots it inherits from its conversation fixed;
         any other request unchanged. Everything after this -- the gate, the cache, the
         record -- sees the resolved request."""
+        use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         if self.conversations is None:
             return request
         text, _ = self._clean(request.text)
@@ -189,6 +191,7 @@ class Answerer:
 
     def prepare(self, request: Request) -> Prepared | Answer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
+        use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         text, truncated = self._clean(request.text)
         language = detect_language(text)
         if not text.strip():
@@ -244,6 +247,7 @@ class Answerer:
 
     def clarify(self, prepared: Prepared) -> Answer:
         """Not understood, or a number was asked for without saying which: ask."""
+        use_fiscal_year_end(self.glossary.fiscal_year_end)
         language = prepared.language
         if prepared.intent.route is Route.UNKNOWN:
             ans = self._plain(Route.UNKNOWN, "not_understood", language, prepared.cleared)
@@ -258,6 +262,7 @@ class Answerer:
 
     def run(self, plan: Plan, prepared: Prepared, *, served_by: str = "planner") -> Answer:
         """Execute the plan against this request; Unresolvable when a slot is missing."""
+        use_fiscal_year_end(self.glossary.fiscal_year_end)
         intent = prepared.intent
         ctx = ExecutionContext(
             text=prepared.text,
