@@ -168,6 +168,16 @@ _TEXT: dict[str, dict[str, str]] = {
     "param_metric": {"en": "metric", "it": "la metrica", "zh": "指标"},
     "param_channel": {"en": "channel", "it": "il canale", "zh": "渠道"},
     "and": {"en": " and ", "it": " e ", "zh": "和"},
+    "assumed_period_latest": {
+        "en": "{value} (the latest fiscal year with a figure: {missing} has none yet)",
+        "it": "{value} (l'ultimo esercizio con un dato: {missing} non ne ha ancora)",
+        "zh": "{value}（有数据的最近财年：{missing}尚无数据）",
+    },
+    "assumed_period_named": {
+        "en": "{value} (the latest complete one: \"{raw}\" names no year)",
+        "it": "{value} (l'ultimo concluso: \"{raw}\" non indica l'anno)",
+        "zh": "{value}（最近一个已结束的：“{raw}”未指明年份）",
+    },
 }
 
 

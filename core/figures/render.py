@@ -77,7 +77,7 @@ def assumptions_line(assumptions: list[Assumption], language: str) -> str:
     items = []
     for a in assumptions:
         key = "assumed_entity" if a.slot == "entity" else "assumed_period"
-        items.append(say(key, language, value=a.value))
+        items.append(a.note or say(key, language, value=a.value))
     return say("assumed", language, items="; ".join(items))
 
 
