@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal, localcontext
 
-from core.period_labels import current_fiscal_year_end, fiscal_label
+from core.question.period_labels import current_fiscal_year_end, fiscal_label
 from core.types import Period, format_decimal
 
 LANGUAGES = ("en", "it", "zh")
@@ -197,7 +197,8 @@ def join_list(items: list[str], language: str) -> str:
 
 def period_label(period: Period, language: str) -> str:
     """The period as the reader reads it, on the fiscal calendar of the request being answered
-    (core.period_labels): "Q3 2023" on a December year end, "Q3 FY2024 (Jan–Mar 2024)" on June."""
+    (core.question.period_labels): "Q3 2023" on a December year end, "Q3 FY2024 (Jan–Mar
+    2024)" on a June one."""
     return fiscal_label(period, language, current_fiscal_year_end())
 
 

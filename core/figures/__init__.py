@@ -5,6 +5,7 @@ imported here, so importing one loads only what it needs."""
 
 __all__ = [
     "clarify",
+    "default_period",
     "derived",
     "formulas",
     "render",

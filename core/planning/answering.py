@@ -27,7 +27,6 @@ from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
 from core.language import detect_language
 from core.messages import say
-from core.period_labels import use_fiscal_year_end
 from core.planning.catalog import Catalog
 from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
 from core.planning.plan import Plan
@@ -42,6 +41,7 @@ from core.question.conversation import (
     carried_line,
 )
 from core.question.intent import Intent, RuleIntentParser
+from core.question.period_labels import use_fiscal_year_end
 from core.question.periods import normalize_period
 from core.question.range_parse import from_shape
 from core.question.security import SecurityGate
