@@ -337,8 +337,8 @@ _WORD_START = [
     ("the fiscal financial year fy", "yend",
      rf"(?:the\s+)?(?:(?:fiscal|financial)\s+year|fy|year)\s+(?:ended|ending|to)\s+(?:on\s+)?"
      rf"(?P<yend_d>{_DATE})(?!\d)"),
-    ("the twelve 12 for", "yend2",
-     rf"(?:for\s+)?(?:the\s+)?(?:twelve|12)\s+months\s+(?:ended|ending|to)\s+(?:on\s+)?"
+    ("the twelve 12", "yend2",
+     rf"(?:the\s+)?(?:twelve|12)\s+months\s+(?:ended|ending|to)\s+(?:on\s+)?"
      rf"(?P<yend2_d>{_DATE})(?!\d)"),
     ("l esercizio anno", "yend3",
      rf"(?:l{_AP}\s?)?(?:esercizio|anno)(?:\s+fiscale)?\s+(?:chiuso|concluso|terminato|finito)"
@@ -827,8 +827,8 @@ def find_periods(
     for m in found:
         # earliest first, then longest; a "skip" span hides whatever it covers
         if m.start() >= last_end:
-            last_end = m.end()
             atom = _atom(m, ctx)
+            last_end = atom.end  # may end before the match: "fiscal 2023" of "fiscal 2023-2025"
             if atom.role != "skip":
                 atom.zh = _CJK.search(m.group()) is not None
                 atoms.append(atom)
