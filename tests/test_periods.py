@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.question.period_labels import fiscal_label, use_fiscal_year_end
 from core.question.periods import (
     PeriodMatch,
     find_periods,
@@ -361,3 +362,45 @@ def test_long_repetitive_text_takes_bounded_time(text: str) -> None:
 )  # fmt: skip
 def test_adversarial_text_takes_bounded_time(text: str) -> None:
     _check(text)
+
+
+# --------------------------------------------------------------------------- labels
+
+
+@pytest.mark.parametrize(
+    ("period", "fye", "language", "label"),
+    [
+        (Period(Q, "2024Q3"), JUNE, "en", "Q3 FY2024 (Jan–Mar 2024)"),
+        (Period(HY, "2025H1"), JUNE, "en", "H1 FY2025 (Jul–Dec 2024)"),
+        (Period(FY, "2024"), JUNE, "en", "FY2024 (Jul 2023–Jun 2024)"),
+        (Period(Q, "2024Q3"), JUNE, "it", "Q3 FY2024 (gen–mar 2024)"),
+        (Period(HY, "2025H1"), JUNE, "it", "H1 FY2025 (lug–dic 2024)"),
+        (Period(Q, "2024Q3"), JUNE, "zh", "2024财年第三季度（2024年1月–3月）"),
+        (Period(HY, "2025H2"), JUNE, "zh", "2025财年下半年（2025年1月–6月）"),
+        (Period(FY, "2024"), JUNE, "zh", "2024财年（2023年7月–2024年6月）"),
+        (Period(Q, "2025Q1"), "03-31", "en", "Q1 FY2025 (Apr–Jun 2024)"),
+        (Period(Q, "2025Q4"), "03-31", "en", "Q4 FY2025 (Jan–Mar 2025)"),
+        (Period(M, "2024-03"), JUNE, "en", "2024-03"),  # months are calendar months
+        (Period(M, "2024-03"), JUNE, "zh", "2024年3月"),
+        # a December year end reads as it always has
+        (Period(Q, "2023Q3"), "12-31", "en", "Q3 2023"),
+        (Period(HY, "2025H1"), "12-31", "it", "H1 2025"),
+        (Period(FY, "2024"), "12-31", "en", "FY2024"),
+        (Period(Q, "2023Q3"), "12-31", "zh", "2023年第三季度"),
+    ],
+)
+def test_labels_on_the_company_calendar(
+    period: Period, fye: str, language: str, label: str
+) -> None:
+    assert fiscal_label(period, language, fye) == label
+
+
+def test_answers_label_periods_on_the_calendar_set_for_the_request() -> None:
+    from core.messages import period_label
+
+    use_fiscal_year_end(JUNE)
+    try:
+        assert period_label(Period(Q, "2024Q3"), "en") == "Q3 FY2024 (Jan–Mar 2024)"
+    finally:
+        use_fiscal_year_end("12-31")
+    assert period_label(Period(Q, "2024Q3"), "en") == "Q3 2024"
