@@ -279,3 +279,14 @@ def test_a_month_name_is_a_month_never_an_unknown_company(
     assert [f for f in answer["facts"] if f["status"] == "unrecognized_param"] == []
     fact = answer["facts"][0]
     assert (fact.get("period") or fact["normalized"]["period"]) == month, answer["text"]
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [("What was ACME China revenue on Friday?", "Friday"), ("ricavi Cina di lunedì", "lunedì")],
+)
+def test_a_weekday_is_no_period_and_no_company(acme: Path, question: str, day: str) -> None:
+    answer = ask(acme, question, "2026-06-15")
+    refused = [f for f in answer["facts"] if f["status"] == "unrecognized_param"]
+    assert refused == [{"status": "unrecognized_param", "param": "period", "raw": day}]
+    assert not [f for f in answer["facts"] if f["status"] == "found"], answer["text"]

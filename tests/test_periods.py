@@ -183,6 +183,9 @@ CASES = [
     ("ricavi di maggio", "12-31", [("maggio", "2026-05", True)]),
     ("sales in May", "12-31", [("May", "2026-05", True)]),
     ("May I see revenue", "12-31", []),
+    # a weekday is no fiscal period: reported as such, so it is never taken for a company
+    ("Monday revenue", "12-31", [("Monday", None, False)]),
+    ("ricavi di venerdì", "12-31", [("venerdì", None, False)]),
     # looks like a period, is not one: reported, never guessed
     ("revenue China Q5 2024", "12-31", [("Q5 2024", None, False)]),
     ("2024H3", "12-31", [("2024H3", None, False)]),

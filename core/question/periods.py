@@ -323,6 +323,12 @@ _DIGIT_START = [
     ("year", rf"(?<![{_LAT}$€£¥#])(?<!\d[.,])(?P<yr_y>\d{{4}}){_RB_CODE}(?![.,]\d)"
      rf"(?!\s{{0,2}}(?:{_UNITS}))"),
 ]  # fmt: skip
+# a day of the week is no fiscal period (the fact table has no daily figures), and no company
+_WEEKDAYS = (
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|"
+    "thursdays|fridays|saturdays|sundays|lunedì|martedì|mercoledì|giovedì|venerdì|lunedi|"
+    "martedi|mercoledi|giovedi|venerdi|sabato|domenica"
+)
 _ORD_FIRST = "first second third fourth fifth 1st 2nd 3rd 4th 5th"
 _ORD_IT_FIRST = "primo secondo terzo quarto quinto i ii iii iv 1° 2° 3° 4° 5° 1º 2º 3º 4º 5º"
 # (words that can begin the phrase, kind, pattern): a phrase is only tried where one of its first
@@ -370,6 +376,7 @@ _WORD_START = [
      rf"(?:the\s+)?(?P<qw_n>{_ORD_RE})\s+(?:fiscal\s+)?quarter(?![{_LAT}])"),
     (f"il {_ORD_IT_FIRST}", "qword", rf"(?:il\s+)?(?P<qwi_n>{_ORD_IT_RE})\s+trimestre(?![{_LAT}])"),
     (MONTH_NAMES.replace("|", " "), "mname", rf"(?P<mn_n>{MONTH_NAMES})\.?(?![{_LAT}])"),
+    (_WEEKDAYS.replace("|", " "), "wday", rf"(?:{_WEEKDAYS})(?![{_LAT}])"),
 ]  # fmt: skip
 _CODE_START = [  # may follow a digit: 2023Q3, FY2023Q3, Q3FY24
     ("fy", rf"FY\s?{_AP}?(?P<fy_y>\d+)(?:\s?[-/]\s?(?P<fy_y2>\d{{4}}|\d{{2}})(?!\d))?{_RB_CODE}"),
@@ -551,6 +558,8 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
         return _Atom(s, e, "sub", "M", chinese_number(g("mz_n")))
     if kind in ("hcode", "qcode", "tcode"):
         return _Atom(s, e, "sub", {"h": "H", "q": "Q", "t": "T"}[kind[0]], int(g(f"{kind[0]}c_n")))
+    if kind == "wday":
+        return _Atom(s, e, "period")  # reported as not a period: "revenue on Monday"
     if kind == "mname":
         return _Atom(s, e, "sub", "M", month_number(g("mn_n")), latin=True)
     raise AssertionError(f"unhandled period atom {kind}")  # pragma: no cover
