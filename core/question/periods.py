@@ -6,14 +6,22 @@ so answers do not drift with the wall clock and tests can pin any day. Conventio
 - A fiscal year is named by the calendar year in which it ends: with "06-30", FY2024 runs
   2023-07-01..2024-06-30. Halves and quarters are 6- and 3-month blocks from the fiscal year
   start, named after their fiscal year (`2024H1`, `2024Q3`). Months are calendar months.
-- A bare year (1990-2100) means that fiscal year. Two-digit years (FY24, Q3 '24, 1H25) pivot at 90:
-  90-99 -> 1990s, otherwise 2000s.
-- A half or quarter named without a year ("Q3", "上半年", "primo semestre", "first half") means
-  that half/quarter of the *current* fiscal year, and is reported as relative. "Last half" /
-  "lo scorso semestre" is the half-year before the current one, like "last quarter".
-  Month names need a year ("March 2025", "2025年3月"): "may" or "3月" alone are not periods.
+- A bare year (1990-2100) means that fiscal year. Two-digit years (FY24, Q3 '24, '24, 24年,
+  1H25) pivot at 90: 90-99 -> 1990s, otherwise 2000s.
+- A half, quarter or month named without a year ("Q3", "上半年", "primo semestre", "December")
+  means the latest one that is over on the reference date, as "the last complete fiscal year"
+  does; it is reported as relative and `latest`, so the answer can say which one it took.
+  "Last half" / "lo scorso semestre" is the half-year before the current one, like "last
+  quarter". A month alone must be named in full ("may" only after "in"); "3月" alone is no period.
+- Split years are named by the year they end in ("fiscal 2024-25", "esercizio 2024/25" = FY2025);
+  "the year ended 30 June 2024" is the fiscal year ending that day, and "as at 31 December 2023"
+  the longest period ending that day; either is no period (None) when the calendar has none.
+- "The last complete fiscal year" in words is consumed and not reported: it is the default the
+  answer assumes anyway (core.figures.default_period), with its fallback to the latest year
+  with a figure.
 - Text that looks like a period but is not one ("Q5 2024", "2024H3", "FY20245", "2024年第五季度")
-  is reported with `period=None`, so callers can say so instead of guessing.
+  is reported with `period=None`, so callers can say so instead of guessing; so is a weekday
+  ("revenue on Monday": the table has no daily figures, and "Monday" is no company either).
 - "Last month", "this week" are time windows (see core.question.arguments), not fiscal periods.
 
 How it reads: "atoms" are found first (a year, a half/quarter/month, a complete code such as
