@@ -183,6 +183,8 @@ CASES = [
     ("ricavi di maggio", "12-31", [("maggio", "2026-05", True)]),
     ("sales in May", "12-31", [("May", "2026-05", True)]),
     ("May I see revenue", "12-31", []),
+    ("Q1 vs Q2", "12-31", [("Q1", "2025Q1", True), ("Q2", "2025Q2", True)]),  # one year
+    ("H1 and H2", "12-31", [("H1", "2025H1", True), ("H2", "2025H2", True)]),
     # a weekday is no fiscal period: reported as such, so it is never taken for a company
     ("Monday revenue", "12-31", [("Monday", None, False)]),
     ("ricavi di venerdì", "12-31", [("venerdì", None, False)]),

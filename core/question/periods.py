@@ -767,7 +767,7 @@ def _merge(text: str, atoms: list[_Atom], ctx: _Context) -> list[PeriodMatch]:
         else:
             out.append(_match(text, a.start, a.end, a.period, a.relative))
         i += 1
-    return out
+    return _same_year(out)
 
 
 def _single_year(a: _Atom, ctx: _Context) -> tuple[Period | None, bool] | None:
@@ -804,6 +804,26 @@ def _alone_ok(text: str, a: _Atom) -> bool:
     if word == "may":
         return a.latin and _BEFORE_MAY.search(text, max(0, a.start - 8), a.start) is not None
     return a.latin and word in _MONTH_ALONE
+
+
+def _same_year(matches: list[PeriodMatch]) -> list[PeriodMatch]:
+    """"Q1 and Q2", "H1 vs H2" named without a year are of one year: the latest in which all
+    of them are over (on 15 June, Q1 alone is this year's, but with Q2 both are last year's)."""
+    alone: dict[PeriodType, int] = {}
+    for m in matches:
+        if m.latest and m.period is not None:
+            alone[m.period.type] = min(alone.get(m.period.type, m.period.year), m.period.year)
+    if not alone:
+        return matches
+    out = []
+    for m in matches:
+        p = m.period
+        if m.latest and p is not None and p.year != alone[p.type]:
+            per_year = _PER_YEAR[p.type]
+            p = shift_period(p, (alone[p.type] - p.year) * per_year)
+            m = PeriodMatch(m.start, m.end, m.raw, p, m.relative, m.latest)
+        out.append(m)
+    return out
 
 
 def _latest_complete(form: str, n: int | None, ctx: _Context) -> Period | None:
