@@ -808,17 +808,18 @@ def _alone_ok(text: str, a: _Atom) -> bool:
 
 def _same_year(matches: list[PeriodMatch]) -> list[PeriodMatch]:
     """"Q1 and Q2", "H1 vs H2" named without a year are of one year: the latest in which all
-    of them are over (on 15 June, Q1 alone is this year's, but with Q2 both are last year's)."""
+    of them are over (on 15 June, Q1 alone is this year's, but with Q2 both are last year's).
+    Months keep their own: "December vs March" is the latest of each."""
     alone: dict[PeriodType, int] = {}
     for m in matches:
-        if m.latest and m.period is not None:
+        if m.latest and m.period is not None and m.period.type is not PeriodType.M:
             alone[m.period.type] = min(alone.get(m.period.type, m.period.year), m.period.year)
     if not alone:
         return matches
     out = []
     for m in matches:
         p = m.period
-        if m.latest and p is not None and p.year != alone[p.type]:
+        if m.latest and p is not None and p.type in alone and p.year != alone[p.type]:
             per_year = _PER_YEAR[p.type]
             p = shift_period(p, (alone[p.type] - p.year) * per_year)
             m = PeriodMatch(m.start, m.end, m.raw, p, m.relative, m.latest)
