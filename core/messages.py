@@ -173,6 +173,11 @@ _TEXT: dict[str, dict[str, str]] = {
         "it": "{value} (l'ultimo esercizio con un dato: {missing} non ne ha ancora)",
         "zh": "{value}（有数据的最近财年：{missing}尚无数据）",
     },
+    "fiscal_year_ends": {
+        "en": " The fiscal year ends on {day}.",
+        "it": " L'esercizio si chiude il {day}.",
+        "zh": "财年于每年{day}结束。",
+    },
     "assumed_period_named": {
         "en": "{value} (the latest complete one: \"{raw}\" names no year)",
         "it": "{value} (l'ultimo concluso: \"{raw}\" non indica l'anno)",

@@ -191,6 +191,7 @@ def test_a_year_that_ends_on_another_day_is_not_guessed(kiwi: Path) -> None:
     answer = ask(kiwi, "Kiwi Group revenue for the year ended 31 March 2024", KIWI_DAY)
     assert all(f["status"] != "found" for f in answer["facts"]), answer["text"]
     assert "year ended 31 March 2024" in answer["text"]
+    assert "The fiscal year ends on 30 June." in answer["text"]
 
 
 # --------------------------------------------------------------------------- March year end

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.question.period_labels import fiscal_label, use_fiscal_year_end
+from core.question.period_labels import fiscal_label, use_fiscal_year_end, year_end_day
 from core.question.periods import (
     PeriodMatch,
     find_periods,
@@ -409,3 +409,11 @@ def test_answers_label_periods_on_the_calendar_set_for_the_request() -> None:
     finally:
         use_fiscal_year_end("12-31")
     assert period_label(Period(Q, "2024Q3"), "en") == "Q3 2024"
+
+
+@pytest.mark.parametrize(
+    ("fye", "language", "day"),
+    [("06-30", "en", "30 June"), ("03-31", "it", "31 marzo"), ("06-30", "zh", "6月30日")],
+)
+def test_the_year_end_as_a_reader_writes_it(fye: str, language: str, day: str) -> None:
+    assert year_end_day(fye, language) == day

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from core.question.periods import period_bounds
 from core.types import Period, PeriodType
 
-__all__ = ["current_fiscal_year_end", "fiscal_label", "use_fiscal_year_end"]
+__all__ = ["current_fiscal_year_end", "fiscal_label", "use_fiscal_year_end", "year_end_day"]
 
 _FISCAL_YEAR_END: ContextVar[str] = ContextVar("fiscal_year_end", default="12-31")
 
@@ -29,6 +29,12 @@ _MONTHS = {
     "it": ("gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic"),
 }
 _ZH_QUARTER = "一二三四"
+_MONTH_NAMES = {
+    "en": ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December"),
+    "it": ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
+           "settembre", "ottobre", "novembre", "dicembre"),
+}
 
 
 def use_fiscal_year_end(fiscal_year_end: str) -> None:
@@ -65,6 +71,14 @@ def fiscal_label(period: Period, language: str, fiscal_year_end: str = "12-31") 
         months = f"{start} {first.year}–{end} {last.year}"
     head = "" if period.type is PeriodType.FY else f"{tail} "
     return f"{head}FY{year} ({months})"
+
+
+def year_end_day(fiscal_year_end: str, language: str) -> str:
+    """The last day of the fiscal year as a reader writes it: "30 June", "30 giugno", "6月30日"."""
+    month, day = (int(x) for x in fiscal_year_end.split("-"))
+    if language == "zh":
+        return f"{month}月{day}日"
+    return f"{day} {_MONTH_NAMES.get(language, _MONTH_NAMES['en'])[month - 1]}"
 
 
 def _calendar_label(period: Period, language: str) -> str:
