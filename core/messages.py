@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from decimal import Decimal, localcontext
 
-from core.types import Period, PeriodType, format_decimal
+from core.question.period_labels import current_fiscal_year_end, fiscal_label
+from core.types import Period, format_decimal
 
 LANGUAGES = ("en", "it", "zh")
 
@@ -167,6 +168,21 @@ _TEXT: dict[str, dict[str, str]] = {
     "param_metric": {"en": "metric", "it": "la metrica", "zh": "指标"},
     "param_channel": {"en": "channel", "it": "il canale", "zh": "渠道"},
     "and": {"en": " and ", "it": " e ", "zh": "和"},
+    "assumed_period_latest": {
+        "en": "{value} (the latest fiscal year with a figure: {missing} has none yet)",
+        "it": "{value} (l'ultimo esercizio con un dato: {missing} non ne ha ancora)",
+        "zh": "{value}（有数据的最近财年：{missing}尚无数据）",
+    },
+    "fiscal_year_ends": {
+        "en": " The fiscal year ends on {day}.",
+        "it": " L'esercizio si chiude il {day}.",
+        "zh": "财年于每年{day}结束。",
+    },
+    "assumed_period_named": {
+        "en": "{value} (the latest complete one: \"{raw}\" names no year)",
+        "it": "{value} (l'ultimo concluso: \"{raw}\" non indica l'anno)",
+        "zh": "{value}（最近一个已结束的：“{raw}”未指明年份）",
+    },
 }
 
 
@@ -185,16 +201,10 @@ def join_list(items: list[str], language: str) -> str:
 
 
 def period_label(period: Period, language: str) -> str:
-    if language != "zh":
-        return period.label
-    year, tail = period.value[:4], period.value[4:]
-    if period.type is PeriodType.FY:
-        return f"{year}财年"
-    if period.type is PeriodType.HY:
-        return f"{year}年{'上' if tail == 'H1' else '下'}半年"
-    if period.type is PeriodType.Q:
-        return f"{year}年第{'一二三四'[int(tail[-1]) - 1]}季度"
-    return f"{year}年{int(period.value[5:7])}月"
+    """The period as the reader reads it, on the fiscal calendar of the request being answered
+    (core.question.period_labels): "Q3 2023" on a December year end, "Q3 FY2024 (Jan–Mar
+    2024)" on a June one."""
+    return fiscal_label(period, language, current_fiscal_year_end())
 
 
 def number(value: Decimal, language: str) -> str:

@@ -152,6 +152,7 @@ class Assumption:
     slot: str
     value: str
     reason: str
+    note: str = ""  # the reader's sentence when the reason needs more than a word (not in JSON)
 
     def to_dict(self) -> dict[str, str]:
         return {"slot": self.slot, "value": self.value, "reason": self.reason}

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.question.period_labels import fiscal_label, use_fiscal_year_end, year_end_day
 from core.question.periods import (
     PeriodMatch,
     find_periods,
@@ -79,7 +80,7 @@ CASES = [
     ("Q3 last year", "12-31", [("Q3 last year", "2025Q3", True)]),
     ("first half of last year", "12-31", [("first half of last year", "2025H1", True)]),
     ("last year's Q3", "12-31", [("last year's Q3", "2025Q3", True)]),
-    ("Q3 alone", "12-31", [("Q3", "2026Q3", True)]),
+    ("Q3 alone", "12-31", [("Q3", "2025Q3", True)]),  # the latest complete Q3
     # Italian
     ("ricavi Italia primo semestre 2025", "12-31", [("primo semestre 2025", "2025H1", False)]),
     ("secondo semestre del 2024", "12-31", [("secondo semestre del 2024", "2024H2", False)]),
@@ -114,7 +115,7 @@ CASES = [
     ("上个季度中国营收", "12-31", [("上个季度", "2026Q1", True)]),
     ("上季度", "12-31", [("上季度", "2026Q1", True)]),
     ("本季度", "12-31", [("本季度", "2026Q2", True)]),
-    ("上半年营收", "12-31", [("上半年", "2026H1", True)]),
+    ("上半年营收", "12-31", [("上半年", "2025H1", True)]),  # 2026H1 is not over
     ("去年第三季度", "12-31", [("去年第三季度", "2025Q3", True)]),
     ("去年上半年", "12-31", [("去年上半年", "2025H1", True)]),
     ("中国区2024年和2025年的营收", "12-31",
@@ -129,6 +130,64 @@ CASES = [
     ("March FY2025", JUNE, [("March FY2025", "2025-03", False)]),
     ("September FY2025", JUNE, [("September FY2025", "2024-09", False)]),
     ("Q3 2024", JUNE, [("Q3 2024", "2024Q3", False)]),
+    # shorthand years, and FY24 in every position
+    ("revenue '23", "12-31", [("'23", "FY2023", False)]),
+    ("revenue ’23 vs ’24", "12-31", [("’23", "FY2023", False), ("’24", "FY2024", False)]),
+    ("music of the '90s", "12-31", []),
+    ("revenue FY24", "12-31", [("FY24", "FY2024", False)]),
+    ("rev in fy24?", "12-31", [("fy24", "FY2024", False)]),
+    ("24年营收", "12-31", [("24年", "FY2024", False)]),
+    ("25年上半年营收", "12-31", [("25年上半年", "2025H1", False)]),
+    ("24财年营收", "12-31", [("24财年", "FY2024", False)]),
+    ("过去10年来的营收", "12-31", []),
+    ("l'anno prima", "12-31", [("l'anno prima", "FY2025", True)]),
+    ("l'anno prima dello scorso", "12-31", [("l'anno prima dello scorso", "FY2024", True)]),
+    # split fiscal years, named by the year they end in
+    ("revenue fiscal 2024-25", JUNE, [("fiscal 2024-25", "FY2025", False)]),
+    ("fiscal year 2024/25", JUNE, [("fiscal year 2024/25", "FY2025", False)]),
+    ("FY 2024/25", JUNE, [("FY 2024/25", "FY2025", False)]),
+    ("ricavi esercizio 2024/25", JUNE, [("esercizio 2024/25", "FY2025", False)]),
+    ("2024/25 revenue", JUNE, [("2024/25", "FY2025", False)]),
+    ("fiscal 2023-2025", "12-31", [("fiscal 2023", "FY2023", False), ("2025", "FY2025", False)]),
+    # a year named by the day it ends: only when the company's year ends that day
+    ("the year ended 31 March 2024", "03-31", [("the year ended 31 March 2024", "FY2024", False)]),
+    ("the year ended 31 March 2024", "12-31", [("the year ended 31 March 2024", None, False)]),
+    ("year ending June 2024", JUNE, [("year ending June 2024", "FY2024", False)]),
+    ("the fiscal year ending 30 June 2024", JUNE,
+     [("the fiscal year ending 30 June 2024", "FY2024", False)]),
+    ("for the twelve months to June 2024", JUNE,
+     [("the twelve months to June 2024", "FY2024", False)]),
+    ("12 months ended June 30, 2024", JUNE, [("12 months ended June 30, 2024", "FY2024", False)]),
+    ("esercizio chiuso al 30 giugno 2024", JUNE,
+     [("esercizio chiuso al 30 giugno 2024", "FY2024", False)]),
+    ("截至2024年6月30日止年度", JUNE, [("截至2024年6月30日止年度", "FY2024", False)]),
+    ("2024年6月30日止年度", JUNE, [("2024年6月30日止年度", "FY2024", False)]),
+    # a point in time: the longest period ending that day
+    ("inventories as at 31 December 2023", "12-31", [("as at 31 December 2023", "FY2023", False)]),
+    ("inventories as at 31 December 2023", JUNE, [("as at 31 December 2023", "2024H1", False)]),
+    ("as of 2024-09-30", JUNE, [("as of 2024-09-30", "2025Q1", False)]),
+    ("al 31 dicembre 2023", "12-31", [("al 31 dicembre 2023", "FY2023", False)]),
+    ("截至2023年12月31日的存货", "12-31", [("截至2023年12月31日", "FY2023", False)]),
+    ("as at 31 January 2024", "12-31", [("as at 31 January 2024", "2024-01", False)]),
+    ("as at 15 March 2024", "12-31", [("as at 15 March 2024", None, False)]),
+    # the last complete fiscal year is the default: consumed, answered as if none were named
+    ("revenue for the last complete fiscal year", "12-31", []),
+    ("ricavi dell'ultimo esercizio completo", "12-31", []),
+    ("最近一个完整财年的营收", "12-31", []),
+    # named without a year: the latest one that is over (reference 2026-06-15)
+    ("H1 revenue", "12-31", [("H1", "2025H1", True)]),
+    ("revenue H2", "12-31", [("H2", "2025H2", True)]),
+    ("Q1 revenue", "12-31", [("Q1", "2026Q1", True)]),
+    ("H2", JUNE, [("H2", "2025H2", True)]),  # FY2026's H2 (Jan-Jun 2026) is still running
+    ("revenue in December", "12-31", [("December", "2025-12", True)]),
+    ("ricavi di maggio", "12-31", [("maggio", "2026-05", True)]),
+    ("sales in May", "12-31", [("May", "2026-05", True)]),
+    ("May I see revenue", "12-31", []),
+    ("Q1 vs Q2", "12-31", [("Q1", "2025Q1", True), ("Q2", "2025Q2", True)]),  # one year
+    ("H1 and H2", "12-31", [("H1", "2025H1", True), ("H2", "2025H2", True)]),
+    # a weekday is no fiscal period: reported as such, so it is never taken for a company
+    ("Monday revenue", "12-31", [("Monday", None, False)]),
+    ("ricavi di venerdì", "12-31", [("venerdì", None, False)]),
     # looks like a period, is not one: reported, never guessed
     ("revenue China Q5 2024", "12-31", [("Q5 2024", None, False)]),
     ("2024H3", "12-31", [("2024H3", None, False)]),
@@ -308,3 +367,53 @@ def test_long_repetitive_text_takes_bounded_time(text: str) -> None:
 )  # fmt: skip
 def test_adversarial_text_takes_bounded_time(text: str) -> None:
     _check(text)
+
+
+# --------------------------------------------------------------------------- labels
+
+
+@pytest.mark.parametrize(
+    ("period", "fye", "language", "label"),
+    [
+        (Period(Q, "2024Q3"), JUNE, "en", "Q3 FY2024 (Jan–Mar 2024)"),
+        (Period(HY, "2025H1"), JUNE, "en", "H1 FY2025 (Jul–Dec 2024)"),
+        (Period(FY, "2024"), JUNE, "en", "FY2024 (Jul 2023–Jun 2024)"),
+        (Period(Q, "2024Q3"), JUNE, "it", "Q3 FY2024 (gen–mar 2024)"),
+        (Period(HY, "2025H1"), JUNE, "it", "H1 FY2025 (lug–dic 2024)"),
+        (Period(Q, "2024Q3"), JUNE, "zh", "2024财年第三季度（2024年1月–3月）"),
+        (Period(HY, "2025H2"), JUNE, "zh", "2025财年下半年（2025年1月–6月）"),
+        (Period(FY, "2024"), JUNE, "zh", "2024财年（2023年7月–2024年6月）"),
+        (Period(Q, "2025Q1"), "03-31", "en", "Q1 FY2025 (Apr–Jun 2024)"),
+        (Period(Q, "2025Q4"), "03-31", "en", "Q4 FY2025 (Jan–Mar 2025)"),
+        (Period(M, "2024-03"), JUNE, "en", "2024-03"),  # months are calendar months
+        (Period(M, "2024-03"), JUNE, "zh", "2024年3月"),
+        # a December year end reads as it always has
+        (Period(Q, "2023Q3"), "12-31", "en", "Q3 2023"),
+        (Period(HY, "2025H1"), "12-31", "it", "H1 2025"),
+        (Period(FY, "2024"), "12-31", "en", "FY2024"),
+        (Period(Q, "2023Q3"), "12-31", "zh", "2023年第三季度"),
+    ],
+)
+def test_labels_on_the_company_calendar(
+    period: Period, fye: str, language: str, label: str
+) -> None:
+    assert fiscal_label(period, language, fye) == label
+
+
+def test_answers_label_periods_on_the_calendar_set_for_the_request() -> None:
+    from core.messages import period_label
+
+    use_fiscal_year_end(JUNE)
+    try:
+        assert period_label(Period(Q, "2024Q3"), "en") == "Q3 FY2024 (Jan–Mar 2024)"
+    finally:
+        use_fiscal_year_end("12-31")
+    assert period_label(Period(Q, "2024Q3"), "en") == "Q3 2024"
+
+
+@pytest.mark.parametrize(
+    ("fye", "language", "day"),
+    [("06-30", "en", "30 June"), ("03-31", "it", "31 marzo"), ("06-30", "zh", "6月30日")],
+)
+def test_the_year_end_as_a_reader_writes_it(fye: str, language: str, day: str) -> None:
+    assert year_end_day(fye, language) == day

@@ -10,6 +10,7 @@ __all__ = [
     "cells",
     "change",
     "clarify",
+    "default_period",
     "derived",
     "disclosed",
     "formulas",

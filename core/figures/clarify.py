@@ -10,9 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from core.figures.default_period import DefaultPeriod, default_period
 from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
-from core.messages import period_label
+from core.messages import period_label, say
 from core.question.intent import Intent
 from core.question.periods import last_complete_fiscal_year
 from core.types import Assumption, Option, Period, PeriodType
@@ -61,11 +62,9 @@ def fill_slots(
         )
     period_assumed = not slots.periods and not intent.bad_periods
     if period_assumed:
-        period = last_complete_fiscal_year(reference_date, glossary.fiscal_year_end)
-        slots.periods = [period]
-        slots.assumptions.append(
-            Assumption("period", period_label(period, language), "last complete fiscal year")
-        )
+        slots.assumptions.append(_assume_period(slots, structured, reference_date, language,
+                                                cleared))
+    slots.assumptions += _latest_readings(intent, slots, language)
     if entity_assumed:
         slots.options += [
             Option(t.label_for(language), "entity", t.code)
@@ -75,6 +74,40 @@ def fill_slots(
     if period_assumed and slots.metrics and slots.entities:
         slots.options += _period_options(structured, slots, language)
     return slots
+
+
+def _assume_period(
+    slots: Slots, structured: StructuredChannel, reference: dt.date, language: str, cleared: bool
+) -> Assumption:
+    """The last complete fiscal year, or the latest with a figure when it has none yet (the
+    same choice the plan's step made: core.figures.default_period)."""
+    if slots.metrics and slots.entities:
+        chosen = default_period(
+            structured, slots.metrics[0], slots.entities[0], slots.channels[0],
+            reference_date=reference, cleared=cleared,
+        )
+    else:
+        fye = structured.glossary.fiscal_year_end
+        chosen = DefaultPeriod(last_complete_fiscal_year(reference, fye))
+    slots.periods = [chosen.period]
+    label = period_label(chosen.period, language)
+    if chosen.missing is None:
+        return Assumption("period", label, "last complete fiscal year")
+    missing = period_label(chosen.missing, language)
+    note = say("assumed_period_latest", language, value=label, missing=missing)
+    reason = f"latest fiscal year with a figure ({chosen.missing.code} has none yet)"
+    return Assumption("period", label, reason, note)
+
+
+def _latest_readings(intent: Intent, slots: Slots, language: str) -> list[Assumption]:
+    """"Q3", "December" named without a year: which one was answered, and why."""
+    out = []
+    for raw, period in getattr(intent, "latest_periods", ()):
+        if period in slots.periods:
+            label = period_label(period, language)
+            out.append(Assumption("period", label, "the latest complete one",
+                                  say("assumed_period_named", language, value=label, raw=raw)))
+    return out
 
 
 def _period_options(structured: StructuredChannel, slots: Slots, language: str) -> list[Option]:

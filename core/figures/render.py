@@ -11,6 +11,7 @@ from core.figures.disclosed import MaskedTotal, masked_note
 from core.figures.structured import Difference
 from core.knowledge.glossary import Glossary
 from core.messages import join_list, percent, period_label, say
+from core.question.period_labels import year_end_day
 from core.types import Assumption, FactResult, FactStatus, Line, Period
 
 TOTAL = "TOTAL"
@@ -88,7 +89,11 @@ def unrecognized_line(glossary: Glossary, r: FactResult, language: str, *, clear
         names = [t.label_for(language) for t in glossary.visible_entities(cleared)]
         return say("unknown_entity", language, raw=r.raw, entities=join_list(names, language))
     if r.param == "period":
-        return say("unknown_period", language, raw=r.raw)
+        text = say("unknown_period", language, raw=r.raw)
+        if glossary.fiscal_year_end != "12-31":  # "the year ended 31 March" on a June calendar
+            day = year_end_day(glossary.fiscal_year_end, language)
+            text += say("fiscal_year_ends", language, day=day)
+        return text
     return say("unknown_param", language, param=say(f"param_{r.param}", language), raw=r.raw)
 
 
@@ -111,7 +116,7 @@ def assumptions_line(assumptions: list[Assumption], language: str) -> str:
     items = []
     for a in assumptions:
         key = "assumed_entity" if a.slot == "entity" else "assumed_period"
-        items.append(say(key, language, value=a.value))
+        items.append(a.note or say(key, language, value=a.value))
     return say("assumed", language, items="; ".join(items))
 
 

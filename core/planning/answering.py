@@ -51,6 +51,7 @@ from core.question.conversation import (
     carried_line,
 )
 from core.question.intent import Intent, RuleIntentParser
+from core.question.period_labels import use_fiscal_year_end
 from core.question.periods import normalize_period
 from core.question.range_parse import MAX_SERIES, from_shape
 from core.question.read_as import read_as_notices
@@ -172,6 +173,7 @@ class Answerer:
         """A follow-up ("and Italy?") with the slots it inherits from its conversation fixed;
         any other request unchanged. Everything after this -- the gate, the cache, the
         record -- sees the resolved request."""
+        use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         if self.conversations is None:
             return request
         text, _ = self._clean(request.text)
@@ -213,6 +215,7 @@ class Answerer:
 
     def prepare(self, request: Request) -> Prepared | Answer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
+        use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         text, truncated = self._clean(request.text)
         language = detect_language(text)
         if not text.strip():  # examples from the loaded knowledge base, not the demo's
@@ -288,6 +291,7 @@ class Answerer:
 
     def clarify(self, prepared: Prepared) -> Answer:
         """Not understood, or a number was asked for without saying which: ask."""
+        use_fiscal_year_end(self.glossary.fiscal_year_end)
         language = prepared.language
         if prepared.intent.route is Route.UNKNOWN:
             ans = self._plain(Route.UNKNOWN, "not_understood", language, prepared.cleared)
@@ -302,6 +306,7 @@ class Answerer:
 
     def run(self, plan: Plan, prepared: Prepared, *, served_by: str = "planner") -> Answer:
         """Execute the plan against this request; Unresolvable when a slot is missing."""
+        use_fiscal_year_end(self.glossary.fiscal_year_end)
         intent = prepared.intent
         ctx = ExecutionContext(
             text=prepared.text,

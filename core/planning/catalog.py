@@ -28,7 +28,7 @@ from core.planning.executors import (
     ExecutionState,
     Executor,
     Unresolvable,
-    resolve,
+    resolve_args,
 )
 from core.planning.plan import Plan
 
@@ -206,8 +206,7 @@ def _macro_runner(
             executor = tools.get(step["tool"])
             if executor is None:
                 raise Unresolvable(f"macro {spec.name} needs missing tool {step['tool']!r}")
-            step_args = {k: resolve(v, ctx) for k, v in step.get("args", {}).items()}
-            resolved.append((executor, step_args))
+            resolved.append((executor, resolve_args(step.get("args", {}), ctx)))
         for executor, resolved_args in resolved:
             executor.run(resolved_args, ctx, state)
 

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.errors import RicordaError
+from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import MaskedTotal
 from core.figures.structured import TOTAL, StructuredChannel
@@ -126,6 +127,27 @@ def resolve(value: Any, ctx: ExecutionContext) -> Any:
         if position < len(values):
             return values[position]
     raise Unresolvable(f"the request has no {kind} for {value}")
+
+
+def resolve_args(args: Mapping[str, Any], ctx: ExecutionContext) -> dict[str, Any]:
+    """A step's arguments for this request; an assumed period is settled once the step's
+    metric and entity are known, as it depends on which years have a figure."""
+    resolved = {k: resolve(v, ctx) for k, v in args.items()}
+    if slot_ref(args.get("period")) == ("period", None, "last_fy"):
+        resolved["period"] = _default_period(resolved, ctx)
+    return resolved
+
+
+def _default_period(args: dict[str, Any], ctx: ExecutionContext) -> str:
+    """The assumed period of a one-figure step: the last complete fiscal year, or the latest
+    with a figure when that one has none yet (core.figures.default_period)."""
+    if not isinstance(args.get("metric"), str) or not isinstance(args.get("entity"), str):
+        return str(args["period"])
+    chosen = default_period(
+        ctx.structured, args["metric"], args["entity"], args.get("channel"),
+        reference_date=ctx.reference_date, cleared=ctx.cleared,
+    )
+    return chosen.period.code
 
 
 def _query_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
@@ -342,7 +364,7 @@ def execute(
         executor = tools.get(step["tool"])
         if executor is None:
             raise Unresolvable(f"no executor named {step['tool']!r} in the catalog")
-        resolved.append((executor, {k: resolve(v, ctx) for k, v in step.get("args", {}).items()}))
+        resolved.append((executor, resolve_args(step.get("args", {}), ctx)))
     for executor, args in resolved:
         executor.run(args, ctx, state)
     return state

@@ -7,6 +7,7 @@ __all__ = [
     "arguments",
     "conversation",
     "intent",
+    "period_labels",
     "periods",
     "range_parse",
     "read_as",

@@ -152,6 +152,8 @@ class Intent:
     bad_periods: list[str] = field(default_factory=list)  # looked like periods, were not valid
     unknown_entities: list[str] = field(default_factory=list)  # named, but not in the glossary
     relative_period: bool = False
+    # periods named without a year ("Q3", "December") and read as the latest complete one
+    latest_periods: list[tuple[str, Period]] = field(default_factory=list)
     numeric_cue: bool = False
     strong_numeric_cue: bool = False
     question: bool = False  # phrased as a question (for the documents when nothing else fits)
@@ -214,6 +216,8 @@ class RuleIntentParser:
             elif pm.period not in intent.periods:
                 intent.periods.append(pm.period)
                 intent.relative_period |= pm.relative
+                if pm.latest:
+                    intent.latest_periods.append((pm.raw, pm.period))
             rest = blank(rest, [(pm.start, pm.end)])
         taken = [(m.start, m.end) for m in found] + [(pm.start, pm.end) for pm in matches]
         intent.strong_numeric_cue = bool(_STRONG_NUMERIC.search(rest))

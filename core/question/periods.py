@@ -6,14 +6,22 @@ so answers do not drift with the wall clock and tests can pin any day. Conventio
 - A fiscal year is named by the calendar year in which it ends: with "06-30", FY2024 runs
   2023-07-01..2024-06-30. Halves and quarters are 6- and 3-month blocks from the fiscal year
   start, named after their fiscal year (`2024H1`, `2024Q3`). Months are calendar months.
-- A bare year (1990-2100) means that fiscal year. Two-digit years (FY24, Q3 '24, 1H25) pivot at 90:
-  90-99 -> 1990s, otherwise 2000s.
-- A half or quarter named without a year ("Q3", "上半年", "primo semestre", "first half") means
-  that half/quarter of the *current* fiscal year, and is reported as relative. "Last half" /
-  "lo scorso semestre" is the half-year before the current one, like "last quarter".
-  Month names need a year ("March 2025", "2025年3月"): "may" or "3月" alone are not periods.
+- A bare year (1990-2100) means that fiscal year. Two-digit years (FY24, Q3 '24, '24, 24年,
+  1H25) pivot at 90: 90-99 -> 1990s, otherwise 2000s.
+- A half, quarter or month named without a year ("Q3", "上半年", "primo semestre", "December")
+  means the latest one that is over on the reference date, as "the last complete fiscal year"
+  does; it is reported as relative and `latest`, so the answer can say which one it took.
+  "Last half" / "lo scorso semestre" is the half-year before the current one, like "last
+  quarter". A month alone must be named in full ("may" only after "in"); "3月" alone is no period.
+- Split years are named by the year they end in ("fiscal 2024-25", "esercizio 2024/25" = FY2025);
+  "the year ended 30 June 2024" is the fiscal year ending that day, and "as at 31 December 2023"
+  the longest period ending that day; either is no period (None) when the calendar has none.
+- "The last complete fiscal year" in words is consumed and not reported: it is the default the
+  answer assumes anyway (core.figures.default_period), with its fallback to the latest year
+  with a figure.
 - Text that looks like a period but is not one ("Q5 2024", "2024H3", "FY20245", "2024年第五季度")
-  is reported with `period=None`, so callers can say so instead of guessing.
+  is reported with `period=None`, so callers can say so instead of guessing; so is a weekday
+  ("revenue on Monday": the table has no daily figures, and "Monday" is no company either).
 - "Last month", "this week" are time windows (see core.question.arguments), not fiscal periods.
 
 How it reads: "atoms" are found first (a year, a half/quarter/month, a complete code such as
@@ -64,6 +72,7 @@ class PeriodMatch:
     raw: str
     period: Period | None  # None: looks like a period but is not a valid one
     relative: bool  # resolved against the reference date ("last year", 今年, "Q3" alone)
+    latest: bool = False  # named without a year ("Q3", "December"): the latest complete one
 
 
 # --------------------------------------------------------------------------- fiscal calendar
@@ -214,8 +223,11 @@ _RB_CODE = "(?![0-9])(?![A-Za-z](?![0-9]))"  # "2023" in "2023Q3" yes, in "2020s
 _REL_YEAR = {
     "ry3": ("three 3 tre", r"(?:three|3)\s+years\s+ago|(?:tre|3)\s+anni\s+fa", "大前年"),
     "ry2": (
-        "the year two 2 due",
-        r"(?:the\s+)?year\s+before\s+last(?:\s+year)?|(?:two|2)\s+years\s+ago|(?:due|2)\s+anni\s+fa",
+        "the year two 2 due l anno",
+        r"(?:the\s+)?year\s+before\s+last(?:\s+year)?|(?:two|2)\s+years\s+ago|"
+        r"(?:due|2)\s+anni\s+fa|"
+        rf"(?:l{_AP}\s?)?anno\s+prima\s+(?:dello\s+scorso|di\s+quello\s+scorso|"
+        rf"dell{_AP}\s?anno\s+scorso)",
         "前年",
     ),
     "ry1": (
@@ -223,7 +235,7 @@ _REL_YEAR = {
         rf"(?:last|previous|prior)\s+(?:fiscal\s+)?year|(?:a|one)\s+year\s+ago|"
         rf"(?:l{_AP}\s?)?anno\s+(?:scorso|passato|precedente)|(?:lo\s+)?scorso\s+anno|"
         rf"(?:l{_AP}\s?)?esercizio\s+(?:precedente|scorso)|(?:lo\s+)?scorso\s+esercizio|"
-        r"(?:un|1)\s+anno\s+fa",
+        rf"(?:un|1)\s+anno\s+fa|(?:l{_AP}\s?)?anno\s+prima",
         "去年|上年度|上一年|上年|上一财年|上个财年|上财年",
     ),
     "ry0": (
@@ -276,6 +288,24 @@ _REL_SUB_SHIFT = {
     "rq1": (3, -1), "rq0": (3, 0), "rqn": (3, 1), "rh1": (6, -1), "rh0": (6, 0),
 }  # fmt: skip
 
+# A day that ends a period ("31 March 2024", "March 31, 2024", "June 2024", "2024-06-30"), for
+# "the year ended ...", "as at ..."; read by _end_date. Chinese: "2024年6月30日", "2024年6月".
+_DATE = (
+    rf"\d{{1,2}}(?:st|nd|rd|th|°|º)?\s{{1,3}}(?:of\s{{1,3}})?(?:{MONTH_NAMES})\.?,?\s{{1,3}}\d{{4}}"
+    rf"|(?:{MONTH_NAMES})\.?\s{{1,3}}(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s{{1,3}})?\d{{4}}"
+    r"|\d{4}-\d{1,2}-\d{1,2}"
+)
+_ZH_DATE = r"\d{4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?[日号])?|\d{4}-\d{1,2}-\d{1,2}"
+_ZH_YEAR_ENDED = r"\s?止?\s?的?\s?(?:(?:财政|会计)?年度|财年|(?:12|十二)个月)"
+# the latest complete fiscal year, said in words: the default, read as if no period were named,
+# so that it falls back to the latest year with a figure (core.figures.default_period)
+_LAST_COMPLETE = (
+    r"(?:the\s+)?(?:last|latest|most\s+recent)\s+(?:complete[d]?|full|closed|finished)\s+"
+    r"(?:(?:fiscal|financial)\s+)?year|(?:the\s+)?(?:latest|most\s+recent)\s+(?:fiscal|financial)"
+    rf"\s+year|(?:l{_AP}\s?)?ultimo\s+(?:esercizio|anno(?:\s+fiscale)?)(?:\s+fiscale)?"
+    r"(?:\s+(?:completo|chiuso|concluso|intero))?"
+)
+
 # Alternatives are grouped by what may start them, behind a cheap guard, so that most positions
 # of a sentence (the middle of a word, a space) are rejected after a few checks: this is what
 # keeps find_periods in the tens of microseconds. Inside a group, order is priority at equal
@@ -283,10 +313,14 @@ _REL_SUB_SHIFT = {
 _DIGIT_START = [
     ("skip", r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)"),  # dates are not periods
     ("skip", r"(?<![/.-])\d{1,2}[-/.]\d{1,2}[-/.]\d{4}(?!\d)"),
+    ("zhend", rf"(?P<zhend_d>{_ZH_DATE}){_ZH_YEAR_ENDED}"),  # 2024年6月30日止年度
     ("skip", r"\d{4}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]"),
     ("skip", rf"(?<![{_LAT}])\d{{1,2}}(?:st|nd|rd|th|°|º)?\s{{1,3}}(?:of\s{{1,3}})?"
      rf"(?:{MONTH_NAMES})\.?,?\s{{1,3}}\d{{4}}(?!\d)"),
     ("zhfy", r"(?P<zhfy_y>\d{4})\s?(?:财年|财政年度|会计年度|年度|年)"),
+    # "24年营收": a two-digit year, but not "10年来", "5年内" (a number of years)
+    ("zhyy", r"(?<![.,])(?P<zhyy_y>\d{2})\s?(?:财年|财政年度|会计年度|年度|年)"
+     r"(?!\d|来|以来|前|后|内|间|多|左右|以上|以下)"),
     ("mcode", r"(?P<mc_y>\d{4})[-/](?P<mc_m>\d{1,2})(?!\d|[-/.]\d)"),
     ("mycode", r"(?<![/.-])(?P<my_m>\d{1,2})/(?P<my_y>\d{4})(?!\d)"),
     ("hpre", rf"(?<![{_LAT}])(?P<hp_n>[12])H\s?(?P<hp_y>\d{{4}}|{_AP}?\d{{2}})(?!\d)"),
@@ -297,6 +331,12 @@ _DIGIT_START = [
     ("year", rf"(?<![{_LAT}$€£¥#])(?<!\d[.,])(?P<yr_y>\d{{4}}){_RB_CODE}(?![.,]\d)"
      rf"(?!\s{{0,2}}(?:{_UNITS}))"),
 ]  # fmt: skip
+# a day of the week is no fiscal period (the fact table has no daily figures), and no company
+_WEEKDAYS = (
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|"
+    "thursdays|fridays|saturdays|sundays|lunedì|martedì|mercoledì|giovedì|venerdì|lunedi|"
+    "martedi|mercoledi|giovedi|venerdi|sabato|domenica"
+)
 _ORD_FIRST = "first second third fourth fifth 1st 2nd 3rd 4th 5th"
 _ORD_IT_FIRST = "primo secondo terzo quarto quinto i ii iii iv 1° 2° 3° 4° 5° 1º 2º 3º 4º 5º"
 # (words that can begin the phrase, kind, pattern): a phrase is only tried where one of its first
@@ -306,9 +346,29 @@ _WORD_START = [
     (MONTH_NAMES.replace("|", " "), "skip",
      rf"(?:{MONTH_NAMES})\.?\s{{1,3}}\d{{1,2}}(?:st|nd|rd|th)?,?\s{{1,3}}\d{{4}}(?!\d)"),
     ("top primi prime at al", "skip", r"(?:top|primi|prime|at\s+most|al\s+massimo)\s{0,3}\d+"),
-    ("fiscal", "fis", rf"fiscal(?:\s+year)?\s+{_AP}?(?P<fis_y>\d{{4}}|\d{{2}})(?!\d)"),
+    ("the last latest most", "skip", _LAST_COMPLETE),
+    ("l ultimo", "skip", _LAST_COMPLETE),
+    ("the fiscal financial year fy", "yend",
+     rf"(?:the\s+)?(?:(?:fiscal|financial)\s+year|fy|year)\s+(?:ended|ending|to)\s+(?:on\s+)?"
+     rf"(?P<yend_d>{_DATE})(?!\d)"),
+    ("the twelve 12", "yend2",
+     rf"(?:the\s+)?(?:twelve|12)\s+months\s+(?:ended|ending|to)\s+(?:on\s+)?"
+     rf"(?P<yend2_d>{_DATE})(?!\d)"),
+    ("l esercizio anno", "yend3",
+     rf"(?:l{_AP}\s?)?(?:esercizio|anno)(?:\s+fiscale)?\s+(?:chiuso|concluso|terminato|finito)"
+     rf"\s+(?:al|il)\s+(?P<yend3_d>{_DATE})(?!\d)"),
+    ("i dodici 12", "yend4",
+     rf"(?:i\s+)?(?:dodici|12)\s+mesi\s+(?:(?:chiusi|terminati)\s+)?(?:al|a|fino\s+a)\s+"
+     rf"(?P<yend4_d>{_DATE})(?!\d)"),
+    ("as at", "point",
+     rf"(?:as\s+(?:at|of)|at(?:\s+the\s+end\s+of)?)\s+(?:the\s+)?(?P<point_d>{_DATE})(?!\d)"),
+    ("al alla a", "point2",
+     rf"(?:al|alla\s+data\s+del|alla\s+fine\s+di|a\s+fine)\s+(?P<point2_d>{_DATE})(?!\d)"),
+    ("fiscal", "fis", rf"fiscal(?:\s+year)?\s+{_AP}?(?P<fis_y>\d{{4}}|\d{{2}})"
+     rf"(?:\s?[-/]\s?(?P<fis_y2>\d{{4}}|\d{{2}}))?(?!\d)"),
     ("anno esercizio", "fis",
-     r"(?:anno\s+fiscale|esercizio(?:\s+fiscale)?)\s+(?:del\s+)?(?P<fis2_y>\d{4})(?!\d)"),
+     r"(?:anno\s+fiscale|esercizio(?:\s+fiscale)?)\s+(?:del\s+)?(?P<fis2_y>\d{4})"
+     r"(?:\s?[-/]\s?(?P<fis2_y2>\d{4}|\d{2}))?(?!\d)"),
     *((first, name, rf"(?:{latin})(?![{_LAT}])") for name, (first, latin, _) in _REL_YEAR.items()),
     # "the last quarter of 2024" is Q4, while "last quarter" alone is relative
     ("the last final", "qlast",
@@ -324,6 +384,7 @@ _WORD_START = [
      rf"(?:the\s+)?(?P<qw_n>{_ORD_RE})\s+(?:fiscal\s+)?quarter(?![{_LAT}])"),
     (f"il {_ORD_IT_FIRST}", "qword", rf"(?:il\s+)?(?P<qwi_n>{_ORD_IT_RE})\s+trimestre(?![{_LAT}])"),
     (MONTH_NAMES.replace("|", " "), "mname", rf"(?P<mn_n>{MONTH_NAMES})\.?(?![{_LAT}])"),
+    (_WEEKDAYS.replace("|", " "), "wday", rf"(?:{_WEEKDAYS})(?![{_LAT}])"),
 ]  # fmt: skip
 _CODE_START = [  # may follow a digit: 2023Q3, FY2023Q3, Q3FY24
     ("fy", rf"FY\s?{_AP}?(?P<fy_y>\d+)(?:\s?[-/]\s?(?P<fy_y2>\d{{4}}|\d{{2}})(?!\d))?{_RB_CODE}"),
@@ -332,6 +393,9 @@ _CODE_START = [  # may follow a digit: 2023Q3, FY2023Q3, Q3FY24
     ("tcode", rf"T(?P<tc_n>[1-4])(?![{_LAT}])"),
 ]
 _CJK_START = [
+    ("skip", r"(?:最近|上)一?个?完整的?财年|最近一个财年|最近的?财年|最新一?个?财年"),
+    ("zhend2", rf"(?:截至|截止(?:到|至)?)\s?(?P<zhend2_d>{_ZH_DATE}){_ZH_YEAR_ENDED}"),
+    ("zhpoint", rf"(?:截至|截止(?:到|至)?)\s?(?P<zhpoint_d>{_ZH_DATE})"),
     ("skip", r"(?:前|最多|至多)\s{0,3}\d+"),  # counts
     ("skip", r"前[一二两三四1-4]个?季度"),  # "the first three quarters" is not one quarter
     ("zhfy2", r"(?:财年|财政年度|会计年度)\s?(?P<zhfy2_y>\d{4})(?!\d)"),
@@ -342,8 +406,8 @@ _CJK_START = [
 _GROUPS = [
     (rf"(?<!\d)(?=[\d第{_ZHNUM}])", _DIGIT_START),
     (r"(?<![A-Za-z])(?=[FfHhQqTt])", _CODE_START),
-    ("(?=[前最至财会大去上今本明下这])", _CJK_START),  # the first characters of _CJK_START
-    (rf"(?={_AP})", [("apos", rf"{_AP}(?P<ap_y>\d{{2}})(?!\d)")]),
+    ("(?=[前最至财会大去上今本明下这截])", _CJK_START),  # the first characters of _CJK_START
+    (rf"(?={_AP})", [("apos", rf"{_AP}(?P<ap_y>\d{{2}})(?![\d{_LAT}])")]),
 ]
 
 _TOKEN = re.compile(rf"[{_LAT}°º]+")
@@ -454,13 +518,22 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
         return _Atom(s, e, "skip")
     if kind in ("zhfy", "zhfy2"):
         return _Atom(s, e, "year", "zh", int(g(f"{kind}_y")))
+    if kind == "zhyy":
+        return _Atom(s, e, "year", "zh", _two_digit(g("zhyy_y")))
     if kind == "year":
         return _Atom(s, e, "year", "bare", int(g("yr_y")))
+    if kind in _ENDING:
+        day = _end_date(g(f"{kind}_d"))
+        read = _year_ended if _ENDING[kind] else _period_ending
+        return _Atom(s, e, "period", period=read(day, ctx.fye) if day else None)
     if kind == "fy":
         return _fy_atom(s, e, g("fy_y"), g("fy_y2") or None)
     if kind == "fis":
-        raw = g("fis_y") or g("fis2_y")
-        return _Atom(s, e, "year", "fy", int(raw) if len(raw) == 4 else _two_digit(raw))
+        key = "fis" if g("fis_y") else "fis2"
+        atom = _fy_atom(s, e, g(f"{key}_y"), g(f"{key}_y2") or None)
+        if atom.num is None and g(f"{key}_y2"):  # "fiscal 2023-2025": a range, not one year
+            return _fy_atom(s, m.end(f"{key}_y"), g(f"{key}_y"), None)
+        return atom
     if kind == "apos":
         return _Atom(s, e, "year", "apos", _two_digit(g("ap_y")))
     if kind in _REL_YEAR_OFFSET:
@@ -493,9 +566,59 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
         return _Atom(s, e, "sub", "M", chinese_number(g("mz_n")))
     if kind in ("hcode", "qcode", "tcode"):
         return _Atom(s, e, "sub", {"h": "H", "q": "Q", "t": "T"}[kind[0]], int(g(f"{kind[0]}c_n")))
+    if kind == "wday":
+        return _Atom(s, e, "period")  # reported as not a period: "revenue on Monday"
     if kind == "mname":
         return _Atom(s, e, "sub", "M", month_number(g("mn_n")), latin=True)
     raise AssertionError(f"unhandled period atom {kind}")  # pragma: no cover
+
+
+# kinds that name a day: True for a year ending then, False for a point in time
+_ENDING = {
+    "yend": True, "yend2": True, "yend3": True, "yend4": True, "zhend": True, "zhend2": True,
+    "point": False, "point2": False, "zhpoint": False,
+}  # fmt: skip
+_ZH_DAY = re.compile(r"(\d{4})\s?年\s?(\d{1,2})\s?月(?:\s?(\d{1,2}))?")
+_ISO_DAY = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+_NAMED_DAY = re.compile(
+    rf"(?:(\d{{1,2}})\D*?)?({MONTH_NAMES})\.?\s*(?:(\d{{1,2}})\D{{1,6}})?(\d{{4}})", re.IGNORECASE
+)
+
+
+def _end_date(text: str) -> date | None:
+    """The day a period ends on, from "31 March 2024", "March 31, 2024", "2024-03-31",
+    "2024年3月31日"; a month without a day ("June 2024", "2024年6月") is its last day."""
+    m = _ISO_DAY.fullmatch(text.strip()) or _ZH_DAY.match(text)
+    if m:
+        y, mo, d = int(m.group(1)), int(m.group(2)), m.group(3)
+    else:
+        n = _NAMED_DAY.search(text)
+        if n is None:
+            return None
+        y, mo, d = int(n.group(4)), month_number(n.group(2)) or 0, n.group(1) or n.group(3)
+    if not (_valid_year(y) and 1 <= mo <= 12):
+        return None
+    last = calendar.monthrange(y, mo)[1]
+    day = int(d) if d else last
+    return date(y, mo, day) if 1 <= day <= last else None
+
+
+def _year_ended(day: date, fiscal_year_end: str) -> Period | None:
+    """The fiscal year ending on `day`; None when the company's year does not end then."""
+    year = fiscal_year_of(day, fiscal_year_end)
+    return Period(PeriodType.FY, str(year)) if fiscal_year_bounds(year, fiscal_year_end)[1] == day \
+        else None
+
+
+def _period_ending(day: date, fiscal_year_end: str) -> Period | None:
+    """"As at 31 December 2023": the longest period ending that day (a year, half, quarter or
+    month); None for a day that ends none (a balance on 15 March is not in the table)."""
+    for p in (Period(PeriodType.FY, str(fiscal_year_of(day, fiscal_year_end))),
+              fiscal_half_of(day, fiscal_year_end), fiscal_quarter_of(day, fiscal_year_end),
+              Period(PeriodType.M, f"{day.year}-{day.month:02d}")):
+        if period_bounds(p, fiscal_year_end)[1] == day:
+            return p
+    return None
 
 
 def _fy_atom(s: int, e: int, first: str, second: str | None) -> _Atom:
@@ -624,10 +747,10 @@ def _merge(text: str, atoms: list[_Atom], ctx: _Context) -> list[PeriodMatch]:
                 out.append(
                     _match(text, a.start, a.end, _combine(shared, a, ctx), shared.form == "rel")
                 )
-            elif a.form in ("H", "Q") and a.num is not None:
-                period = _sub_period(a.form, a.num, ctx.current_fy)
-                if period is not None:  # "Q3" alone: this fiscal year's; "Q7" alone: not a period
-                    out.append(_match(text, a.start, a.end, period, True))
+            elif _alone_ok(text, a):
+                period = _latest_complete(a.form, a.num, ctx)
+                if period is not None:  # "Q3" alone: the latest complete Q3; "Q7": not a period
+                    out.append(_match(text, a.start, a.end, period, True, latest=True))
         elif a.role == "year":
             tight = _year_then_sub(text, a, nxt)
             if tight is not None and nxt is not None:
@@ -644,20 +767,75 @@ def _merge(text: str, atoms: list[_Atom], ctx: _Context) -> list[PeriodMatch]:
         else:
             out.append(_match(text, a.start, a.end, a.period, a.relative))
         i += 1
-    return out
+    return _same_year(out)
 
 
 def _single_year(a: _Atom, ctx: _Context) -> tuple[Period | None, bool] | None:
     if a.form == "rel":
         assert a.num is not None
         return Period(PeriodType.FY, str(ctx.current_fy + a.num)), True
-    if a.form == "apos" or (a.form == "bare" and not _valid_year(a.num)):
-        return None  # "'24" alone or "1320" is not a period
+    if a.form == "bare" and not _valid_year(a.num):
+        return None  # "1320" is not a period
     return (Period(PeriodType.FY, str(a.num)) if _valid_year(a.num) else None), False
 
 
-def _match(text: str, start: int, end: int, period: Period | None, relative: bool) -> PeriodMatch:
-    return PeriodMatch(start, end, text[start:end], period, relative)
+def _match(
+    text: str, start: int, end: int, period: Period | None, relative: bool, *, latest: bool = False
+) -> PeriodMatch:
+    return PeriodMatch(start, end, text[start:end], period, relative, latest)
+
+
+# a month named alone must be written in full, and "may" only after a preposition ("in May"):
+# "May I ask" and "mar" (the sea, in Italian) are not months
+_MONTH_ALONE = frozenset((
+    "january", "february", "march", "april", "june", "july", "august", "september", "october",
+    "november", "december", "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno",
+    "luglio", "agosto", "settembre", "ottobre", "novembre", "dicembre",
+))
+_BEFORE_MAY = re.compile(r"(?:in|of|for|during|since|until|nel|di|a|del)\s+$", re.IGNORECASE)
+
+
+def _alone_ok(text: str, a: _Atom) -> bool:
+    if a.num is None or a.form not in ("H", "Q", "M"):
+        return False
+    if a.form != "M":
+        return True
+    word = text[a.start : a.end].rstrip(".").lower()
+    if word == "may":
+        return a.latin and _BEFORE_MAY.search(text, max(0, a.start - 8), a.start) is not None
+    return a.latin and word in _MONTH_ALONE
+
+
+def _same_year(matches: list[PeriodMatch]) -> list[PeriodMatch]:
+    """"Q1 and Q2", "H1 vs H2" named without a year are of one year: the latest in which all
+    of them are over (on 15 June, Q1 alone is this year's, but with Q2 both are last year's).
+    Months keep their own: "December vs March" is the latest of each."""
+    alone: dict[PeriodType, int] = {}
+    for m in matches:
+        if m.latest and m.period is not None and m.period.type is not PeriodType.M:
+            alone[m.period.type] = min(alone.get(m.period.type, m.period.year), m.period.year)
+    if not alone:
+        return matches
+    out = []
+    for m in matches:
+        p = m.period
+        if m.latest and p is not None and p.type in alone and p.year != alone[p.type]:
+            per_year = _PER_YEAR[p.type]
+            p = shift_period(p, (alone[p.type] - p.year) * per_year)
+            m = PeriodMatch(m.start, m.end, m.raw, p, m.relative, m.latest)
+        out.append(m)
+    return out
+
+
+def _latest_complete(form: str, n: int | None, ctx: _Context) -> Period | None:
+    """Half/quarter `n` of the latest fiscal year in which it has ended by the reference date
+    (a month: of the latest calendar year), as "the last complete fiscal year" is."""
+    year = ctx.ref.year if form == "M" else ctx.current_fy
+    period = _sub_period(form, n, year)
+    steps = {"H": -2, "Q": -4, "M": -12}[form]
+    while period is not None and period_bounds(period, ctx.fye)[1] >= ctx.ref:
+        period = shift_period(period, steps)
+    return period
 
 
 # --------------------------------------------------------------------------- public
@@ -687,8 +865,8 @@ def find_periods(
     for m in found:
         # earliest first, then longest; a "skip" span hides whatever it covers
         if m.start() >= last_end:
-            last_end = m.end()
             atom = _atom(m, ctx)
+            last_end = atom.end  # may end before the match: "fiscal 2023" of "fiscal 2023-2025"
             if atom.role != "skip":
                 atom.zh = _CJK.search(m.group()) is not None
                 atoms.append(atom)
