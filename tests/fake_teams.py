@@ -29,6 +29,7 @@ PASSWORD = "fake-teams-client-secret-7f3a"  # the bot's app password: must never
 ISSUER = "https://api.botframework.com"
 ACCESS = "fake-connector-access-token"
 BOT = f"28:{APP_ID}"
+MAX_MESSAGE_BYTES = 28 * 1024
 OPENID_PATH, KEYS_PATH = "/v1/.well-known/openidconfiguration", "/v1/.well-known/keys"
 
 
@@ -167,6 +168,9 @@ class FakeTeams:
             def _connector(self, body: bytes, *, update: bool) -> None:
                 if self.headers.get("Authorization") != f"Bearer {ACCESS}":
                     self._reply(401, {"error": "Unauthorized"})
+                    return
+                if len(body) > MAX_MESSAGE_BYTES:  # as Teams answers an oversized message
+                    self._reply(413, {"error": {"code": "MessageSizeTooBig"}})
                     return
                 path = unquote(self.path)
                 head, _, tail = path.partition("/activities")

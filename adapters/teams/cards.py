@@ -9,6 +9,9 @@ whose `value` carries the signed token (`OPTION` key), never the question itself
 from __future__ import annotations
 
 import base64
+import io
+import json
+import logging
 import re
 from typing import Any
 
@@ -16,6 +19,8 @@ from core.chat.callback_token import CallbackSigner
 from core.chat.presentation import Presentation, passage_text, table_text
 from core.types import Passage, Table
 
+log = logging.getLogger("ricorda.teams")
+MAX_CARD_BYTES = 27_000  # Teams refuses a bot message over ~28 KB (413), attachments included
 OPTION, PURGE = "ricorda_option", "ricorda_purge"  # keys of a tapped button's `value`
 VERSION = "1.5"
 _MARKDOWN = re.compile(r"([\\*_`\[\]])")
@@ -56,7 +61,7 @@ def answer_card(shown: Presentation, *, signer: CallbackSigner, turn_id: str,
         else:
             body.append(_text(str(block), isSubtle=kind == "emphasis"))
     if chart is not None:
-        url = "data:image/png;base64," + base64.b64encode(chart).decode("ascii")
+        url = "data:image/png;base64," + base64.b64encode(compact_png(chart)).decode("ascii")
         body.append({"type": "Image", "url": url, "altText": "chart"})
     if shown.sources:
         body.append(_text(shown.sources_label, weight="Bolder", spacing="Medium"))
@@ -68,7 +73,22 @@ def answer_card(shown: Presentation, *, signer: CallbackSigner, turn_id: str,
         body.append({"type": "ActionSet", "actions": [
             submit(label, OPTION, signer.encode_option(turn_id, i)) for i, label in group.options
         ]})
-    return card(body)
+    content = card(body)
+    if chart is not None and len(json.dumps(content)) > MAX_CARD_BYTES:
+        log.warning("answer card with its chart exceeds Teams' message size: chart left out")
+        content["body"] = [b for b in body if b.get("type") != "Image"]
+    return content
+
+
+def compact_png(png: bytes) -> bytes:
+    """The chart in 32 colours (a chart has fewer): about a fifth of matplotlib's PNG, so it
+    fits in a card under Teams' message size limit."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    with Image.open(io.BytesIO(png)) as image:
+        image.convert("RGB").quantize(colors=32).save(out, "PNG", optimize=True)
+    return out.getvalue()
 
 
 def text_card(text: str, *, monospace: bool = False) -> Card:
