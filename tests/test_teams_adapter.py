@@ -260,3 +260,20 @@ def test_restricted_names_only_in_a_cleared_channel(teams: TeamsBot) -> None:
     assert "Orbis Labs" not in text_of(outside)
     inside = ask(teams, f"{CLEARED};messageid=3", question, channel=True, mention=True)
     assert "Orbis Labs" in text_of(inside)
+
+
+@pytest.mark.parametrize(("password", "says"), [
+    ("", "RICORDA_TEAMS_APP_PASSWORD is required"),
+    ("wrong-secret-5b1e", "the token endpoint refused RICORDA_TEAMS_APP_ID"),
+])
+def test_a_missing_or_refused_password_stops_serve_in_one_line(
+        teams: TeamsBot, data_dir: Path, password: str, says: str) -> None:
+    env = {**os.environ, "RICORDA_DATA_DIR": str(data_dir), "RICORDA_TEAMS_APP_ID": APP_ID,
+           "RICORDA_TEAMS_APP_PASSWORD": password, "RICORDA_TEAMS_PORT": str(free_port()),
+           "RICORDA_TEAMS_TOKEN_URL": teams.fake.token_url, "RICORDA_EMBEDDER": "hashing",
+           "RICORDA_METRICS_PORT": "0", "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-m", "bot", "serve"], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert says in done.stderr, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and (not password or password not in done.stderr)
