@@ -123,6 +123,12 @@ class Settings(BaseSettings):
     slack_api_url: str | None = None
     slack_host: str = "0.0.0.0"  # where /slack/events listens (HTTP mode)
     slack_port: int = 3000
+    teams_app_id: str | None = None  # Microsoft App ID of the Teams bot (docs/teams.md)
+    teams_app_password: SecretStr | None = None
+    teams_host: str = "0.0.0.0"  # where /api/messages listens
+    teams_port: int = 3978
+    teams_token_url: str | None = None  # default Microsoft's (tests: a local fake)
+    teams_openid_url: str | None = None  # default the Bot Framework's OpenID metadata
     callback_secret: SecretStr | None = None
     show_footer: bool = False  # serving level and latency under answers: for admins testing
     charts: bool = True  # a series, breakdown or ranking also comes as a chart image

@@ -30,7 +30,7 @@ SLACK_BOT_TOKEN = re.compile(r"^xoxb-[A-Za-z0-9-]+$")
 SLACK_APP_TOKEN = re.compile(r"^xapp-[A-Za-z0-9-]+$")
 DATABASE_SCHEMES = ("sqlite", "postgresql", "postgresql+psycopg", "postgres")
 HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
-ADMIN = re.compile(r"^(telegram|slack|console):\S+$")
+ADMIN = re.compile(r"^(telegram|slack|teams|console):\S+$")
 
 # the fix for a value of the wrong type, by field (the rest get one from their type)
 FIXES: dict[str, str] = {
@@ -39,7 +39,7 @@ FIXES: dict[str, str] = {
     "llm": "set it to none, llama-cpp or openai",
     "data_dir": "set it to a folder path",
 }
-_PORTS = ("slack_port", "metrics_port", "telegram_webhook_port")
+_PORTS = ("slack_port", "metrics_port", "telegram_webhook_port", "teams_port")
 
 
 def env_name(field: str) -> str:
@@ -190,6 +190,8 @@ def _check_platforms(s: Settings) -> None:
     _http_url("telegram_webhook_url", s.telegram_webhook_url, https=not s.telegram_api_url)
     _http_url("telegram_api_url", s.telegram_api_url)
     _http_url("slack_api_url", s.slack_api_url)
+    _http_url("teams_token_url", s.teams_token_url)
+    _http_url("teams_openid_url", s.teams_openid_url)
     for field in _PORTS:
         _port(field, getattr(s, field))
     for admin in s.admins:

@@ -12,6 +12,7 @@ SECRET_FIELDS = frozenset(
         "slack_bot_token",
         "slack_app_token",
         "slack_signing_secret",
+        "teams_app_password",
         "llm_api_key",
         "callback_secret",
     }

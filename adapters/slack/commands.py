@@ -22,9 +22,8 @@ from adapters.slack.blocks import purge_prompt, text_message
 from adapters.slack.questions import Questions
 from adapters.slack.replies import ephemeral
 from adapters.slack.services import SlackServices, chat_key, user_key
-from core.chat.admin_commands import COMMANDS, admin_text, is_admin, needs_confirmation
+from core.chat.admin_commands import COMMANDS, admin_text, is_admin
 from core.chat.chat_replies import reply
-from core.chat.chat_turn import CANCEL
 from core.messages import say
 
 log = logging.getLogger("ricorda.slack")
@@ -76,14 +75,13 @@ class Commands:
                       response_type="ephemeral")
             return
         await ack()
-        text = await self.s.admin_reply(name, args, user=user, is_admin=admin,
-                                        chat=chat_key(channel), language=language)
-        if admin and needs_confirmation(name, args):
-            message = purge_prompt(text, self.questions.turns.purge_tokens(user_id),
-                                   confirm=admin_text("confirm", language),
-                                   cancel=admin_text("cancel", language))
+        shown = await self.questions.turns.admin(name, args, user_id=user_id,
+                                                 chat=chat_key(channel), language=language)
+        if shown.buttons:
+            (confirm, yes), (cancel, no) = shown.buttons
+            message = purge_prompt(shown.text, (yes, no), confirm=confirm, cancel=cancel)
         else:
-            message = text_message(text, monospace=admin)
+            message = text_message(shown.text, monospace=shown.monospace)
         await ephemeral(client, respond, channel, user_id, message)
 
     async def on_purge_choice(self, ack: Ack, body: dict[str, Any], client: AsyncWebClient,
@@ -94,16 +92,7 @@ class Commands:
         tapper = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
         language = await self.s.language(client, tapper)
-        kind = await self.questions.turns.purge_choice(action.get("value"), tapper_id=tapper,
-                                                       user=user_key(tapper))
-        if kind is None:
-            await ephemeral(client, respond, channel, tapper,
-                            text_message(reply("expired", language)))
-            return
-        if kind == CANCEL:
-            text = admin_text("cancelled", language)
-        else:
-            text = await self.s.admin_reply("purge", "all", user=user_key(tapper),
-                                            is_admin=True, confirmed=True, chat=chat_key(channel),
-                                            language=language)
-        await ephemeral(client, respond, channel, tapper, text_message(text))
+        text = await self.questions.turns.purge_tap(action.get("value"), tapper_id=tapper,
+                                                    chat=chat_key(channel), language=language)
+        await ephemeral(client, respond, channel, tapper,
+                        text_message(reply("expired", language) if text is None else text))

@@ -22,6 +22,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
+from core.chat.chat_turn import ChatTurns
 
 log = logging.getLogger("ricorda.slack")
 ACK = "memo"
@@ -31,49 +32,46 @@ _SETTLED = {"reactions.add": "already_reacted", "reactions.remove": "no_reaction
 class Reactions:
     def __init__(self, services: SlackServices) -> None:
         self.s = services
+        self.turns = ChatTurns(services, PLATFORM)
 
     async def on_added(self, event: dict[str, Any], client: AsyncWebClient,
                        bot_user_id: str | None = None) -> None:
-        verdict = self.s.verdicts.for_reaction(PLATFORM, event.get("reaction") or "")
-        if verdict is None or event.get("user") == bot_user_id:
+        found = self._person_on_message(event, bot_user_id)
+        if found is None:
             return
-        found = await self._turn(event)
-        if found is not None:
-            turn_id, user = found
-            shown = await self.s.reaction_verdict(turn_id, user, verdict)
-            await acknowledge(client, event["item"]["channel"], event["item"]["ts"],
-                              shown=shown)
+        channel, ts, user = found
+        shown = await self.turns.reaction(chat=chat_key(channel), message_id=ts,
+                                          user=user_key(user), old=[],
+                                          new=[event.get("reaction") or ""])
+        if shown is not None:
+            await acknowledge(client, channel, ts, shown=shown)
 
     async def on_removed(self, event: dict[str, Any], client: AsyncWebClient,
                          bot_user_id: str | None = None) -> None:
         removed = event.get("reaction") or ""
-        if self.s.verdicts.for_reaction(PLATFORM, removed) is None or (
-                event.get("user") == bot_user_id):
+        found = self._person_on_message(event, bot_user_id)
+        if found is None or self.s.verdicts.for_reaction(PLATFORM, removed) is None:
             return
-        found = await self._turn(event)
-        if found is None:
-            return
-        turn_id, user = found
-        item = event["item"]
-        remaining = await self._remaining(client, item["channel"], item["ts"], event["user"])
-        verdict, withdrawn = self.s.verdicts.for_reaction_change(
-            PLATFORM, [*remaining, removed], remaining)
-        if verdict is None and not withdrawn:
-            return
-        shown = await self.s.reaction_verdict(turn_id, user, verdict)
-        await acknowledge(client, item["channel"], item["ts"], shown=shown)
-
-    async def _turn(self, event: dict[str, Any]) -> tuple[str, str] | None:
-        """(turn id, user key) when the reaction is a person's, on one of the bot's answers."""
-        item = event.get("item") or {}
-        if item.get("type") != "message" or not event.get("user"):
-            return None
-        channel, ts = item.get("channel") or "", item.get("ts") or ""
-        turn_id = await self.s.run(self.s.turns.turn_for_message, PLATFORM, chat_key(channel), ts)
+        channel, ts, user = found
+        turn_id = await self.turns.answer_turn(chat_key(channel), ts)
         if turn_id is None:
-            log.info("reaction on %s in %s: not one of my answers, ignored", ts, chat_key(channel))
+            return
+        remaining = await self._remaining(client, channel, ts, user)
+        shown = await self.turns.reaction(chat=chat_key(channel), message_id=ts,
+                                          user=user_key(user), old=[*remaining, removed],
+                                          new=remaining, turn_id=turn_id)
+        if shown is not None:
+            await acknowledge(client, channel, ts, shown=shown)
+
+    @staticmethod
+    def _person_on_message(event: dict[str, Any],
+                           bot_user_id: str | None) -> tuple[str, str, str] | None:
+        """(channel, ts, user) when a person (not the bot) reacted on a message."""
+        item = event.get("item") or {}
+        user = event.get("user")
+        if item.get("type") != "message" or not user or user == bot_user_id:
             return None
-        return turn_id, user_key(event["user"])
+        return item.get("channel") or "", item.get("ts") or "", user
 
     async def _remaining(self, client: AsyncWebClient, channel: str, ts: str,
                          user: str) -> list[str]:

@@ -8,10 +8,9 @@ from telegram import Message, Update
 from telegram.ext import ContextTypes
 
 from adapters.telegram.addressing import is_private
-from adapters.telegram.keyboards import CANCEL, purge_keyboard
+from adapters.telegram.keyboards import purge_keyboard
 from adapters.telegram.render import Part, pack
-from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
-from core.chat.admin_commands import admin_text, is_admin, needs_confirmation
+from adapters.telegram.services import PLATFORM, TelegramServices, chat_key
 from core.chat.chat_replies import help_text, language_for, reply
 from core.chat.chat_turn import ChatTurns
 
@@ -45,41 +44,29 @@ class Commands:
             return
         head, _, args = message.text.partition(" ")
         name = head.lstrip("/").split("@", 1)[0].lower()
-        user = user_key(message.from_user.id)
-        allowed = is_admin(user, self.s.admins)
-        language = _language(message)
-        if allowed and needs_confirmation(name, args):
-            text = await self.s.admin_reply(name, args, user=user, is_admin=True,
-                                            chat=chat_key(message.chat.id), language=language)
-            tokens = self.turns.purge_tokens(str(message.from_user.id))
-            await message.reply_text(text, reply_markup=purge_keyboard(
-                tokens, confirm=admin_text("confirm", language),
-                cancel=admin_text("cancel", language)))
+        shown = await self.turns.admin(name, args, user_id=str(message.from_user.id),
+                                       chat=chat_key(message.chat.id),
+                                       language=_language(message))
+        if shown.buttons:
+            (confirm, yes), (cancel, no) = shown.buttons
+            await message.reply_text(shown.text, reply_markup=purge_keyboard(
+                (yes, no), confirm=confirm, cancel=cancel))
             return
-        text = await self.s.admin_reply(name, args, user=user, is_admin=allowed,
-                                        chat=chat_key(message.chat.id), language=language)
-        await self._reply_pre(message, text)
+        await self._reply_pre(message, shown.text)
 
     async def on_purge_choice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Confirm / Cancel under a purge-all prompt: only the admin who asked, only soon."""
         query = update.callback_query
         if query is None:
             return
-        tapper = query.from_user.id
         language = language_for(query.from_user.language_code)
-        kind = await self.turns.purge_choice(query.data, tapper_id=str(tapper),
-                                             user=user_key(tapper))
-        if kind is None:
+        chat = query.message.chat.id if query.message is not None else 0
+        text = await self.turns.purge_tap(query.data, tapper_id=str(query.from_user.id),
+                                          chat=chat_key(chat), language=language)
+        if text is None:
             await query.answer(reply("expired", language), show_alert=True)
             return
         await query.answer()
-        if kind == CANCEL:
-            text = admin_text("cancelled", language)
-        else:
-            chat = query.message.chat.id if query.message is not None else 0
-            text = await self.s.admin_reply("purge", "all", user=user_key(tapper),
-                                            is_admin=True, confirmed=True, chat=chat_key(chat),
-                                            language=language)
         await query.edit_message_text(text)  # the buttons go: a prompt is answered once
 
     async def on_non_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

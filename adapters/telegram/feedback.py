@@ -24,6 +24,7 @@ from telegram.ext import ContextTypes, filters
 from adapters.telegram.addressing import replies_to_bot
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from core.chat.chat_replies import language_for, reply
+from core.chat.chat_turn import ChatTurns
 from core.chat.reactions import ReactionVerdicts
 
 log = logging.getLogger("ricorda.telegram")
@@ -45,6 +46,7 @@ class VerdictReply(filters.MessageFilter):
 class Reactions:
     def __init__(self, services: TelegramServices) -> None:
         self.s = services
+        self.turns = ChatTurns(services, PLATFORM)
 
     async def on_reaction(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         change = update.message_reaction
@@ -58,17 +60,11 @@ class Reactions:
             return
         old = [r.emoji for r in change.old_reaction if isinstance(r, ReactionTypeEmoji)]
         new = [r.emoji for r in change.new_reaction if isinstance(r, ReactionTypeEmoji)]
-        verdict, withdrawn = self.s.verdicts.for_reaction_change(PLATFORM, old, new)
-        if verdict is None and not withdrawn:
-            return
-        turn_id = await self.s.run(self.s.turns.turn_for_message, PLATFORM,
-                                   chat_key(change.chat.id), change.message_id)
-        if turn_id is None:
-            log.info("reaction on message %s in %s: not one of my answers, ignored",
-                     change.message_id, chat_key(change.chat.id))
-            return
-        shown = await self.s.reaction_verdict(turn_id, user, verdict)
-        await acknowledge(context.bot, change.chat.id, change.message_id, shown=shown)
+        shown = await self.turns.reaction(chat=chat_key(change.chat.id),
+                                          message_id=change.message_id, user=user,
+                                          old=old, new=new)
+        if shown is not None:
+            await acknowledge(context.bot, change.chat.id, change.message_id, shown=shown)
 
     async def on_verdict_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """"✓" / "✗" as a reply to one of the bot's answers."""

@@ -15,9 +15,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Protocol
 
-from core.chat.admin_commands import confirmation_id, is_admin
+from core.chat.admin_commands import admin_text, confirmation_id, is_admin, needs_confirmation
 from core.chat.chat_ports import ChatServices
 from core.chat.chat_replies import reply
 from core.chat.option_tap import tap_key, tap_request
@@ -126,3 +127,70 @@ class ChatTurns:
             log.warning("purge confirmation refused for %s", user)
             return None
         return kind
+
+    # --- the admin and feedback flows every platform shares (an adapter adds only markup) ---
+
+    async def admin(self, name: str, args: str, *, user_id: str, chat: str,
+                    language: str) -> AdminTurn:
+        """An admin command's reply: a listing (monospace for admins), or, for purge-all, a
+        prompt whose two buttons carry signed single-use tokens for this admin."""
+        user = self.user_key(user_id)
+        allowed = is_admin(user, self.s.admins)
+        text = await self.s.admin_reply(name, args, user=user, is_admin=allowed, chat=chat,
+                                        language=language)
+        if allowed and needs_confirmation(name, args):
+            confirm, cancel = self.purge_tokens(user_id)
+            return AdminTurn(text, monospace=True, buttons=(
+                (admin_text("confirm", language), confirm),
+                (admin_text("cancel", language), cancel)))
+        return AdminTurn(text, monospace=allowed)
+
+    async def purge_tap(self, token: str | None, *, tapper_id: str, chat: str,
+                        language: str) -> str | None:
+        """What replaces a purge-all prompt after a tap on it: the purge's result, or
+        "cancelled"; None when the tap is refused (say "expired")."""
+        user = self.user_key(tapper_id)
+        kind = await self.purge_choice(token, tapper_id=tapper_id, user=user)
+        if kind is None:
+            return None
+        if kind == CANCEL:
+            return admin_text("cancelled", language)
+        return await self.s.admin_reply("purge", "all", user=user, is_admin=True,
+                                        confirmed=True, chat=chat, language=language)
+
+    async def reaction(self, *, chat: str, message_id: str | int, user: str,
+                       old: Sequence[str], new: Sequence[str],
+                       turn_id: str | None = None) -> bool | None:
+        """A user's reactions on a message changed from `old` to `new`: the verdict recorded on
+        the turn that message shows. True/False: set/clear the bot's acknowledgement; None:
+        nothing to do (no meaningful change, or not one of the bot's answers)."""
+        verdict, withdrawn = self.s.verdicts.for_reaction_change(self.platform, old, new)
+        if verdict is None and not withdrawn:
+            return None
+        turn_id = turn_id or await self.answer_turn(chat, message_id)
+        if turn_id is None:
+            return None
+        return await self.s.reaction_verdict(turn_id, user, verdict)
+
+    async def answer_turn(self, chat: str, message_id: str | int) -> str | None:
+        """The turn a message of the bot's shows, or None (a log line: not an answer)."""
+        turn_id = await self.s.run(self.s.turns.turn_for_message, self.platform, chat,
+                                   message_id)
+        if turn_id is None:
+            log.info("reaction on message %s in %s: not one of my answers, ignored",
+                     message_id, chat)
+        return turn_id
+
+    def user_key(self, user_id: str | int) -> str:
+        """"telegram:42": how a platform's user is named in admins and feedback."""
+        return f"{self.platform}:{user_id}"
+
+
+@dataclass(frozen=True)
+class AdminTurn:
+    """An admin reply as every platform shows it: text (a table when `monospace`) and, under a
+    purge-all prompt, (label, token) buttons."""
+
+    text: str
+    monospace: bool = False
+    buttons: tuple[tuple[str, str], ...] = ()

@@ -1,0 +1,8 @@
+"""Microsoft Teams: activities in over a JWT-checked HTTP endpoint, replies out through the Bot
+Connector REST API (docs/teams.md). Only event parsing, the `ChatPort` and Adaptive Card markup
+live here; every flow is core.chat.chat_turn's."""
+
+from adapters.teams.application import TeamsBot
+from adapters.teams.services import PLATFORM, TeamsServices
+
+__all__ = ["PLATFORM", "TeamsBot", "TeamsServices"]

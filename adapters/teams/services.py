@@ -1,0 +1,33 @@
+"""What the Teams handlers need from ricorda, and how Teams names chats and users.
+
+A channel thread's conversation id is the channel's id plus ";messageid=…": clearance, the
+message map and admins use the channel's id, so one `restricted_chats` entry covers every
+thread of a cleared channel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.chat.chat_ports import ChatServices
+from core.chat.reactions import ReactionVerdicts
+
+PLATFORM = "teams"
+# Teams reports its built-in reactions by name; newer clients send the emoji itself
+POSITIVE = ("like", "heart", "👍")
+NEGATIVE = ("angry", "👎")
+
+
+@dataclass
+class TeamsServices(ChatServices):
+    app_id: str = ""  # the bot's Microsoft App ID: its mentions are stripped from questions
+
+    def __post_init__(self) -> None:
+        if PLATFORM not in self.verdicts.reactions:
+            self.verdicts = ReactionVerdicts.configured(
+                PLATFORM, positive=POSITIVE, negative=NEGATIVE, base=self.verdicts)
+        super().__post_init__()
+
+
+def chat_key(conversation_id: str) -> str:
+    """"teams:19:abc@thread.tacv2" for every thread of that channel."""
+    return f"{PLATFORM}:{conversation_id.split(';', 1)[0]}"

@@ -1,0 +1,132 @@
+"""The Microsoft Teams runner (bot.runner): `ricorda serve` runs it when RICORDA_TEAMS_APP_ID is
+set. Activities arrive at `/api/messages` on RICORDA_TEAMS_HOST:RICORDA_TEAMS_PORT (default
+0.0.0.0:3978); before anything starts the settings and the port are checked and the token
+endpoint is asked once for a Connector token (a wrong password is one line now, not a
+traceback at the first answer)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING
+
+from bot.runner import Runner, check_port_free
+from core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from adapters.teams import TeamsServices
+    from adapters.teams.connector import AppToken
+    from bot.app import App
+    from bot.settings import Settings
+
+log = logging.getLogger("ricorda.serve")
+SHUTDOWN_GRACE_S = 10.0  # answers in flight get this long to finish after SIGTERM
+
+
+def check_teams(app: App) -> None:
+    """App id, password and port: locally, before anything starts."""
+    s = app.settings
+    if not s.teams_app_id:
+        raise ConfigError("RICORDA_TEAMS_APP_ID is not set")
+    if s.teams_app_password is None or not s.teams_app_password.get_secret_value():
+        raise ConfigError("RICORDA_TEAMS_APP_PASSWORD is required with RICORDA_TEAMS_APP_ID: "
+                          "the client secret of the bot's app registration")
+    if not 0 < s.teams_port < 65536:
+        raise ConfigError(f"RICORDA_TEAMS_PORT must be a port number, not {s.teams_port!r}")
+    check_port_free(s.teams_host, s.teams_port, "RICORDA_TEAMS_PORT")
+
+
+def confirm_teams(app: App) -> None:
+    """One token from the token endpoint: a refused id/password is a ConfigError; an endpoint
+    that cannot be reached is logged and left to the first reply."""
+    import httpx
+
+    try:
+        asyncio.run(_token(app)())
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code in (400, 401, 403):
+            raise ConfigError(
+                "the token endpoint refused RICORDA_TEAMS_APP_ID / RICORDA_TEAMS_APP_PASSWORD "
+                f"({exc.response.status_code}): copy the app id and a current client secret "
+                "from the bot's app registration") from None
+        log.warning("Teams token check failed (%s); starting anyway", exc.response.status_code)
+    except (httpx.HTTPError, OSError, KeyError, ValueError) as exc:
+        log.warning("cannot reach the Teams token endpoint (%s); starting anyway",
+                    exc.__class__.__name__)
+
+
+def _token(app: App) -> AppToken:
+    from adapters.teams.connector import AppToken
+
+    s = app.settings
+    assert s.teams_app_id and s.teams_app_password
+    return AppToken(s.teams_app_id, s.teams_app_password.get_secret_value(), s.teams_token_url)
+
+
+def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsServices:
+    from adapters.teams import TeamsServices
+    from bot.chat_wiring import chat_services
+
+    s = app.settings
+    assert s.teams_app_id and s.teams_app_password
+    return TeamsServices(**chat_services(app, s.teams_app_password.get_secret_value(),
+                                         core_worker=core_worker), app_id=s.teams_app_id)
+
+
+async def serve_teams(app: App, *, core_worker: Executor | None = None,
+                      stop: asyncio.Event | None = None, handle_signals: bool = True) -> None:
+    """Serve Teams until `stop` is set (or a signal arrives)."""
+    from adapters.inbox import DeliveryInbox
+    from adapters.teams import PLATFORM, TeamsBot
+    from adapters.teams.connector import Connector
+    from adapters.teams.endpoint import Endpoint, start_site, validator
+    from bot.chat_wiring import redact_in_logs
+
+    check_teams(app)
+    s = app.settings
+    assert s.teams_app_password is not None and s.teams_app_id
+    redact_in_logs(s.teams_app_password.get_secret_value(),
+                   s.callback_secret.get_secret_value() if s.callback_secret else "")
+    stop = stop or asyncio.Event()
+    if handle_signals:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+    services = teams_services(app, core_worker=core_worker)
+    inbox = DeliveryInbox(services.inbox, PLATFORM) if services.inbox is not None else None
+    endpoint = Endpoint(TeamsBot(services, Connector(_token(app))),
+                        validator(s.teams_app_id, s.teams_openid_url), inbox)
+    try:
+        if inbox is not None:  # activities a dead process stored and never answered
+            inbox.start(endpoint.redeliver)
+        runner = await start_site(endpoint.application(), host=s.teams_host, port=s.teams_port)
+        log.info("Teams: activities on %s:%s/api/messages", s.teams_host, s.teams_port)
+        await stop.wait()
+        await runner.cleanup()
+        if inbox is not None:
+            await inbox.stop()
+        await endpoint.finish(SHUTDOWN_GRACE_S)
+    finally:
+        if inbox is not None:
+            inbox.close()
+        services.close()
+
+
+def _serve(app: App, core_worker: Executor, on_main_thread: bool) -> None:
+    asyncio.run(serve_teams(app, core_worker=core_worker, handle_signals=on_main_thread))
+
+
+def _configured(settings: Settings) -> bool:
+    return bool(settings.teams_app_id)
+
+
+TEAMS = Runner(
+    name="teams",
+    switch="RICORDA_TEAMS_APP_ID",
+    configured=_configured,
+    check=check_teams,
+    confirm=confirm_teams,
+    serve=_serve,
+)
