@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from core.knowledge.document_sources import DocumentSource
     from core.knowledge.freshness import Freshness
     from core.planning.catalog import Catalog
+    from core.planning.model_planner import ModelPlanner
     from core.ports import LLM, Embedder, VectorIndex
     from core.types import Answer, Request
     from storage.chunk_store import SqlChunkStore
@@ -261,6 +262,20 @@ class App:
             catalog=self.catalog,
             conversations=SqlConversationStore(self.engine),
             conversation_ttl=dt.timedelta(minutes=self.settings.conversation_ttl_minutes),
+            model_planner=self._model_planner(),
+        )
+
+    def _model_planner(self) -> ModelPlanner | None:
+        """The last tier of the cascade when RICORDA_MODEL_PLANNER is on (needs RICORDA_LLM)."""
+        if not self.settings.model_planner:
+            return None
+        from core.planning.model_planner import ModelPlanner
+
+        return ModelPlanner(
+            lambda: self.llm,
+            self.glossary,
+            timeout=self.settings.model_planner_timeout_s,
+            max_tokens=self.settings.model_planner_max_tokens,
         )
 
     # -- narrative channel (built on first use: heavy imports stay off the structured path) --
