@@ -175,6 +175,9 @@ def parse_reply(
     if not isinstance(data, dict):
         return Failure("invalid", "not an object")
     props = schema["properties"]
+    extra = sorted(set(data) - set(props))
+    if extra:  # a server that ignores the schema: nothing outside it is read, nor trusted
+        return Failure("invalid", f"keys outside the schema: {extra[:3]}")
     if data.get("route") not in props["route"]["enum"]:
         return Failure("invalid", f"route {data.get('route')!r}")
     if data["route"] == NONE:
