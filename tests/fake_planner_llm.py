@@ -60,7 +60,15 @@ class FakePlannerLLM:
         self._server.shutdown()
         self._server.server_close()
 
+    def hold(self) -> None:
+        """From now on requests wait for `release()` (and `received` tells when one came)."""
+        self.mode = "hold"
+        self._released.clear()
+        self.received.clear()
+
     def release(self) -> None:
+        """Let held requests answer; later ones answer at once."""
+        self.mode = "ok"
         self._released.set()
 
     def __enter__(self) -> FakePlannerLLM:
@@ -97,7 +105,7 @@ class FakePlannerLLM:
                     fake.bodies.append(body)
                 fake.received.set()
                 if fake.mode == "hold":
-                    fake._released.wait(60)
+                    fake._released.wait(60)  # a test releases it, or stops the server
                 status = 500 if fake.mode == "error" else 200
                 if status == 500:
                     payload = b'{"error": "internal"}'

@@ -128,7 +128,8 @@ def test_a_server_error_falls_back(fresh: Path) -> None:
 
 
 def test_a_model_slower_than_the_timeout_falls_back_in_time(fresh: Path) -> None:
-    with FakePlannerLLM(HK_2024, mode="hold") as fake:
+    with FakePlannerLLM(HK_2024) as fake:
+        fake.hold()
         answer = ask(fresh, TILLS, fake, timeout=1.0)
         assert fake.requests == 1
     assert is_rules_answer(answer)

@@ -29,12 +29,20 @@ from adapters.slack.blocks import (
     text_message,
     unescape,
 )
-from adapters.slack.replies import ephemeral, post, post_ephemeral, post_messages, upload_chart
+from adapters.slack.replies import (
+    ephemeral,
+    post,
+    post_ephemeral,
+    post_messages,
+    update,
+    upload_chart,
+)
 from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
 from core.chat.chat_replies import help_text
 from core.chat.chat_turn import ChatTurns
 from core.chat.option_tap import chosen_label
 from core.chat.presentation import Presentation
+from core.messages import say
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.slack")
@@ -49,6 +57,7 @@ class SlackPort:
                  private: bool = False, tapped: dict[str, Any] | None = None) -> None:
         self.s, self.client, self.channel, self.user = services, client, channel, user
         self.thread, self.respond, self.private, self.tapped = thread, respond, private, tapped
+        self.placeholder: str | None = None  # ts of "working it out…", replaced by the answer
 
     async def deliver(self, answer: Answer, shown: Presentation) -> list[str]:
         """The answer's chart first (uploaded into the thread, when it has one), then its
@@ -64,8 +73,25 @@ class SlackPort:
             ts = await upload_chart(self.client, self.channel, *chart, thread_ts=self.thread)
             if ts is not None:
                 posted.append(ts)
+        # the answer takes the placeholder's place (a failed update: posted as usual)
+        placeholder = self.placeholder
+        if placeholder is not None and messages and await update(
+            self.client, self.channel, placeholder, messages[0]
+        ):
+            posted.append(placeholder)
+            messages = messages[1:]
         return posted + await post_messages(self.client, self.channel, messages,
                                             thread_ts=self.thread)
+
+    async def thinking(self) -> None:
+        """A model is planning the answer: a placeholder in the thread, which the answer
+        replaces (an ephemeral answer cannot replace anything: none then)."""
+        if self.private or self.placeholder is not None:
+            return
+        language = await self.language()
+        self.placeholder = await post(self.client, self.channel,
+                                      text_message(say("thinking", language)),
+                                      thread_ts=self.thread)
 
     async def note(self, text: str, *, alert: bool = False) -> None:
         if self.private or self.tapped is not None or alert:
