@@ -162,3 +162,19 @@ def test_the_conversation_context_shown_to_the_model_keeps_only_what_the_chat_ma
     assert "The previous question asked for: revenue, ACME HK, FY2025." in uncleared
     assert "ACME Labs" not in uncleared and "Labs" not in uncleared
     assert "revenue, ACME Labs, ACME HK, FY2025" in cleared
+
+
+def test_the_console_says_it_is_thinking_only_while_the_model_plans(bot: Bot) -> None:
+    import io
+
+    from adapters.console import ConsoleChat
+
+    out = io.StringIO()
+    console = ConsoleChat(bot.cascade, chat=CHAT, today=lambda: R26,
+                          stdin=io.StringIO(f"{TILLS}\n{PARAPHRASE}\n"), stdout=out)
+    console.run()
+    first, second = out.getvalue().split("you> ")[1:3]
+    thinking = "Working out how to read your question…"
+    assert first.index(thinking) < first.index("Understood as: revenue · ACME HK · FY2024.")
+    assert "(model ·" in first
+    assert thinking not in second and "(L0b ·" in second

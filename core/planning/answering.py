@@ -31,7 +31,7 @@ from core.messages import period_label, say
 from core.planning import thinking
 from core.planning.catalog import Catalog
 from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
-from core.planning.model_planner import WORDS, ModelPlanner, ModelResult
+from core.planning.model_planner import WORDS, Failure, ModelPlanner, ModelResult
 from core.planning.plan import SLOT_KINDS, Plan
 from core.planning.planner import plan_for
 from core.ports import ConversationStore, FactStore, TurnRecord, TurnStore
@@ -285,7 +285,8 @@ class Answerer:
         plan = self.plan(overlaid) if overlaid is not None else None
         if overlaid is None or plan is None:
             log.info("model reading %s does not make a plan; the rules' answer stands", reading)
-            self.last_model_result = replace(result, reading=None)
+            self.last_model_result = replace(
+                result, reading=None, failure=Failure("invalid", "the reading makes no plan"))
             return None
         plan.reading = reading
         return plan, overlaid
