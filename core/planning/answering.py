@@ -31,7 +31,7 @@ from core.messages import period_label, say
 from core.planning import thinking
 from core.planning.catalog import Catalog
 from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
-from core.planning.model_planner import WORDS, Failure, ModelPlanner, ModelResult
+from core.planning.model_planner import MODEL, WORDS, Failure, ModelPlanner, ModelResult
 from core.planning.plan import SLOT_KINDS, Plan
 from core.planning.planner import plan_for
 from core.ports import ConversationStore, FactStore, TurnRecord, TurnStore
@@ -153,7 +153,11 @@ class Answerer:
             ans = prepared
         else:
             plan = self.plan(prepared)
-            ans = self.run(plan, prepared) if plan is not None else self.clarify(prepared)
+            made = self.model_plan(prepared)  # the last tier, when one is configured
+            if made is not None:
+                ans = self.run(made[0], made[1], served_by=MODEL)
+            else:
+                ans = self.run(plan, prepared) if plan is not None else self.clarify(prepared)
         ans = self.finish(request, ans, started)
         self.remember(request, prepared, ans)
         return ans
