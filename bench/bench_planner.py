@@ -166,7 +166,9 @@ def accuracy(answerer: Answerer, rows: list[dict[str, Any]]) -> dict[str, Any]:
         if result.failure is not None:
             failures[result.failure.kind] += 1
         print(f"  {'ok ' if ok else 'no '} {row['kind']:<14} {result.seconds:6.1f} s  "
-              f"{row['question'][:60]!r} -> {result.reading or result.failure}", flush=True)
+              f"{row['question'][:60]!r} -> {result.reading or result.failure}"
+              + (f" raw={result.raw[-60:]!r}" if result.failure and result.raw else ""),
+              flush=True)
     total = len(rows) or 1
     return {
         "questions": len(rows),
@@ -223,7 +225,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=24, help="labelled questions to run")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=120.0)
-    parser.add_argument("--max-tokens", type=int, default=120)
+    parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()

@@ -105,7 +105,7 @@ class Settings(BaseSettings):
     # cannot read; off by default, so the default install answers as before
     model_planner: bool = False
     model_planner_timeout_s: float = 20.0
-    model_planner_max_tokens: int = 120
+    model_planner_max_tokens: int = 160
 
     # platforms
     admins: Annotated[list[str], NoDecode] = Field(default_factory=list)  # "telegram:1,slack:U2"

@@ -47,7 +47,9 @@ TABLES = {
     "breakdown_by_entity": "breakdown:entity:value:desc",
     "comparison": "comparison:entity:value:desc",
 }
-MAX_ITEMS = {"metrics": 3, "entities": 5, "periods": 6, "channels": 3}
+# few items: a small model fills arrays up to their bound, and every item costs tokens (a
+# reading must end within `max_tokens`, or it is cut and refused)
+MAX_ITEMS = {"metrics": 2, "entities": 3, "periods": 5, "channels": 1}
 YEARS_BACK = 10  # fiscal years the schema offers before the reference date's
 SUB_YEARS_BACK = 4  # halves and quarters
 
@@ -212,7 +214,7 @@ class ModelPlanner:
         glossary: Glossary,
         *,
         timeout: float = 20.0,
-        max_tokens: int = 120,
+        max_tokens: int = 160,
     ) -> None:
         self._llm = llm
         self.glossary = glossary
