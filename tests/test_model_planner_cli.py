@@ -195,3 +195,11 @@ def test_a_conversation_gives_the_model_its_context(fresh: Path, model: FakePlan
     model.reply = reading(["HEADCOUNT"], ["ACME_HK"], ["FY2024"])
     ask(fresh, "how many souls staffed the tills?", model, "--chat", chat)
     assert "The previous question asked for: revenue, ACME HK, FY2024." in model.prompt_text()
+
+
+def test_the_planner_without_a_model_is_a_clear_start_up_error(fresh: Path) -> None:
+    env = {"RICORDA_MODEL_PLANNER": "true"}
+    out = ricorda(fresh, "ask", TILLS, "--reference-date", REF, env=env, check=False)
+    assert out.returncode != 0
+    assert "RICORDA_MODEL_PLANNER is on but RICORDA_LLM=none" in out.stderr + out.stdout
+    assert "Traceback" not in out.stderr
