@@ -54,7 +54,7 @@ REPLAY = [
     ("how much did the tills ring up in Hong Kong in FY2024?",
      "how much did tills ring up in Hong Kong during FY2024?"),
     ("how much cash came through the door at Orbis Italia in FY2023?",
-     "how much cash came in through the door at Orbis Italia in FY2023?"),
+     "how much cash came through the door at Orbis Italia during FY2023?"),
     ("how many souls were on the payroll in China in FY2024?",
      "how many souls were on the payroll in China during FY2024?"),
 ]
@@ -206,6 +206,8 @@ def replay(answerer: Answerer) -> dict[str, Any]:
                 model = answerer.last_model_result
                 answers.append((ans.served_by, ans.latency_ms,
                                 model.seconds * 1000 if model else 0.0))
+                if model is not None and model.failure is not None:
+                    print(f"    model refused ({model.failure.kind}): {model.raw[-70:]!r}")
             rows.append({"question": first, "levels": [a[0] for a in answers],
                          "ms": [round(a[1], 2) for a in answers],
                          "model_share": answers[0][2] / answers[0][1] if answers[0][1] else 0})
