@@ -203,3 +203,21 @@ def test_the_planner_without_a_model_is_a_clear_start_up_error(fresh: Path) -> N
     assert out.returncode != 0
     assert "RICORDA_MODEL_PLANNER is on but RICORDA_LLM=none" in out.stderr + out.stdout
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("question", "understood"),
+    [
+        ("quanto hanno incassato le casse a Hong Kong nel 2024?",
+         "Ho interpretato la domanda come: "),
+        ("香港2024年收银机进账多少？", "理解为："),
+    ],
+    ids=["it", "zh"],
+)
+def test_the_reading_is_said_in_the_questions_language(
+    fresh: Path, model: FakePlannerLLM, question: str, understood: str
+) -> None:
+    answer = ask(fresh, question, model)
+    assert answer["served_by"] == "model" and answer["language"] in ("it", "zh")
+    assert figures(answer) == [("REVENUE", "ACME_HK", "2024", "410")]
+    assert answer["text"].startswith(understood), answer["text"]
