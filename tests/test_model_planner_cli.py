@@ -221,3 +221,8 @@ def test_the_reading_is_said_in_the_questions_language(
     assert answer["served_by"] == "model" and answer["language"] in ("it", "zh")
     assert figures(answer) == [("REVENUE", "ACME_HK", "2024", "410")]
     assert answer["text"].startswith(understood), answer["text"]
+
+
+def test_a_greeting_is_not_worth_a_model_call(fresh: Path, model: FakePlannerLLM) -> None:
+    answer = ask(fresh, "hello there", model)
+    assert "did not understand" in answer["text"] and model.requests == 0

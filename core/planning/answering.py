@@ -261,6 +261,8 @@ class Answerer:
         if self.model_planner is None or prepared.tool is not None:
             return False
         intent = prepared.intent
+        if intent.route is Route.UNKNOWN and not intent.question:
+            return False  # "hello", "thanks": nothing is asked, no model call is worth it
         return self.plan(prepared) is None or bool(intent.unknown_entities or intent.bad_periods)
 
     def model_plan(self, prepared: Prepared) -> tuple[Plan, Prepared] | None:
