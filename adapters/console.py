@@ -9,10 +9,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sys
+import threading
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
 from core.chat.presentation import present, sources_heading
+from core.language import detect_language
+from core.messages import say
+from core.planning.thinking import while_thinking
 from core.types import Answer, Request
 
 PROMPT = "you> "
@@ -57,6 +61,46 @@ def render_answer(answer: Answer, *, footer: bool = True) -> str:
     return terminal_safe("\n".join(lines))
 
 
+class Spinner:
+    """"⠋ Working out how to read your question…" while a model plans: animated on a terminal,
+    one line otherwise (a pipe or a file keeps a readable transcript)."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    EVERY = 0.1  # seconds per frame
+
+    def __init__(self, out: TextIO, text: str) -> None:
+        self.out, self.text = out, text
+        self.animate = bool(getattr(out, "isatty", lambda: False)())
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is not None or self._stop.is_set():
+            return
+        if not self.animate:
+            self.out.write(self.text + "\n")
+            self.out.flush()
+            self._stop.set()
+            return
+        self._thread = threading.Thread(target=self._spin, name="console-spinner", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self.out.write("\r" + " " * (len(self.text) + 2) + "\r")
+            self.out.flush()
+
+    def _spin(self) -> None:
+        frame = 0
+        while not self._stop.is_set():
+            self.out.write(f"\r{self.FRAMES[frame % len(self.FRAMES)]} {self.text}")
+            self.out.flush()
+            frame += 1
+            self._stop.wait(self.EVERY)
+
+
 class ConsoleChat:
     def __init__(
         self,
@@ -97,7 +141,12 @@ class ConsoleChat:
         request = self._pick(text) or self._resolve(Request(
             text=text, chat=self.chat, user="console", reference_date=self.today()
         ))
-        answer = self.answerer.answer(request)
+        spinner = Spinner(self.stdout, say("thinking", detect_language(text)))
+        try:
+            with while_thinking(spinner.start):
+                answer = self.answerer.answer(request)
+        finally:
+            spinner.stop()
         if request.text.strip():
             self.last = (request, answer)
         return render_answer(answer)

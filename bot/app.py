@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from core.knowledge.document_sources import DocumentSource
     from core.knowledge.freshness import Freshness
     from core.planning.catalog import Catalog
+    from core.planning.model_planner import ModelPlanner
     from core.ports import LLM, ConversationStore, Embedder, VectorIndex
     from core.types import Answer, Request
     from storage.chunk_store import SqlChunkStore
@@ -263,6 +264,20 @@ class App:
             conversations=cast("ConversationStore", _Lazy(self._conversation_store)),
             conversation_ttl=dt.timedelta(minutes=self.settings.conversation_ttl_minutes),
             bounds=self.bounds,
+            model_planner=self._model_planner(),
+        )
+
+    def _model_planner(self) -> ModelPlanner | None:
+        """The last tier of the cascade when RICORDA_MODEL_PLANNER is on (needs RICORDA_LLM)."""
+        if not self.settings.model_planner:
+            return None
+        from core.planning.model_planner import ModelPlanner
+
+        return ModelPlanner(
+            lambda: self.llm,
+            self.glossary,
+            timeout=self.settings.model_planner_timeout_s,
+            max_tokens=self.settings.model_planner_max_tokens,
         )
 
     def _conversation_store(self) -> ConversationStore:

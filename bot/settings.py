@@ -108,6 +108,11 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 30.0
     llm_threads: int | None = None  # llama-cpp threads; default: every core
     llm_api_key: SecretStr | None = None
+    # the model planner (docs/model-planner.md): the configured LLM plans what the rules
+    # cannot read; off by default, so the default install answers as before
+    model_planner: bool = False
+    model_planner_timeout_s: float = 20.0
+    model_planner_max_tokens: int = 160
 
     # platforms
     admins: Annotated[list[str], NoDecode] = Field(default_factory=list)  # "telegram:1,slack:U2"

@@ -153,6 +153,12 @@ def _check_models(s: Settings) -> None:
         raise _bad("llm_base_url", "is not set but RICORDA_LLM=openai needs it",
                    "set it to the server's URL, e.g. http://127.0.0.1:8080")
     _http_url("llm_base_url", s.llm_base_url)
+    if s.model_planner and s.llm == LlmChoice.NONE:
+        raise _bad("model_planner", "is on but RICORDA_LLM=none: there is no model to plan with",
+                   "set RICORDA_LLM to llama-cpp or openai, or RICORDA_MODEL_PLANNER=false")
+    if s.model_planner_timeout_s <= 0 or s.model_planner_max_tokens < 16:
+        raise _bad("model_planner_timeout_s", "or RICORDA_MODEL_PLANNER_MAX_TOKENS is too small",
+                   "use a timeout above 0 s and at least 16 tokens (default 20 s, 160)")
     if s.llm_timeout_s <= 0:
         raise _bad("llm_timeout_s", f"={s.llm_timeout_s} is not positive",
                    "set it to a number of seconds such as 30")

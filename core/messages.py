@@ -183,6 +183,19 @@ _TEXT: dict[str, dict[str, str]] = {
         "it": "{value} (l'ultimo concluso: \"{raw}\" non indica l'anno)",
         "zh": "{value}（最近一个已结束的：“{raw}”未指明年份）",
     },
+    # the model planner (core.planning.model_planner): how a question the rules could not
+    # read was understood, and what shows while the model works
+    "understood_as": {
+        "en": "Understood as: {items}.",
+        "it": "Ho interpretato la domanda come: {items}.",
+        "zh": "理解为：{items}。",
+    },
+    "understood_documents": {"en": "from the documents", "it": "dai documenti", "zh": "来自文档"},
+    "thinking": {
+        "en": "Working out how to read your question…",
+        "it": "Sto capendo come leggere la domanda…",
+        "zh": "正在理解您的问题……",
+    },
 }
 
 

@@ -35,6 +35,7 @@ from adapters.slack.replies import (
     post,
     post_ephemeral,
     post_messages,
+    update,
     upload_chart,
     upload_file,
 )
@@ -44,6 +45,7 @@ from core.chat.chat_turn import ChatTurns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment, fit
 from core.chat.presentation import Presentation, table_grid
+from core.messages import say
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.slack")
@@ -58,6 +60,7 @@ class SlackPort:
                  private: bool = False, tapped: dict[str, Any] | None = None) -> None:
         self.s, self.client, self.channel, self.user = services, client, channel, user
         self.thread, self.respond, self.private, self.tapped = thread, respond, private, tapped
+        self.placeholder: str | None = None  # ts of "working it out…", replaced by the answer
 
     async def deliver(self, answer: Answer, shown: Presentation) -> list[str]:
         """The answer's chart first (uploaded into the thread, when it has one), then its
@@ -78,6 +81,13 @@ class SlackPort:
             ts = await upload_chart(self.client, self.channel, *chart, thread_ts=self.thread)
             if ts is not None:
                 posted.append(ts)
+        # the answer takes the placeholder's place (a failed update: posted as usual)
+        placeholder = self.placeholder
+        if placeholder is not None and messages and await update(
+            self.client, self.channel, placeholder, messages[0]
+        ):
+            posted.append(placeholder)
+            messages = messages[1:]
         posted += await post_messages(self.client, self.channel, messages,
                                       thread_ts=self.thread)
         for attachment in files:  # the whole table, after its summary
@@ -95,6 +105,16 @@ class SlackPort:
 
         return fit(shown, language=answer.language, limit=max(1, limit), count=count,
                    too_big=lambda t: len(table_grid(t)) > SECTION_CHARS - 6)
+
+    async def thinking(self) -> None:
+        """A model is planning the answer: a placeholder in the thread, which the answer
+        replaces (an ephemeral answer cannot replace anything: none then)."""
+        if self.private or self.placeholder is not None:
+            return
+        language = await self.language()
+        self.placeholder = await post(self.client, self.channel,
+                                      text_message(say("thinking", language)),
+                                      thread_ts=self.thread)
 
     async def note(self, text: str, *, alert: bool = False) -> None:
         if self.private or self.tapped is not None or alert:

@@ -88,6 +88,17 @@ async def post(client: AsyncWebClient, channel: str, message: SlackMessage, *,
     return str(response.get("ts") or "") or None
 
 
+async def update(client: AsyncWebClient, channel: str, ts: str, message: SlackMessage) -> bool:
+    """Replace a message the bot posted (a placeholder becomes the answer)."""
+    try:
+        await client.chat_update(channel=channel, ts=ts, text=message.text,
+                                 blocks=message.blocks)
+    except SlackApiError as exc:
+        log.warning("chat.update in %s failed: %s", channel, _error(exc))
+        return False
+    return True
+
+
 async def post_ephemeral(client: AsyncWebClient, channel: str, user: str,
                          message: SlackMessage, *, thread_ts: str | None = None) -> bool:
     """A note only `user` sees (slash command replies, expired buttons)."""

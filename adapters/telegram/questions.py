@@ -152,6 +152,10 @@ class TelegramPort:
 
         return typing_while(typing, delay=self.s.typing_delay)
 
+    async def thinking(self) -> None:
+        """A model is planning the answer: "typing…" at once, not after the usual delay."""
+        await self.bot.send_chat_action(self.chat_id, ChatAction.TYPING)
+
     async def chosen(self, index: int) -> None:
         """Acknowledge the tap, and show which option was answered (the others stay
         available): the tapped button is found by its own callback data."""

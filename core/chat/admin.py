@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from core.fastpath.autopath import Autopaths
     from core.nightly.promotion import Promotions
 
-LEVELS = ("L0a", "L0b", "L1", "planner")
+LEVELS = ("L0a", "L0b", "L1", "planner", "model")
 
 
 @dataclass(frozen=True)

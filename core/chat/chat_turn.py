@@ -12,6 +12,8 @@ here, once, so Telegram, Slack and any adapter written next behave alike.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import logging
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
@@ -24,6 +26,7 @@ from core.chat.chat_replies import reply
 from core.chat.option_tap import tap_key, tap_request
 from core.chat.presentation import Presentation, present
 from core.errors import StorageError
+from core.planning.thinking import while_thinking
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.chat")
@@ -67,7 +70,7 @@ class ChatTurns:
         """Ask, present, deliver, link. A failing question gets one sentence, never a trace."""
         try:
             async with port.working():
-                answer = await self.s.run(self.s.ask, request)
+                answer = await self._ask(request, port)
         except Exception as exc:  # one failing question must not take the listener down
             log.error("answering failed: %s", exc.__class__.__name__, exc_info=exc)
             await port.note(reply("failed", await port.language(request.text)))
@@ -75,6 +78,29 @@ class ChatTurns:
         shown = present(answer, show_footer=self.s.show_footer)
         sent = await port.deliver(answer, shown)
         await self.link(request.chat, sent, answer.turn_id)
+        return answer
+
+    async def _ask(self, request: Request, port: ChatPort) -> Answer:
+        """Ask on the core worker; a port with `thinking()` (a placeholder, a typing action)
+        is told as soon as a model starts planning, and has shown it before the answer goes."""
+        thinking = getattr(port, "thinking", None)
+        if thinking is None:
+            return await self.s.run(self.s.ask, request)
+        loop = asyncio.get_running_loop()
+        shown: list[asyncio.Future[object]] = []
+
+        def started() -> None:  # on the core worker thread
+            loop.call_soon_threadsafe(lambda: shown.append(asyncio.ensure_future(thinking())))
+
+        with while_thinking(started):
+            context = contextvars.copy_context()  # the worker runs the ask inside it
+        # the worker's callbacks reach the loop in order: `started`'s before the answer's
+        answer = await self.s.run(context.run, self.s.ask, request)
+        for task in shown:
+            try:
+                await task
+            except Exception as exc:  # a lost placeholder must never cost the answer
+                log.debug("thinking indicator failed: %s", exc.__class__.__name__)
         return answer
 
     async def link(self, chat: str, sent: Sequence[str | int], turn_id: str) -> None:

@@ -31,6 +31,7 @@ from core.fastpath.rejections import is_rejection
 from core.fastpath.thresholds import CosineThresholds
 from core.planning.answering import Answerer, Prepared
 from core.planning.executors import Executor, cacheable
+from core.planning.model_planner import MODEL
 from core.planning.plan import Plan, intent_hash
 from core.ports import Embedder, TurnRecord
 from core.types import Answer, Request
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("ricorda.cascade")
 
 L0A, L0B, L1, PLANNER = "L0a", "L0b", "L1", "planner"
-LEVELS = (L0A, L0B, L1, PLANNER)
-ORIGIN = {PLANNER: "planner", L0B: "cosine", L1: "autopath"}
+LEVELS = (L0A, L0B, L1, PLANNER, MODEL)
+ORIGIN = {PLANNER: "planner", L0B: "cosine", L1: "autopath", MODEL: MODEL}
 
 
 class Cascade:
@@ -158,6 +159,11 @@ class Cascade:
             (None, None, None) if rejected else self._fast(prepared, canonical, key, entry)
         )
         own_plan = self.answerer.plan(prepared) if ans is None else None
+        # the last tier: a model plans what the rules left unresolved (None: off, or it failed
+        # and the rules' answer stands)
+        made = self.answerer.model_plan(prepared) if ans is None else None
+        if made is not None:
+            ans = self.answerer.run(made[0], made[1], served_by=MODEL)
         if ans is None:
             ans = (
                 self.answerer.run(own_plan, prepared)
@@ -272,7 +278,8 @@ class Cascade:
 
     def _backfills(self, entry: FastpathEntry) -> bool:
         """A stored entry without the embedding L0b needs gets one (by the writer)."""
-        return entry.embedding is None and not self.exact_only and l0b_servable(entry.route)
+        servable = l0b_servable(entry.route) or isinstance(entry.plan.get("reading"), dict)
+        return entry.embedding is None and not self.exact_only and servable
 
     def _l1_serves(self, own_plan: Plan | None) -> bool:
         if self.autopaths is None or own_plan is None:
@@ -305,8 +312,8 @@ class Cascade:
         plan = own_plan if ans.served_by == PLANNER and own_plan else Plan.from_dict(ans.plan)
         if not registrable(plan, self.answerer.catalog):
             return
-        if not l0b_servable(plan.route):
-            embedding = None
+        if not l0b_servable(plan.route) and plan.reading is None:
+            embedding = None  # a model's plan is found by cosine: its paraphrases need it
         now = self.clock()
         entry = FastpathEntry(
             id="",  # given by the writer; an L0a replay meanwhile counts its use by this entry

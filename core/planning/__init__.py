@@ -1,4 +1,4 @@
-"""From a prepared request to an answer: plans, the planner, executors.
+"""From a prepared request to an answer: plans, the planner (rules, then a model), executors.
 
 The modules are imported by name (`from core.planning.answering import ...`); none is
 imported here, so importing one loads only what it needs."""
@@ -8,6 +8,8 @@ __all__ = [
     "bounds",
     "catalog",
     "executors",
+    "model_planner",
     "plan",
     "planner",
+    "thinking",
 ]

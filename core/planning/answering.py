@@ -8,6 +8,7 @@ fast path can never answer differently from the planner.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import functools
 import logging
@@ -16,7 +17,7 @@ import time
 import unicodedata
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from core.chat.presentation import plain_text
@@ -26,7 +27,8 @@ from core.figures.structured import StructuredChannel, two_period_difference
 from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
 from core.language import detect_language
-from core.messages import say
+from core.messages import period_label, say
+from core.planning import thinking
 from core.planning.bounds import (
     Bounds,
     bound_segments,
@@ -39,7 +41,8 @@ from core.planning.bounds import (
 )
 from core.planning.catalog import Catalog
 from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
-from core.planning.plan import Plan
+from core.planning.model_planner import MODEL, WORDS, Failure, ModelPlanner, ModelResult
+from core.planning.plan import SLOT_KINDS, Plan
 from core.planning.planner import plan_for
 from core.ports import ConversationStore, FactStore, TurnRecord, TurnStore
 from core.question.arguments import extract_arguments
@@ -122,10 +125,14 @@ class Answerer:
         conversations: ConversationStore | None = None,
         conversation_ttl: dt.timedelta = DEFAULT_TTL,
         bounds: Bounds | None = None,
+        model_planner: ModelPlanner | None = None,
     ) -> None:
         """`catalog`: this application's executors (built-ins plus approved macros).
         `conversations`: where follow-ups find their context (None: every question stands
-        alone); a context older than `conversation_ttl` is not used."""
+        alone); a context older than `conversation_ttl` is not used.
+        `model_planner`: the last tier for what the rules cannot read (None: off)."""
+        self.model_planner = model_planner
+        self.last_model_result: ModelResult | None = None  # for the benchmark and logs
         self.glossary = glossary
         self._facts = facts
         self.catalog = catalog if catalog is not None else Catalog()
@@ -161,7 +168,11 @@ class Answerer:
             ans = prepared
         else:
             plan = self.plan(prepared)
-            ans = self.run(plan, prepared) if plan is not None else self.clarify(prepared)
+            made = self.model_plan(prepared)  # the last tier, when one is configured
+            if made is not None:
+                ans = self.run(made[0], made[1], served_by=MODEL)
+            else:
+                ans = self.run(plan, prepared) if plan is not None else self.clarify(prepared)
         ans = self.finish(request, ans, started)
         self.remember(request, prepared, ans)
         return ans
@@ -289,6 +300,91 @@ class Answerer:
         )
         return self.catalog.substitute(plan)  # an approved macro stands for these steps
 
+    # -- the model planner (core.planning.model_planner) ------------------------------------
+
+    def wants_model(self, prepared: Prepared) -> bool:
+        """The rules left the request unresolved: no plan (a metric menu, "not understood"), or
+        a word left where an entity or a period should be."""
+        if self.model_planner is None or prepared.tool is not None:
+            return False
+        intent = prepared.intent
+        if intent.route is Route.UNKNOWN and not intent.question:
+            return False  # "hello", "thanks": nothing is asked, no model call is worth it
+        return self.plan(prepared) is None or bool(intent.unknown_entities or intent.bad_periods)
+
+    def model_plan(self, prepared: Prepared) -> tuple[Plan, Prepared] | None:
+        """The model's plan for a request the rules left unresolved, with the request as the
+        model read it; None (the rules' answer stands) on a timeout, an error, or a reading
+        that fails the checks a tapped option would fail."""
+        if self.model_planner is None or not self.wants_model(prepared):
+            return None
+        context = self.conversations.context(prepared.request) if self.conversations else None
+        thinking.started()
+        result = self.model_planner.read(
+            prepared.text, cleared=prepared.cleared, reference=prepared.reference,
+            context=context,
+        )
+        self.last_model_result = result
+        if result.reading is None:
+            return None
+        intent = prepared.intent
+        stated = _stated(intent)
+        # what the rules read exactly stays theirs; the model fills only what they left
+        reading = {k: v for k, v in result.reading.items() if k not in stated}
+        words = _unplaced(intent)
+        if words:
+            reading[WORDS] = words
+        overlaid = self._overlay(prepared, reading)
+        plan = self.plan(overlaid) if overlaid is not None else None
+        if overlaid is None or plan is None:
+            log.info("model reading %s does not make a plan; the rules' answer stands", reading)
+            self.last_model_result = replace(
+                result, reading=None, failure=Failure("invalid", "the reading makes no plan"))
+            return None
+        plan.reading = reading
+        return plan, overlaid
+
+    def _overlay(self, prepared: Prepared, reading: dict[str, str]) -> Prepared | None:
+        """The request with a model's reading filled in, checked as a tapped option is (the
+        gate, codes that exist, periods that parse); None when the reading does not belong to
+        this request: it names a slot the request states otherwise, or the request has other
+        words the rules could not place."""
+        intent = copy.deepcopy(prepared.intent)
+        if reading.get(WORDS, "") != _unplaced(intent):
+            return None
+        stated = _stated(intent)
+        if any(k in stated for k in reading):
+            return None
+        fixed = {k: v for k, v in reading.items() if k in (*SLOT_KINDS, TABLE)}
+        verdict = self.gate.check(prepared.text, cleared=prepared.cleared, fixed_slots=fixed)
+        if not verdict.allowed:
+            return None
+        if self._apply_fixed_slots(intent, fixed, prepared.reference) is not None:
+            return None
+        route = reading.get(ROUTE, "")
+        if route == Route.NARRATIVE.value:
+            intent.route, intent.analysis = Route.NARRATIVE, None
+        elif intent.metrics:
+            composite = route == Route.COMPOSITE.value and intent.analysis is None
+            intent.route = Route.COMPOSITE if composite else Route.STRUCTURED
+        else:
+            return None
+        return replace(prepared, intent=intent, planned=_NOT_PLANNED)
+
+    def understood_line(self, intent: Intent, language: str) -> Line:
+        """"Understood as: Revenue · ACME HK · FY2023": what a model-made plan read, to check."""
+        g = self.glossary
+        items = [", ".join(g.label("metric", c, language) for c in intent.metrics)]
+        if intent.entities:
+            items.append(", ".join(g.label("entity", c, language) for c in intent.entities))
+        if intent.periods:
+            items.append(", ".join(period_label(p, language) for p in intent.periods))
+        if intent.channels:
+            items.append(", ".join(g.label("channel", c, language) for c in intent.channels))
+        if intent.route is Route.NARRATIVE:
+            items = [*(i for i in items if i), say("understood_documents", language)]
+        return Line("understood", say("understood_as", language, items=" · ".join(items)))
+
     def clarify(self, prepared: Prepared) -> Answer:
         """Not understood, or a number was asked for without saying which: ask."""
         use_fiscal_year_end(self.glossary.fiscal_year_end)
@@ -369,6 +465,8 @@ class Answerer:
                     Line("assumed", render.assumptions_line(slots.assumptions, language)))
             if slots.options:
                 segments.append(Line("narrow", say("narrow", language)))
+        if plan.reading is not None:  # a model read it: say how, so a reader can check
+            segments.insert(0, self.understood_line(intent, language))
         numbered: list[tuple[int, Source]] = []
         if state.narrative is not None:
             if segments:
@@ -394,8 +492,10 @@ class Answerer:
 
     def replay(self, plan: Plan, prepared: Prepared, *, served_by: str) -> Answer | None:
         """A cached plan on this request, or None (a miss) when it does not fit the request."""
-        if not self.fits(plan, prepared):
+        target = self._as_read(plan, prepared)
+        if target is None or not self._fits(plan, target):
             return None
+        prepared = target
         try:
             return self.run(plan, prepared, served_by=served_by)
         except Unresolvable as exc:
@@ -404,7 +504,16 @@ class Answerer:
 
     def fits(self, plan: Plan, prepared: Prepared) -> bool:
         """Same framework as the planner would produce, or a vague request and a plan that
-        needs nothing from it (a clock question worded in a way the rules do not know)."""
+        needs nothing from it (a clock question worded in a way the rules do not know).
+        A model's plan fits a request its reading fills in to the same framework."""
+        target = self._as_read(plan, prepared)
+        return target is not None and self._fits(plan, target)
+
+    def _as_read(self, plan: Plan, prepared: Prepared) -> Prepared | None:
+        """The request as the plan reads it: a model's plan fills in its reading."""
+        return prepared if plan.reading is None else self._overlay(prepared, plan.reading)
+
+    def _fits(self, plan: Plan, prepared: Prepared) -> bool:
         if prepared.intent.unknown_entities or prepared.intent.bad_periods:
             return False
         if _vague(prepared):
@@ -563,6 +672,19 @@ def _bounded(ans: Answer) -> Answer:
     ans.notices = [line.text for line in ans.segments if isinstance(line, Line)
                    and line.kind == "notice"]
     return ans
+
+
+def _stated(intent: Intent) -> set[str]:
+    """The slots the rules read in the request."""
+    lists = {"metric": intent.metrics, "entity": intent.entities,
+             "period": intent.periods, "channel": intent.channels}
+    return {k for k, v in lists.items() if v}
+
+
+def _unplaced(intent: Intent) -> str:
+    """The words the rules could not place (an unknown name, a broken period), casefolded:
+    a model's reading of them belongs to requests with the same words."""
+    return "|".join(sorted(w.casefold() for w in [*intent.unknown_entities, *intent.bad_periods]))
 
 
 def _vague(prepared: Prepared) -> bool:

@@ -33,9 +33,12 @@ class Plan:
     assumed: list[str] = field(default_factory=list)  # slots filled by a stated assumption
     query_specific: bool = False  # holds literals copied from the question text
     intent: str = ""  # "structured:REVENUE", "narrative", "tool:clock" ...
+    # a model-made plan (core.planning.model_planner): the slot values the model chose for what
+    # the rules could not read, as fixed slots; re-checked against every request it replays on
+    reading: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "route": self.route,
             "steps": self.steps,
             "shape": self.shape,
@@ -43,6 +46,9 @@ class Plan:
             "query_specific": self.query_specific,
             "intent": self.intent,
         }
+        if self.reading is not None:
+            out["reading"] = dict(self.reading)
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Plan:
@@ -53,6 +59,7 @@ class Plan:
             assumed=list(data.get("assumed", [])),
             query_specific=bool(data.get("query_specific", False)),
             intent=data.get("intent", ""),
+            reading=dict(data["reading"]) if isinstance(data.get("reading"), dict) else None,
         )
 
     @property
@@ -79,6 +86,8 @@ class Plan:
             "shape": dict(zip(SLOT_KINDS, shape, strict=True)),
             "assumed": list(assumed),
         }
+        if self.reading is not None:  # the model's values are part of what it does
+            body["reading"] = dict(sorted(self.reading.items()))
         return _digest(json.dumps(body, sort_keys=True))
 
     def has_absolute_date(self) -> bool:
