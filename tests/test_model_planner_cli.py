@@ -171,10 +171,12 @@ def test_an_uncleared_chat_shows_the_model_no_restricted_code_or_name(
 
 
 def test_a_restricted_code_from_a_server_ignoring_the_schema_is_refused(fresh: Path) -> None:
+    # "the annex", not "the lab": the gate reads names loosely and would refuse "lab" before
+    # any model call (tests/test_understanding_names.py); here the model alone names the unit
+    question = "how much did the tills ring up at the annex in FY2025?"
     with FakePlannerLLM(reading(["REVENUE"], ["ACME_LABS"], ["FY2025"])) as fake:
-        uncleared = ask(fresh, "how much did the tills ring up at the lab in FY2025?", fake)
-        cleared = ask(fresh, "how much did the tills ring up at the lab in FY2025?", fake,
-                      "--chat", CLEARED)
+        uncleared = ask(fresh, question, fake)
+        cleared = ask(fresh, question, fake, "--chat", CLEARED)
     assert is_rules_answer(uncleared)
     assert "77" not in uncleared["text"]
     assert figures(cleared) == [("REVENUE", "ACME_LABS", "2025", "77")]
