@@ -91,6 +91,12 @@ def figure_matches(fact: Json, expected: Json) -> bool:
     return same_row and value_matches(fact, expected)
 
 
+def labelled(fact: Json) -> bool:
+    """The fact says it is a protected total (docs/disclosure.md): its own `disclosure` note,
+    or, for a derived or arithmetic figure, an input that carries one."""
+    return bool(fact.get("disclosure")) or any(labelled(i) for i in fact.get("inputs") or [])
+
+
 def _entities(expected: Json) -> set[str]:
     out = set(expected.get("entities") or [])
     out |= {expected[k] for k in ("entity", "of") if expected.get(k)}
@@ -106,6 +112,11 @@ def score_figures(figures: list[Json], answer: Json) -> Verdict:
         if not any(figure_matches(f, e) for f in pool):
             missing.append(e)
     if not missing:
+        for e in figures:  # a protected value shown as if it were the stored total misleads
+            pool = deep if e.get("op") == "growth" else top
+            if e.get("protected") and not any(figure_matches(f, e) and labelled(f)
+                                              for f in pool):
+                return Verdict(WRONG, f"unlabelled protected total: {_describe(e)}")
         return Verdict(CORRECT, "every expected figure stated")
     # wrong: the first figure given for an asked metric (the same kind of figure) is not one
     # of the expected ones; or, for arithmetic, a plain figure of a unit that was not asked
