@@ -104,3 +104,36 @@ def test_every_part_of_a_multi_part_question_is_answered_or_named(
     assert by_metric["NET_INCOME"]["value"] == "38.5"
     assert by_metric["ORDERS"]["status"] == "not_found"  # named as missing, not dropped
     assert all(f["entity"] == "ORBIS_CN" and f["period"] == "2024" for f in facts)
+
+
+NO_FIGURE = [
+    ("What was our customer churn rate in FY2025?", "I have no figure for customer churn rate."),
+    ("Quanto abbiamo speso in pubblicità nel 2025?", "Non ho dati su pubblicità."),
+    ("2025年的广告费用是多少？", "我没有广告费用的数据。"),
+]
+
+
+@pytest.mark.parametrize(("question", "said"), NO_FIGURE, ids=[q for q, _ in NO_FIGURE])
+def test_a_figure_the_glossary_does_not_have_is_named_before_the_metric_menu(
+    demo: Path, question: str, said: str
+) -> None:
+    """A missing metric still asks first (with the metric buttons), but says plainly which
+    figure it does not have instead of a bare menu."""
+    answer = ask(demo, question)
+    assert answer["text"].splitlines()[0] == said, answer["text"]
+    assert {"kind": "no_figure", "text": said} in answer["notices"]
+    assert answer["route"] == "clarify" and len(answer["options"]) >= 6
+    assert not answer["facts"] and not answer["citations"]
+
+
+def test_a_question_naming_only_a_unit_and_a_year_gets_the_plain_menu(demo: Path) -> None:
+    answer = ask(demo, "Orbis China 2024")
+    assert answer["route"] == "clarify" and answer["options"]
+    assert not [n for n in answer["notices"] if n.get("kind") == "no_figure"]
+
+
+def test_an_italian_abbreviation_of_revenue(demo: Path) -> None:
+    answer = ask(demo, "fatt. Italia 2024")
+    fact = answer["facts"][0]
+    assert (fact["metric_code"], fact["entity"], fact["period"], fact["value_exact"]) == (
+        "REVENUE", "ORBIS_IT", "2024", "318.9")

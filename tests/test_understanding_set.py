@@ -49,7 +49,8 @@ def test_entry_is_well_formed(entry: dict) -> None:  # type: ignore[type-arg]
     if "reference_date" in entry:
         dt.date.fromisoformat(entry["reference_date"])
     expect = entry["expect"]
-    assert set(expect) <= {"figures", "ranking", "route", "cites_any"}
+    assert set(expect) <= {"figures", "ranking", "route", "cites_any", "subject"}
+    assert "subject" not in expect or expect.get("route") == "not_known"
     assert ("figures" in expect) + ("ranking" in expect) <= 1
     route = expect.get("route")
     assert route is None or route in ROUTES
@@ -215,6 +216,18 @@ def test_not_known_is_a_plain_no_without_figures_or_citations() -> None:
     assert score(nps, _answer("clarify"), DATA).verdict == MISSED
     figure = _answer(facts=[_fact("REVENUE", "ORBIS_GROUP", "2025", "1008.4")])
     assert score(nps, figure, DATA).verdict == WRONG
+
+
+def test_not_known_may_ask_for_a_metric_after_naming_what_it_has_no_figure_for() -> None:
+    churn = {"id": "t", "expect": {"route": "not_known", "subject": "churn"}}
+    named = _answer("clarify", options=[{"slot": "metric"}], notices=[
+        {"kind": "no_figure", "text": "I have no figure for customer churn rate."}])
+    assert score(churn, named, DATA).verdict == CORRECT
+    assert score(churn, _answer("clarify", options=[{"slot": "metric"}]), DATA).verdict == MISSED
+    other = _answer("clarify", notices=[{"kind": "no_figure", "text": "I have no figure for our."}])
+    assert score(churn, other, DATA).verdict == MISSED  # not the missing subject
+    with_figure = {**named, "facts": [_fact("REVENUE", "ORBIS_GROUP", "2025", "1008.4")]}
+    assert score(churn, with_figure, DATA).verdict == WRONG
 
 
 # ------------------------------------------------------------------ through the runner

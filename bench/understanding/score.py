@@ -236,6 +236,16 @@ def _discloses_nothing(answer: Json) -> bool:
                 or answer.get("tables"))
 
 
+def _names_no_figure(answer: Json, subject: str | None) -> bool:
+    """A `no_figure` notice that names the missing subject (the design asks for the metric
+    first: a menu is honest only after saying plainly that this figure is not held)."""
+    if not subject:
+        return False
+    return any(isinstance(n, dict) and n.get("kind") == "no_figure"
+               and subject.casefold() in str(n.get("text", "")).casefold()
+               for n in answer.get("notices") or [])
+
+
 def score(entry: Json, answer: Json, data: Data) -> Verdict:
     """The verdict on one answer (the `ask --json` object) to one labelled question."""
     leaked = leak(answer, entry.get("chat"), data)
@@ -272,6 +282,8 @@ def score(entry: Json, answer: Json, data: Data) -> Verdict:
     if want == "not_known":
         if _discloses_nothing(answer) and route != "clarify":
             return Verdict(CORRECT, "says it does not know, cites nothing")
+        if _discloses_nothing(answer) and _names_no_figure(answer, expect.get("subject")):
+            return Verdict(CORRECT, "says it has no figure for it, then offers the metrics")
         return Verdict(MISSED, f"route {route}, cites {_cited_docs(answer)}")
     if want == "clarify":
         return Verdict(CORRECT if route == "clarify" else MISSED, f"route {route}")

@@ -51,6 +51,7 @@ from core.question.conversation import (
     carried_line,
 )
 from core.question.intent import Intent, RuleIntentParser
+from core.question.no_figure import missing_subject, no_figure_notice
 from core.question.period_labels import use_fiscal_year_end
 from core.question.periods import normalize_period
 from core.question.range_parse import MAX_SERIES, from_shape
@@ -300,6 +301,11 @@ class Answerer:
             ans.options = metric_options(self.glossary, language)
             ans.segments = [Line("message", say(
                 "ask_metric", language, metrics=", ".join(o.label for o in ans.options)))]
+            subject = "" if prepared.intent.metrics else missing_subject(
+                prepared.text, self.names, prepared.reference, language)
+            if subject:  # "customer churn rate": no such figure, said before the menu
+                return self._with_notices(
+                    ans, [*prepared.notices, no_figure_notice(subject, language)])
         return self._with_notices(ans, prepared.notices)
 
     # -- execution (planner and replay alike) ----------------------------------------------
