@@ -137,3 +137,27 @@ def test_an_italian_abbreviation_of_revenue(demo: Path) -> None:
     fact = answer["facts"][0]
     assert (fact["metric_code"], fact["entity"], fact["period"], fact["value_exact"]) == (
         "REVENUE", "ORBIS_IT", "2024", "318.9")
+
+
+GROWTH_WHY = [
+    "How much did Italian revenue grow in 2025 and why?",
+    "Di quanto sono cresciuti i ricavi dell'Italia nel 2025 e perché?",
+    "2025年意大利营收增长了多少，为什么？",
+]
+
+
+@pytest.mark.parametrize("question", GROWTH_WHY)
+def test_a_growth_and_why_keeps_the_growth_and_the_reasons(demo: Path, question: str) -> None:
+    answer = ask(demo, question, "--reference-date", "2026-03-15")
+    assert answer["route"] == "composite", answer["text"]
+    growth = answer["facts"][0]
+    assert (growth["formula"]["op"], growth["entity"], growth["period"]) == (
+        "growth", "ORBIS_IT", "2025")
+    assert growth["value_shown"] == "10.6"  # (352.6 - 318.9) / 318.9
+    assert answer["passages"] and answer["citations"]
+    # one numbering: the figure's inputs are cited after the passages, each number once
+    numbers = [c["number"] for c in answer["citations"]]
+    assert numbers == list(range(1, len(numbers) + 1)), answer["citations"]
+    first_line = answer["text"].splitlines()[0]
+    for n in (len(numbers) - 1, len(numbers)):
+        assert f"[{n}]" in first_line, answer["text"]

@@ -41,6 +41,14 @@ def plan_for(
     }
     if intent.analysis is not None and intent.route is Route.STRUCTURED:
         return _table_plan(intent, shape)
+    if intent.analysis is not None and intent.route is Route.COMPOSITE:
+        # a growth and why it moved: the arithmetic step, then the documents' reasons
+        table = _table_plan(intent, shape)
+        return Plan(route=Route.COMPOSITE.value,
+                    steps=[*table.steps, *_search_steps(intent, arguments, rerank, shape)],
+                    shape=shape, assumed=table.assumed,
+                    query_specific=_query_specific(intent, text, arguments, names),
+                    intent=f"composite:{','.join(intent.metrics)}:{intent.analysis.kind}")
     steps: list[dict[str, object]] = []
     assumed: list[str] = []
     route = intent.route
@@ -69,16 +77,7 @@ def plan_for(
                 }
             )
     if route in (Route.NARRATIVE, Route.COMPOSITE):
-        search: dict[str, object] = {"query": "${query}"}
-        if shape["entity"] == 1:
-            search["entity"] = "${entity[0]}"
-        if len({p.value[:4] for p in intent.periods}) == 1:
-            search["year"] = "${year}"
-        literal_dates = [d.value for d in arguments.dates if d.literal] if arguments else []
-        if literal_dates:
-            search["date"] = literal_dates[0]  # an absolute date: never registered
-        steps.append({"tool": "search_documents", "args": search})
-        steps.append({"tool": "compose_narrative", "args": {"rerank": rerank}})
+        steps += _search_steps(intent, arguments, rerank, shape)
     metric = ",".join(intent.metrics)
     label = route.value + (f":{metric}" if metric else "")
     return Plan(
@@ -89,6 +88,21 @@ def plan_for(
         query_specific=_query_specific(intent, text, arguments, names),
         intent=label,
     )
+
+
+def _search_steps(intent: Intent, arguments: Arguments | None, rerank: bool,
+                  shape: dict[str, int]) -> list[dict[str, object]]:
+    """Search the documents (within the one unit and year the question names), then compose."""
+    search: dict[str, object] = {"query": "${query}"}
+    if shape["entity"] == 1:
+        search["entity"] = "${entity[0]}"
+    if len({p.value[:4] for p in intent.periods}) == 1:
+        search["year"] = "${year}"
+    literal_dates = [d.value for d in arguments.dates if d.literal] if arguments else []
+    if literal_dates:
+        search["date"] = literal_dates[0]  # an absolute date: never registered
+    return [{"tool": "search_documents", "args": search},
+            {"tool": "compose_narrative", "args": {"rerank": rerank}}]
 
 
 def _table_plan(intent: Intent, shape: dict[str, int]) -> Plan:
