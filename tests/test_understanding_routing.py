@@ -161,3 +161,22 @@ def test_a_growth_and_why_keeps_the_growth_and_the_reasons(demo: Path, question:
     first_line = answer["text"].splitlines()[0]
     for n in (len(numbers) - 1, len(numbers)):
         assert f"[{n}]" in first_line, answer["text"]
+
+
+MULTI_CHANNEL = [
+    "China's gross margin and net income in FY2024, and how many online orders did it take?",
+    "Margine lordo e utile netto della Cina nel 2024, e quanti ordini online?",
+    "中国区2024年的毛利率和净利润，以及线上订单量是多少？",
+]
+
+
+@pytest.mark.parametrize("question", MULTI_CHANNEL)
+def test_a_channel_named_in_one_part_applies_to_that_part_only(demo: Path,
+                                                                question: str) -> None:
+    answer = ask(demo, question)
+    got = {(f["metric_code"], f["channel"]): f["value_exact"] for f in answer["facts"]
+           if f["status"] == "found"}
+    assert got == {("GROSS_MARGIN", "TOTAL"): "40.1", ("NET_INCOME", "TOTAL"): "38.5",
+                   ("ORDERS", "ONLINE"): "2840"}, answer["text"]
+    again = ask(demo, question)  # the cached plan keeps the parts apart as well
+    assert again["facts"] == answer["facts"]
