@@ -180,3 +180,22 @@ def test_a_channel_named_in_one_part_applies_to_that_part_only(demo: Path,
                    ("ORDERS", "ONLINE"): "2840"}, answer["text"]
     again = ask(demo, question)  # the cached plan keeps the parts apart as well
     assert again["facts"] == answer["facts"]
+
+
+WHICH_GREW_MORE = [
+    "Whose net income grew more in 2025, Italy or China?",
+    "Nel 2025 è cresciuto di più l'utile netto dell'Italia o quello della Cina?",
+    "2025年意大利还是中国的净利润增长最多？",
+]
+
+
+@pytest.mark.parametrize("question", WHICH_GREW_MORE)
+def test_which_of_two_named_units_grew_more_compares_those_two(demo: Path,
+                                                              question: str) -> None:
+    answer = ask(demo, question, "--reference-date", "2026-03-15")
+    head = answer["facts"][0]
+    assert head["formula"]["op"] == "growth_comparison", answer["text"]
+    assert head["entity"] == "ORBIS_IT+ORBIS_CN" and head["formula"]["answer"] == "yes"
+    growths = {f["entity"]: f["value_shown"] for f in head["inputs"]}
+    assert growths == {"ORBIS_IT": "22.8", "ORBIS_CN": "-43.6"}  # 30.2/24.6, 21.7/38.5
+    assert not answer["tables"]  # not a ranking of every unit
