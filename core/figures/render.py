@@ -25,7 +25,8 @@ def subject(glossary: Glossary, r: FactResult, language: str) -> str:
     channel = ""
     if r.channel and r.channel != TOTAL:
         channel = glossary.label("channel", r.channel, language)
-    masked = protected_input(r)  # a derived figure over a protected total says so as well
+    # a protected total, or a derived figure over one: the name says it excludes units
+    masked = r if isinstance(r, MaskedTotal) else protected_input(r)
     if masked is not None and masked.entity == r.entity:  # the sum of the public members
         if masked.masked_entity:
             entity = say("masked_entity", language, name=entity)
