@@ -52,7 +52,6 @@ from core.question.conversation import (
     carried_line,
 )
 from core.question.intent import Intent, RuleIntentParser
-from core.question.no_figure import missing_subject, no_figure_notice
 from core.question.period_labels import use_fiscal_year_end
 from core.question.periods import normalize_period
 from core.question.range_parse import MAX_SERIES, from_shape
@@ -303,6 +302,8 @@ class Answerer:
             ans.options = metric_options(self.glossary, language)
             ans.segments = [Line("message", say(
                 "ask_metric", language, metrics=", ".join(o.label for o in ans.options)))]
+            from core.question.no_figure import missing_subject, no_figure_notice  # a menu only
+
             subject = "" if prepared.intent.metrics else missing_subject(
                 prepared.text, self.names, prepared.reference, language)
             if subject:  # "customer churn rate": no such figure, said before the menu

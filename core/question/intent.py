@@ -246,8 +246,8 @@ class RuleIntentParser:
         if analysis is None:
             return
         why = bool(_NARRATIVE.search(blank(named, list(analysis.spans))))
-        if why and analysis.kind != "growth":
-            return
+        if why and (analysis.kind != "growth" or not intent.strong_numeric_cue):
+            return  # "why did China revenue fall?": the figure and why, no growth asked
         if (
             analysis.kind == "series"
             and intent.strong_numeric_cue
