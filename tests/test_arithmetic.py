@@ -276,7 +276,9 @@ def test_growth_against_the_previous_year(answerer) -> None:  # type: ignore[no-
     assert fact["formula"]["op"] == "growth" and fact["formula"]["change"] == "11.4"
     assert fact["value_exact"] == "22.89156626506024096385542168674699"
     assert fact["value_shown"] == "22.9" and fact["unit"] == "PCT"
-    it = ask(answerer, "crescita dei ricavi 2024")
+    # the group's stored total is seen by a cleared chat; an uncleared one gets the disclosed
+    # units' sum, labelled (tests/test_arithmetic_cli.py)
+    it = ask(answerer, "crescita dei ricavi 2024", CLEARED)
     assert it.text.startswith("Ricavi Orbis Group, crescita FY2024 rispetto a FY2023: +7,6%")
     zh = ask(answerer, "净利润同比")
     assert zh.text.startswith("Orbis集团净利润2025财年较2024财年增长率：-24.1%")
@@ -294,7 +296,7 @@ def test_quarters_and_halves_year_on_year_or_sequential(answerer) -> None:  # ty
     assert "Q3 2025 vs Q2 2025: -11.3%" in qoq.text
     yoy = ask(answerer, "China revenue growth Q4 2025")
     assert "Q4 2025 vs Q4 2024: -23.5%" in yoy.text  # (117.5 - 153.6) / 153.6
-    half = ask(answerer, "H1 2025 revenue vs previous")
+    half = ask(answerer, "H1 2025 revenue vs previous", CLEARED)  # the stored group total
     assert "H1 2025 vs H2 2024: -8.6%" in half.text
 
 
@@ -309,15 +311,18 @@ def test_a_missing_previous_year_is_named(answerer) -> None:  # type: ignore[no-
 
 
 def test_the_share_of_one_member(answerer) -> None:  # type: ignore[no-untyped-def]
-    en = ask(answerer, "how much of group revenue is Hong Kong in 2025")
+    en = ask(answerer, "how much of group revenue is Hong Kong in 2025", CLEARED)
     assert en.text.startswith("Orbis Hong Kong share of Orbis Group revenue, FY2025: 15.7% "
                               "(= €158.7M [1] ÷ €1,008.4M [2])")
     assert head(en)["formula"] == {"op": "share", "part": "ORBIS_HK/TOTAL",
                                    "whole": "ORBIS_GROUP/TOTAL"}
-    it = ask(answerer, "che quota dei ricavi del gruppo fa l'Italia nel 2025")
+    it = ask(answerer, "che quota dei ricavi del gruppo fa l'Italia nel 2025", CLEARED)
     assert "Quota di Orbis Italia sul totale Ricavi Orbis Group, FY2025: 35,0%" in it.text
-    zh = ask(answerer, "2025年香港占集团营收的比例")
+    zh = ask(answerer, "2025年香港占集团营收的比例", CLEARED)
     assert zh.text.startswith("Orbis香港占Orbis集团营收的比例（2025财年）：15.7%")
+    protected = ask(answerer, "how much of group revenue is Hong Kong in 2025")  # uncleared
+    assert protected.text.startswith("Orbis Hong Kong share of Orbis Group excluding "
+                                     "undisclosed units revenue, FY2025: 16.0%")
 
 
 def test_the_share_of_a_channel_in_an_entity(answerer) -> None:  # type: ignore[no-untyped-def]
@@ -410,7 +415,8 @@ def test_a_cached_plan_replays_on_a_paraphrase_with_other_slots(answerer) -> Non
     assert plan is not None and plan.steps[0]["tool"] == "aggregate"
     assert first.plan == plan.to_dict()
     # the same plan on other slot values and another measure: this request's numbers
-    other = answerer.prepare(Request("cumulative revenue 2022-2024", reference_date=REF))
+    other = answerer.prepare(Request("cumulative revenue 2022-2024", chat=CLEARED,
+                                     reference_date=REF))  # the stored group totals
     replayed = answerer.replay(plan, other, served_by="L0b")  # type: ignore[arg-type]
     assert replayed is not None and replayed.served_by == "L0b"
     assert head(replayed)["value_exact"] == "2922.6"  # 908.9 + 969.9 + 1043.8
@@ -424,4 +430,4 @@ def test_a_cached_plan_replays_on_a_paraphrase_with_other_slots(answerer) -> Non
                                   reference_date=REF))
     again = answerer.replay(share_plan, hk, served_by="L0b")  # type: ignore[arg-type]
     assert again is not None and head(again)["entity"] == "ORBIS_HK"
-    assert head(again)["value_shown"] == "15.7"
+    assert head(again)["value_shown"] == "16.0"  # 158.7 / (478.2 + 352.6 + 158.7): protected

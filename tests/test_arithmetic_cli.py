@@ -5,7 +5,9 @@ sources) and the sentence a user reads, formula and citations included."""
 
 from __future__ import annotations
 
+import csv
 import json
+from decimal import Decimal, localcontext
 from pathlib import Path
 
 import pytest
@@ -47,18 +49,22 @@ CASES = [
     ("2024到2025年平均员工人数", "average", "4347.5", "Orbis集团员工人数2024财年至2025财年平均"),
     ("EBITDA growth for Italy last year", "growth", "22.89156626506024096385542168674699",
      "Orbis Italia EBITDA growth, FY2025 vs FY2024: +22.9% (= (€61.2M [1] − €49.8M [2])"),
-    ("crescita dei ricavi 2024", "growth", "7.61934220022682750799051448602948",
-     "Ricavi Orbis Group, crescita FY2024 rispetto a FY2023: +7,6%"),
+    # the group's revenue is protected in this (uncleared) chat: the disclosed units' sum
+    ("crescita dei ricavi 2024", "growth", "7.236431690580162195882719900187149",
+     "Ricavi Orbis Group escluse le unità non divulgate, crescita FY2024 rispetto a FY2023: "
+     "+7,2%"),
     ("净利润同比", "growth", "-24.09288824383164005805515239477504",
      "Orbis集团净利润2025财年较2024财年增长率：-24.1%"),
     ("how much of group revenue is Hong Kong in 2025", "share",
-     "15.73780245934153113843712812376041",
-     "Orbis Hong Kong share of Orbis Group revenue, FY2025: 15.7% (= €158.7M [1] ÷ €1,008.4M"),
+     "16.03840323395654370894391106619505",
+     "Orbis Hong Kong share of Orbis Group excluding undisclosed units revenue, FY2025: 16.0% "
+     "(= €158.7M [1] ÷ €989.5M [1–3])"),
     ("che quota dei ricavi del gruppo fa l'Italia nel 2025", "share",
-     "34.966",
-     "Quota di Orbis Italia sul totale Ricavi Orbis Group, FY2025: 35,0%"),
-    ("2025年香港占集团营收的比例", "share", "15.73780245934153113843712812376041",
-     "Orbis香港占Orbis集团营收的比例（2025财年）：15.7%"),
+     "35.634",
+     "Quota di Orbis Italia sul totale Ricavi Orbis Group escluse le unità non divulgate, "
+     "FY2025: 35,6%"),
+    ("2025年香港占集团营收的比例", "share", "16.03840323395654370894391106619505",
+     "Orbis香港占Orbis集团（不含未披露单位）营收的比例（2025财年）：16.0%"),
     ("did China grow faster than Italy in FY2024", "growth_comparison", None,
      "Yes: Orbis China grew faster than Orbis Italia in FY2024 (+7.8% vs +5.8%)."),
     ("la Cina è cresciuta più dell'Italia nel 2024?", "growth_comparison", None,
@@ -125,3 +131,67 @@ def test_a_repeat_is_served_by_its_cached_plan_with_the_same_figures(demo_kb: Pa
     second = ask(demo_kb, "combined revenue of Italy and Hong Kong in FY2024")
     assert (first["served_by"], second["served_by"]) == ("planner", "L0a")
     assert second["facts"] == first["facts"] and second["text"] == first["text"]
+
+
+# ------------------------------------------------ results over a protected total (issue 26)
+# In an uncleared chat the group total is the sum of the disclosed units (docs/disclosure.md);
+# a growth, share, sum or ratio computed from it must say so in its headline and in --json.
+LABEL = {"en": "Orbis Group excluding undisclosed units",
+         "it": "Orbis Group escluse le unità non divulgate",
+         "zh": "Orbis集团（不含未披露单位）"}
+PROTECTED = [
+    ("en", "Orbis Group revenue growth FY2024", "growth"),
+    ("it", "crescita dei ricavi 2024", "growth"),
+    ("zh", "集团2024年营收同比", "growth"),
+    ("en", "how much of group revenue is Hong Kong in 2024", "share"),
+    ("it", "che quota dei ricavi del gruppo fa l'Italia nel 2024", "share"),
+    ("zh", "2024年香港占集团营收的比例", "share"),
+    ("en", "total group revenue 2023-2024", "sum"),
+    ("it", "Qual è il totale dei ricavi dal 2023 al 2024?", "sum"),
+    ("zh", "集团2023到2024年营收合计", "sum"),
+    ("en", "Orbis Group EBITDA margin FY2024", "ratio"),
+    ("it", "margine EBITDA del gruppo nel 2024", "ratio"),
+    ("zh", "集团2024年EBITDA利润率", "ratio"),
+]
+
+
+def _rows() -> dict[tuple[str, str, str], Decimal]:
+    with (DEMO / "facts.csv").open(encoding="utf-8", newline="") as fh:
+        return {(r["metric"], r["entity"], r["period"]): Decimal(r["value"])
+                for r in csv.DictReader(fh) if r["channel"] == "TOTAL"}
+
+
+def _public(metric: str, year: str) -> Decimal:
+    rows = _rows()
+    return sum((rows[(metric, e, year)] for e in ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK")),
+               Decimal(0))
+
+
+@pytest.mark.parametrize(("lang", "question", "op"), PROTECTED, ids=[c[1] for c in PROTECTED])
+def test_a_result_over_a_protected_total_says_so(demo_kb: Path, lang: str, question: str,
+                                                 op: str) -> None:
+    out = ask(demo_kb, question)
+    headline = out["text"].splitlines()[0]
+    assert LABEL[lang] in headline, out["text"]
+    fact = out["facts"][0]
+    assert fact["status"] == "found" and fact["derived"] is True
+    assert fact["formula"]["op"] == op
+    assert fact["disclosure"]["policy"] == "protect", fact
+    assert fact["disclosure"]["excludes"] == "undisclosed units"
+    assert any(i["entity"] == "ORBIS_GROUP" for i in fact["disclosure"]["protected_inputs"])
+    value = Decimal(fact["value_exact"])
+    with localcontext() as ctx:
+        ctx.prec = 34
+        if op == "growth":
+            want = (_public("REVENUE", "2024") - _public("REVENUE", "2023")) \
+                / _public("REVENUE", "2023") * 100
+        elif op == "share":
+            member = "ORBIS_IT" if lang == "it" else "ORBIS_HK"
+            want = _rows()[("REVENUE", member, "2024")] / _public("REVENUE", "2024") * 100
+        elif op == "sum":
+            want = _public("REVENUE", "2023") + _public("REVENUE", "2024")
+        else:
+            want = _public("EBITDA", "2024") / _public("REVENUE", "2024") * 100
+    assert abs(value - want) < Decimal("1e-20"), (value, want)
+    assert "Labs" not in out["text"] and "实验室" not in out["text"]
+    assert _rows()[("REVENUE", "ORBIS_GROUP", "2024")] != _public("REVENUE", "2024")

@@ -49,7 +49,8 @@ def test_entry_is_well_formed(entry: dict) -> None:  # type: ignore[type-arg]
     if "reference_date" in entry:
         dt.date.fromisoformat(entry["reference_date"])
     expect = entry["expect"]
-    assert set(expect) <= {"figures", "ranking", "route", "cites_any"}
+    assert set(expect) <= {"figures", "ranking", "route", "cites_any", "subject"}
+    assert "subject" not in expect or expect.get("route") == "not_known"
     assert ("figures" in expect) + ("ranking" in expect) <= 1
     route = expect.get("route")
     assert route is None or route in ROUTES
@@ -83,8 +84,8 @@ def test_plain_figures_are_rows_of_facts_csv_as_written() -> None:
     checked = 0
     for e in ENTRIES:
         for f in e["expect"].get("figures", []):
-            if "op" in f or f["metric"] in DATA.derived:
-                continue
+            if "op" in f or f["metric"] in DATA.derived or f.get("protected"):
+                continue  # a protected total is a sum of rows (test below)
             key = (f["metric"], f["entity"], period_type(f["period"]), f["period"],
                    f.get("channel", "TOTAL"))
             assert rows[key] == f["value"], (e["id"], key)
@@ -103,6 +104,23 @@ def test_arithmetic_is_exact() -> None:
     top = by_id["en-restricted-07"]["expect"]["ranking"]  # fewest employees, cleared chat
     assert (top["top"], top["value"]) == ("ORBIS_LABS", "140")
     assert by_id["en-ranking-01"]["expect"]["ranking"]["top"] == "ORBIS_HK"  # uncleared
+
+
+def test_a_group_total_in_an_uncleared_chat_is_expected_as_docs_disclosure_says() -> None:
+    """docs/disclosure.md's rule, read from the rows: Labs has a revenue figure and the group
+    revenue is the sum of all four units, so an uncleared chat is shown the public units' sum;
+    the group EBITDA is not the sum of its units (group costs), so it is shown as stored."""
+    public = sum(DATA.row("REVENUE", e, "2024") for e in ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK"))
+    assert DATA.row("REVENUE", "ORBIS_GROUP", "2024") == public + DATA.row(
+        "REVENUE", "ORBIS_LABS", "2024")
+    assert DATA.shown("REVENUE", "ORBIS_GROUP", "2024") == (public, True)
+    assert DATA.shown("REVENUE", "ORBIS_GROUP", "2024", chat="console:admin") == (
+        DATA.row("REVENUE", "ORBIS_GROUP", "2024"), False)
+    assert DATA.shown("EBITDA", "ORBIS_GROUP", "2024") == (
+        DATA.row("EBITDA", "ORBIS_GROUP", "2024"), False)
+    by_id = {e["id"]: e for e in ENTRIES}
+    group = by_id["it-multi_part-01"]["expect"]["figures"][0]  # Ricavi del Gruppo 2024
+    assert (group["value"], group.get("protected")) == (str(public), True)
 
 
 # ------------------------------------------------------------------ the scoring rules
@@ -154,6 +172,30 @@ def test_arithmetic_matches_on_the_shown_rounding_and_inputs_alone_are_missed() 
     assert score(GROWTH, _answer(facts=group), DATA).verdict == WRONG  # not the unit asked
 
 
+PROTECTED = {"id": "t", "expect": {"figures": [
+    {"metric": "REVENUE", "entity": "ORBIS_GROUP", "period": "2024", "value": "1031.4",
+     "protected": True}]}}
+
+
+def test_a_protected_total_must_be_labelled() -> None:
+    note = {"disclosure": {"policy": "protect", "excludes": "undisclosed units"}}
+    labelled = _fact("REVENUE", "ORBIS_GROUP", "2024", "1031.4", **note)
+    assert score(PROTECTED, _answer(facts=[labelled]), DATA).verdict == CORRECT
+    bare = _fact("REVENUE", "ORBIS_GROUP", "2024", "1031.4")
+    assert score(PROTECTED, _answer(facts=[bare]), DATA).verdict == WRONG
+    stored = _fact("REVENUE", "ORBIS_GROUP", "2024", "1043.8")
+    assert score(PROTECTED, _answer(facts=[stored]), DATA).verdict == WRONG
+    growth = {"id": "t", "expect": {"figures": [
+        {**GROWTH["expect"]["figures"][0], "entity": "ORBIS_GROUP", "protected": True}]}}
+    derived = {"derived": True, "formula": {"op": "growth"}}
+    via_inputs = _fact("REVENUE", "ORBIS_GROUP", "2025", "10.6", value_shown="10.6",
+                       inputs=[labelled], **derived)
+    assert score(growth, _answer(facts=[via_inputs]), DATA).verdict == CORRECT
+    unlabelled = _fact("REVENUE", "ORBIS_GROUP", "2025", "10.6", value_shown="10.6",
+                       inputs=[bare], **derived)
+    assert score(growth, _answer(facts=[unlabelled]), DATA).verdict == WRONG
+
+
 def test_restricted_data_in_an_uncleared_chat_is_wrong_whatever_was_expected() -> None:
     refused = {"id": "t", "expect": {"route": "refused"}}
     assert score(refused, _answer("refused"), DATA).verdict == CORRECT
@@ -174,6 +216,18 @@ def test_not_known_is_a_plain_no_without_figures_or_citations() -> None:
     assert score(nps, _answer("clarify"), DATA).verdict == MISSED
     figure = _answer(facts=[_fact("REVENUE", "ORBIS_GROUP", "2025", "1008.4")])
     assert score(nps, figure, DATA).verdict == WRONG
+
+
+def test_not_known_may_ask_for_a_metric_after_naming_what_it_has_no_figure_for() -> None:
+    churn = {"id": "t", "expect": {"route": "not_known", "subject": "churn"}}
+    named = _answer("clarify", options=[{"slot": "metric"}], notices=[
+        {"kind": "no_figure", "text": "I have no figure for customer churn rate."}])
+    assert score(churn, named, DATA).verdict == CORRECT
+    assert score(churn, _answer("clarify", options=[{"slot": "metric"}]), DATA).verdict == MISSED
+    other = _answer("clarify", notices=[{"kind": "no_figure", "text": "I have no figure for our."}])
+    assert score(churn, other, DATA).verdict == MISSED  # not the missing subject
+    with_figure = {**named, "facts": [_fact("REVENUE", "ORBIS_GROUP", "2025", "1008.4")]}
+    assert score(churn, with_figure, DATA).verdict == WRONG
 
 
 # ------------------------------------------------------------------ through the runner

@@ -73,6 +73,12 @@ class Data:
         self.entities: dict[str, dict[str, Any]] = glossary["entities"]
         self.metrics = set(glossary["metrics"]) | set(self.derived)
         self.cleared_chats = set(glossary["scope"].get("restricted_chats", []))
+        self.policy = glossary["scope"].get("disclosure", "protect")
+        self.channels: dict[str, dict[str, Any]] = glossary.get("channels", {})
+        relations = glossary.get("relations", {})
+        self.channel_totals: dict[str, list[str]] = dict(relations.get("channels", {}))
+        self.non_additive = {code for code, m in glossary["metrics"].items()
+                             if m.get("unit") == "PCT"} | set(relations.get("non_additive", []))
         self.restricted_sources = {d["source"] for d in glossary.get("documents", [])
                                    if d.get("restricted")}
 
@@ -82,19 +88,94 @@ class Data:
             raise SpecError(f"no row {key} in facts.csv")
         return self.rows[key]
 
-    def value(self, metric: str, entity: str, period: str, channel: str = "TOTAL") -> Decimal:
-        """A stored row, or a glossary-derived metric computed from its two rows."""
+    def value(self, metric: str, entity: str, period: str, channel: str = "TOTAL",
+              chat: str | None = None) -> Decimal:
+        """The figure a chat is shown: a stored row (or, in an uncleared chat, the protected
+        sum that replaces it), or a glossary-derived metric computed from its two inputs."""
+        return self.shown(metric, entity, period, channel, chat)[0]
+
+    def shown(self, metric: str, entity: str, period: str, channel: str = "TOTAL",
+              chat: str | None = None) -> tuple[Decimal, bool]:
+        """(value, protected): `protected` when the value is a sum of public members shown in
+        place of a total (docs/disclosure.md), for a derived metric when an input is."""
         if metric not in self.derived:
-            return self.row(metric, entity, period, channel)
+            return self.visible(metric, entity, period, channel, chat)
         d = self.derived[metric]
         first = d.get("numerator") or d["minuend"]
         second = d.get("denominator") or d["subtrahend"]
-        a = self.row(first, entity, period, channel)
-        b = self.row(second, entity, period, channel)
+        (a, pa), (b, pb) = (self.visible(m, entity, period, channel, chat)
+                            for m in (first, second))
+        if pa or pb:  # both inputs over the same disclosed members, never one total
+            a, b = (self.public_sum(m, entity, period, channel, chat) for m in (first, second))
         with localcontext() as ctx:
             ctx.prec = PRECISION
             raw = a / b if "numerator" in d else a - b
-            return raw * Decimal(str(d.get("scale", 1)))
+            return raw * Decimal(str(d.get("scale", 1))), pa or pb
+
+    # ------------------------------------------------------------ disclosure (docs/disclosure.md)
+
+    def _members(self, dim: str, code: str) -> list[str]:
+        if dim == "entity":
+            return [c for c, e in self.entities.items() if e.get("parent") == code]
+        if code != "TOTAL":
+            return []
+        return self.channel_totals.get(code) or [c for c in self.channels if c != "TOTAL"]
+
+    def _restricted(self, dim: str, code: str) -> bool:
+        table = self.entities if dim == "entity" else self.channels
+        return bool(table.get(code, {}).get("restricted"))
+
+    def _hides(self, dim: str, code: str) -> bool:
+        return any(self._restricted(dim, m) or self._hides(dim, m)
+                   for m in self._members(dim, code))
+
+    def _protected_dim(self, metric: str, entity: str, period: str, channel: str,
+                       chat: str | None) -> str | None:
+        """The dimension along which this total is replaced by its public members' sum in
+        this chat, or None when the stored total is shown. The rule of docs/disclosure.md:
+        every member has a figure and the total is not their sum -> the stored total; a public
+        member has no figure -> the stored total; otherwise the sum of the public members."""
+        if chat in self.cleared_chats or self.policy != "protect" or metric in self.non_additive:
+            return None
+        for dim, code in (("entity", entity), ("channel", channel)):
+            if not self._hides(dim, code):
+                continue
+            members = self._members(dim, code)
+            raw = {m: self.rows.get(self._key(metric, entity, period, channel, dim, m))
+                   for m in members}
+            stored = self.rows.get((metric, entity, period_type(period), period, channel))
+            if all(v is not None for v in raw.values()) and stored is not None \
+                    and stored != sum(raw.values(), Decimal(0)):
+                continue
+            if any(raw[m] is None for m in members if not self._restricted(dim, m)):
+                continue
+            return dim
+        return None
+
+    @staticmethod
+    def _key(metric: str, entity: str, period: str, channel: str, dim: str, member: str) -> Key:
+        e, c = (member, channel) if dim == "entity" else (entity, member)
+        return (metric, e, period_type(period), period, c)
+
+    def visible(self, metric: str, entity: str, period: str, channel: str,
+                chat: str | None) -> tuple[Decimal, bool]:
+        """(value shown, protected) of one stored cell in this chat."""
+        if self._protected_dim(metric, entity, period, channel, chat) is None:
+            return self.row(metric, entity, period, channel), False
+        return self.public_sum(metric, entity, period, channel, chat), True
+
+    def public_sum(self, metric: str, entity: str, period: str, channel: str,
+                   chat: str | None) -> Decimal:
+        """The sum of the public members of a protected total (a member that is itself
+        protected counts as what is shown of it)."""
+        dim = "entity" if self._hides("entity", entity) else "channel"
+        total = Decimal(0)
+        for m in self._members(dim, entity if dim == "entity" else channel):
+            if self._restricted(dim, m):
+                continue
+            e, c = (m, channel) if dim == "entity" else (entity, m)
+            total += self.visible(metric, e, period, c, chat)[0]
+        return total
 
     def members(self, chat: str | None) -> list[str]:
         """The units of the group a chat may see (restricted ones only in a cleared chat)."""
@@ -112,40 +193,57 @@ def exact_text(value: Decimal) -> str:
     return format(value, "f")
 
 
-def figure(spec: dict[str, Any], data: Data) -> dict[str, str]:
-    """`value` (exact) and, for a computed figure, `shown` (rounded) of one expected figure."""
+def figure(spec: dict[str, Any], data: Data, chat: str | None = None) -> dict[str, Any]:
+    """`value` (exact) and, for a computed figure, `shown` (rounded) of one expected figure, as
+    `chat` is shown it; `protected: true` when it rests on a protected total (the answer must
+    label it, docs/understanding.md)."""
     metric, channel, op = spec["metric"], spec.get("channel", "TOTAL"), spec.get("op")
     if metric not in data.metrics:
         raise SpecError(f"unknown metric {metric!r}")
+    hits: list[bool] = []
+
+    def value(m: str, e: str, p: str) -> Decimal:
+        v, protected = data.shown(m, e, p, channel, chat)
+        hits.append(protected)
+        return v
+
+    out = _figure(spec, data, metric, op, value)
+    if any(hits):
+        out["protected"] = True
+    return out
+
+
+def _figure(spec: dict[str, Any], data: Data, metric: str, op: str | None,
+            value: Any) -> dict[str, Any]:
     with localcontext() as ctx:
         ctx.prec = PRECISION
         if op is None:
-            value = data.value(metric, spec["entity"], spec["period"], channel)
+            v = value(metric, spec["entity"], spec["period"])
             if metric in data.derived:
                 decimals = int(data.derived[metric].get("decimals", 1))
-                return {"value": exact_text(value), "shown": str(rounded(value, decimals))}
-            return {"value": exact_text(value)}
+                return {"value": exact_text(v), "shown": str(rounded(v, decimals))}
+            return {"value": exact_text(v)}
         if op in ("sum", "average"):
             if "periods" in spec:
-                parts = [data.value(metric, spec["entity"], p, channel) for p in spec["periods"]]
+                parts = [value(metric, spec["entity"], p) for p in spec["periods"]]
             else:
-                parts = [data.value(metric, e, spec["period"], channel) for e in spec["entities"]]
+                parts = [value(metric, e, spec["period"]) for e in spec["entities"]]
             total = sum(parts, Decimal(0))
             if op == "sum":
                 return {"value": exact_text(total)}
-            value = total / len(parts)
-            return {"value": exact_text(value), "shown": str(rounded(value, 1))}
+            v = total / len(parts)
+            return {"value": exact_text(v), "shown": str(rounded(v, 1))}
         if op == "growth":
             base = spec.get("base") or previous_period(spec["period"])
-            new = data.value(metric, spec["entity"], spec["period"], channel)
-            old = data.value(metric, spec["entity"], base, channel)
-            value = (new / old - 1) * 100
-            return {"value": exact_text(value), "shown": str(rounded(value, 1))}
+            new = value(metric, spec["entity"], spec["period"])
+            old = value(metric, spec["entity"], base)
+            v = (new / old - 1) * 100
+            return {"value": exact_text(v), "shown": str(rounded(v, 1))}
         if op == "share":
-            part = data.value(metric, spec["entity"], spec["period"], channel)
-            whole = data.value(metric, spec["of"], spec["period"], channel)
-            value = part / whole * 100
-            return {"value": exact_text(value), "shown": str(rounded(value, 1))}
+            part = value(metric, spec["entity"], spec["period"])
+            whole = value(metric, spec["of"], spec["period"])
+            v = part / whole * 100
+            return {"value": exact_text(v), "shown": str(rounded(v, 1))}
     raise SpecError(f"unknown op {op!r}")
 
 
@@ -161,12 +259,12 @@ def ranking(spec: dict[str, Any], data: Data, chat: str | None) -> dict[str, str
     if spec["over"] == "entities":
         for e in spec.get("entities") or data.members(chat):
             try:
-                candidates[e] = data.value(metric, e, spec["period"], channel)
+                candidates[e] = data.value(metric, e, spec["period"], channel, chat)
             except SpecError:
                 continue  # a unit without the row is not ranked (the answer names it)
     elif spec["over"] == "periods":
         for p in spec["periods"]:
-            candidates[p] = data.value(metric, spec["entity"], p, channel)
+            candidates[p] = data.value(metric, spec["entity"], p, channel, chat)
     else:
         raise SpecError(f"ranking over {spec['over']!r}")
     if len(candidates) < 2:
@@ -178,7 +276,7 @@ def ranking(spec: dict[str, Any], data: Data, chat: str | None) -> dict[str, str
     return {"top": top, "value": exact_text(candidates[top])}
 
 
-COMPUTED = ("value", "shown", "top")
+COMPUTED = ("value", "shown", "top", "protected")
 
 
 def fill(entry: dict[str, Any], data: Data) -> dict[str, Any]:
@@ -189,7 +287,7 @@ def fill(entry: dict[str, Any], data: Data) -> dict[str, Any]:
     new_expect = dict(expect)
     if "figures" in expect:
         new_expect["figures"] = [
-            {**{k: v for k, v in f.items() if k not in COMPUTED}, **figure(f, data)}
+            {**{k: v for k, v in f.items() if k not in COMPUTED}, **figure(f, data, chat)}
             for f in expect["figures"]
         ]
     if "ranking" in expect:

@@ -91,6 +91,12 @@ def figure_matches(fact: Json, expected: Json) -> bool:
     return same_row and value_matches(fact, expected)
 
 
+def labelled(fact: Json) -> bool:
+    """The fact says it is a protected total (docs/disclosure.md): its own `disclosure` note,
+    or, for a derived or arithmetic figure, an input that carries one."""
+    return bool(fact.get("disclosure")) or any(labelled(i) for i in fact.get("inputs") or [])
+
+
 def _entities(expected: Json) -> set[str]:
     out = set(expected.get("entities") or [])
     out |= {expected[k] for k in ("entity", "of") if expected.get(k)}
@@ -106,6 +112,11 @@ def score_figures(figures: list[Json], answer: Json) -> Verdict:
         if not any(figure_matches(f, e) for f in pool):
             missing.append(e)
     if not missing:
+        for e in figures:  # a protected value shown as if it were the stored total misleads
+            pool = deep if e.get("op") == "growth" else top
+            if e.get("protected") and not any(figure_matches(f, e) and labelled(f)
+                                              for f in pool):
+                return Verdict(WRONG, f"unlabelled protected total: {_describe(e)}")
         return Verdict(CORRECT, "every expected figure stated")
     # wrong: the first figure given for an asked metric (the same kind of figure) is not one
     # of the expected ones; or, for arithmetic, a plain figure of a unit that was not asked
@@ -225,6 +236,16 @@ def _discloses_nothing(answer: Json) -> bool:
                 or answer.get("tables"))
 
 
+def _names_no_figure(answer: Json, subject: str | None) -> bool:
+    """A `no_figure` notice that names the missing subject (the design asks for the metric
+    first: a menu is honest only after saying plainly that this figure is not held)."""
+    if not subject:
+        return False
+    return any(isinstance(n, dict) and n.get("kind") == "no_figure"
+               and subject.casefold() in str(n.get("text", "")).casefold()
+               for n in answer.get("notices") or [])
+
+
 def score(entry: Json, answer: Json, data: Data) -> Verdict:
     """The verdict on one answer (the `ask --json` object) to one labelled question."""
     leaked = leak(answer, entry.get("chat"), data)
@@ -261,6 +282,8 @@ def score(entry: Json, answer: Json, data: Data) -> Verdict:
     if want == "not_known":
         if _discloses_nothing(answer) and route != "clarify":
             return Verdict(CORRECT, "says it does not know, cites nothing")
+        if _discloses_nothing(answer) and _names_no_figure(answer, expect.get("subject")):
+            return Verdict(CORRECT, "says it has no figure for it, then offers the metrics")
         return Verdict(MISSED, f"route {route}, cites {_cited_docs(answer)}")
     if want == "clarify":
         return Verdict(CORRECT if route == "clarify" else MISSED, f"route {route}")

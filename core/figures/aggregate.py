@@ -25,6 +25,7 @@ from core.figures.cells import (
     Cell,
     input_facts,
     lookup,
+    masked,
     span,
 )
 from core.figures.derived import running_name
@@ -32,6 +33,7 @@ from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.messages import join_list, period_label
+from core.messages import say as say_disclosure
 from core.question.periods import last_complete_fiscal_year
 from core.types import Assumption, FactStatus, Line, Period
 
@@ -48,23 +50,26 @@ def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
         periods = list(analysis.periods)
         keys = [(entity, channel, p) for p in periods]
         labels = [period_label(p, lang) for p in periods]
-        subject = subject_of(g, metric, entity, channel, lang)
     else:
         period = one_period(out, args, ctx)
         if dim == "entity":
             channel = args.get("channel") or TOTAL
             members = list(ctx.intent.entities)
             keys = [(e, channel, period) for e in members]
-            subject = subject_of(g, metric, None, channel, lang)
         else:
             entity = first_entity(out, ctx)
             members = [c for c in ctx.intent.channels if c != TOTAL]
             keys = [(entity, c, period) for c in members]
-            subject = subject_of(g, metric, entity, TOTAL, lang)
         labels = [g.label(dim, m, lang) for m in members]
     cells = [lookup(ctx, metric, *key) for key in keys]
     if refuse_unrecognized(out, cells, ctx):
         return
+    if dim == "period":
+        subject = subject_of(g, metric, entity, channel, lang, cells)
+    elif dim == "entity":
+        subject = subject_of(g, metric, None, channel, lang)
+    else:
+        subject = subject_of(g, metric, entity, TOTAL, lang)
     measure = analysis.measure
     note = ""
     if measure == "sum" and not ar.adds_over(g, metric, dim):
@@ -145,6 +150,8 @@ def share(out: Built, args: dict[str, Any], ctx: Any) -> None:
     cells = [lookup(ctx, metric, *part_key), lookup(ctx, metric, *whole_key)]
     if refuse_unrecognized(out, cells, ctx):
         return
+    whole = subject_of(g, metric, whole_key[0], TOTAL if dim == "channel" else whole_key[1],
+                       lang, cells[1:])
     plabel = period_label(period, lang)
     what = say("share_what", lang, member=member_label, whole=whole, period=plabel)
     formula = {"op": "share", "part": f"{part_key[0]}/{part_key[1]}",
@@ -200,11 +207,20 @@ def one_period(out: Built, args: dict[str, Any], ctx: Any) -> Period:
     return period
 
 
-def subject_of(g: Any, metric: str, entity: str | None, channel: str, lang: str) -> str:
-    """"Orbis China revenue (online)" / "Ricavi Orbis Cina (online)" / "中国区营收（线上）"."""
+def subject_of(g: Any, metric: str, entity: str | None, channel: str, lang: str,
+               cells: list[Cell] | None = None) -> str:
+    """"Orbis China revenue (online)" / "Ricavi Orbis Cina (online)" / "中国区营收（线上）";
+    "Orbis Group excluding undisclosed units revenue" when an input of `cells` is a protected
+    total of that entity (core.figures.disclosed): a result over the disclosed units' sum says
+    so in its headline, never under the group's bare name."""
     m = g.label("metric", metric, lang)
     e = g.label("entity", entity, lang) if entity else ""
     c = g.label("channel", channel, lang) if channel and channel != TOTAL else ""
+    hidden = masked(cells or [])
+    if hidden is not None and hidden.entity == entity and hidden.masked_entity and e:
+        e = say_disclosure("masked_entity", lang, name=e)
+    elif hidden is not None and hidden.entity == entity and not hidden.masked_entity:
+        c = say_disclosure("masked_channel", lang)
     if lang == "zh":
         return f"{e}{m}" + (f"（{c}）" if c else "")
     text = f"{m} {e}".strip() if lang == "it" else f"{e} {running_name(m, lang) if e else m}"

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from core.figures.derived import DerivedFact, query_derived
+from core.figures.disclosed import MaskedTotal, protected_input
 from core.types import FactResult, FactStatus, Period, PeriodType, Source
 
 MISSING_INPUT = "missing_input"
@@ -58,7 +59,15 @@ def lookup(ctx: Any, metric: str, entity: str, channel: str, period: Period) -> 
                                                 reference_date=ctx.reference_date)
     if r.fact is None:
         return Cell(r)
+    if isinstance(r, MaskedTotal):  # the sum of the disclosed members cites each of them
+        return Cell(r, r.fact.value, r.fact.unit, tuple(r.sources))
     return Cell(r, r.fact.value, r.fact.unit, (r.fact.source,))
+
+
+def masked(cells: list[Cell]) -> MaskedTotal | None:
+    """The protected total among the inputs (core.figures.disclosed), if any: the result's
+    name must then say it excludes the undisclosed units."""
+    return next((m for m in (protected_input(c.result) for c in cells) if m is not None), None)
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,7 @@ def growth_of(out: Built, ctx: Any, metric: str, entity: str, channel: str, late
              lookup(ctx, metric, entity, channel, earlier)]
     if refuse_unrecognized(out, cells, ctx):
         return Growth(None)
-    subject = subject_of(gl, metric, entity, channel, lang)
+    subject = subject_of(gl, metric, entity, channel, lang, cells)
     labels = [period_label(later, lang), period_label(earlier, lang)]
     what = say("growth_what", lang, subject=subject, later=labels[0], earlier=labels[1])
     rate = ar.nature(gl, metric) == ar.RATE

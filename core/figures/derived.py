@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from core.figures.disclosed import MaskedTotal, masked_like
+from core.figures.disclosed import MaskedTotal, derived_disclosure, masked_like
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.messages import join_list
@@ -57,6 +57,9 @@ class DerivedFact(FactResult):
             "decimals": self.decimals,
             "inputs": [r.to_dict() for r in self.inputs],
         }
+        note = derived_disclosure(self)
+        if note is not None:  # computed over the disclosed members only: said, as for a total
+            extra["disclosure"] = note
         if self.status is FactStatus.FOUND and self.value is not None:
             assert self.period is not None
             return {

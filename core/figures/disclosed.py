@@ -110,6 +110,43 @@ def masked_note(glossary: Any, results: list[FactResult], language: str) -> Line
     return Line("disclosure", " ".join(texts))
 
 
+def protected_input(r: FactResult) -> MaskedTotal | None:
+    """The first protected total `r` is, or rests on (a derived or arithmetic figure's inputs,
+    at any depth): a figure computed from one must say so, in its headline and its JSON."""
+    if isinstance(r, MaskedTotal):
+        return r if r.status is FactStatus.FOUND else None
+    for inp in getattr(r, "inputs", ()):
+        found = protected_input(inp)
+        if found is not None:
+            return found
+    return None
+
+
+def derived_disclosure(r: FactResult) -> dict[str, Any] | None:
+    """The `disclosure` note of a figure computed from protected totals (ask --json), like a
+    MaskedTotal's: which inputs are sums of the disclosed members only."""
+    masked = [m for m in _masked_inputs(r)]
+    if not masked:
+        return None
+    entity = any(m.masked_entity for m in masked)
+    return {"policy": "protect",
+            "excludes": "undisclosed units" if entity else "undisclosed channels",
+            "protected_inputs": [{"metric_code": m.metric, "entity": m.entity,
+                                  "period": m.period.value if m.period else None,
+                                  "channel": m.channel} for m in masked]}
+
+
+def _masked_inputs(r: FactResult) -> list[MaskedTotal]:
+    out: list[MaskedTotal] = []
+    for inp in getattr(r, "inputs", ()):
+        if isinstance(inp, MaskedTotal):
+            if inp.status is FactStatus.FOUND and inp not in out:
+                out.append(inp)
+        else:
+            out += [m for m in _masked_inputs(inp) if m not in out]
+    return out
+
+
 def with_inputs(results: list[FactResult]) -> list[FactResult]:
     out: list[FactResult] = []
     for r in results:

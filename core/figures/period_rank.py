@@ -35,7 +35,6 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     metric = args["metric"]
     entity = first_entity(out, ctx)
     channel = args.get("channel") or TOTAL
-    subject = subject_of(g, metric, entity, channel, lang)
     periods: list[Period] = list(analysis.periods)
     if not periods:
         grain = PeriodType(analysis.grain or "FY")
@@ -44,6 +43,7 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     cells = [(p, lookup(ctx, metric, entity, channel, p)) for p in periods]
     if refuse_unrecognized(out, [c for _, c in cells], ctx):
         return
+    subject = subject_of(g, metric, entity, channel, lang, [c for _, c in cells])
     found = [(p, c) for p, c in cells if c.value is not None]
     if not found:
         grain_word = say(f"grain_{analysis.grain or 'FY'}", lang)

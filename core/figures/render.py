@@ -7,7 +7,7 @@ contains no number. Shared by every platform: adapters only add markup.
 from __future__ import annotations
 
 from core.figures.derived import DerivedFact, derived_sentence, running_name
-from core.figures.disclosed import MaskedTotal, masked_note
+from core.figures.disclosed import MaskedTotal, masked_note, protected_input
 from core.figures.structured import Difference
 from core.knowledge.glossary import Glossary
 from core.messages import join_list, percent, period_label, say
@@ -25,8 +25,10 @@ def subject(glossary: Glossary, r: FactResult, language: str) -> str:
     channel = ""
     if r.channel and r.channel != TOTAL:
         channel = glossary.label("channel", r.channel, language)
-    if isinstance(r, MaskedTotal):  # the sum of the public members, never the stored total
-        if r.masked_entity:
+    # a protected total, or a derived figure over one: the name says it excludes units
+    masked = r if isinstance(r, MaskedTotal) else protected_input(r)
+    if masked is not None and masked.entity == r.entity:  # the sum of the public members
+        if masked.masked_entity:
             entity = say("masked_entity", language, name=entity)
         else:
             channel = say("masked_channel", language)

@@ -9,6 +9,7 @@ fast path can never answer differently from the planner.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import functools
 import logging
@@ -70,6 +71,7 @@ from core.types import (
     Route,
     Segment,
     Source,
+    Table,
 )
 
 log = logging.getLogger("ricorda.answer")
@@ -396,6 +398,13 @@ class Answerer:
             ans.options = metric_options(self.glossary, language)
             ans.segments = [Line("message", say(
                 "ask_metric", language, metrics=", ".join(o.label for o in ans.options)))]
+            from core.question.no_figure import missing_subject, no_figure_notice  # a menu only
+
+            subject = "" if prepared.intent.metrics else missing_subject(
+                prepared.text, self.names, prepared.reference, language)
+            if subject:  # "customer churn rate": no such figure, said before the menu
+                return self._with_notices(
+                    ans, [*prepared.notices, no_figure_notice(subject, language)])
         return self._with_notices(ans, prepared.notices)
 
     # -- execution (planner and replay alike) ----------------------------------------------
@@ -477,7 +486,13 @@ class Answerer:
                 segments.append(Line(kind, narrative.lead))
             segments += narrative.passages
             numbered += narrative.numbered
-        numbered += list(enumerate(state.table_sources, 1))
+        if numbered and state.table_sources:  # a growth and why: one numbering, figures last
+            shift = len(numbered)
+            segments = [_renumbered(seg, shift) if any(seg is t for t in state.tables) else seg
+                        for seg in segments]
+            numbered += list(enumerate(state.table_sources, shift + 1))
+        else:
+            numbered += list(enumerate(state.table_sources, 1))
         if state.tool_text is not None:
             segments.append(Line("tool", state.tool_text))
             numbered += list(enumerate(state.listed, 1))
@@ -703,3 +718,22 @@ def _succeeded(ans: Answer, narrative_found: bool, plan: Plan) -> bool:
     if any(f.status is FactStatus.UNRECOGNIZED for f in ans.facts):
         return False
     return not (plan.route in ("narrative", "composite") and not narrative_found)
+
+
+_CITE = re.compile(r"\[(\d+)(?:–(\d+))?\]")
+
+
+def _renumbered(segment: Segment, shift: int) -> Segment:
+    """A figure's citation numbers ("[1]", "[1–3]") moved past the passages' own, so a
+    composite answer numbers its sources once."""
+
+    def move(text: str) -> str:
+        return _CITE.sub(lambda m: "[" + "–".join(str(int(g) + shift) for g in m.groups() if g)
+                         + "]", text)
+
+    if isinstance(segment, Line):
+        return dataclasses.replace(segment, text=move(segment.text))
+    if isinstance(segment, Table):
+        return dataclasses.replace(segment, rows=tuple(tuple(move(c) for c in row)
+                                                       for row in segment.rows))
+    return segment

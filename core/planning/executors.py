@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from core.errors import RicordaError
 from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
-from core.figures.disclosed import MaskedTotal
+from core.figures.disclosed import MaskedTotal, masked_note
 from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.messages import say
@@ -305,6 +305,9 @@ def _arithmetic_built(
 
     out = Built()
     make(out, args, ctx)
+    note = masked_note(ctx.glossary, out.results, ctx.language)
+    if note is not None:  # a result over protected totals: what they are, as under a table
+        out.segments.append(note)
     if out.assumptions:
         items = "; ".join(
             say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions

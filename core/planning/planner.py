@@ -41,6 +41,14 @@ def plan_for(
     }
     if intent.analysis is not None and intent.route is Route.STRUCTURED:
         return _table_plan(intent, shape)
+    if intent.analysis is not None and intent.route is Route.COMPOSITE:
+        # a growth and why it moved: the arithmetic step, then the documents' reasons
+        table = _table_plan(intent, shape)
+        return Plan(route=Route.COMPOSITE.value,
+                    steps=[*table.steps, *_search_steps(intent, arguments, rerank, shape)],
+                    shape=shape, assumed=table.assumed,
+                    query_specific=_query_specific(intent, text, arguments, names),
+                    intent=f"composite:{','.join(intent.metrics)}:{intent.analysis.kind}")
     steps: list[dict[str, object]] = []
     assumed: list[str] = []
     route = intent.route
@@ -54,6 +62,8 @@ def plan_for(
         channel_refs = [f"${{channel[{i}]}}" for i in range(shape["channel"])] or [
             "${channel:total}"
         ]
+        if _clause_channels(intent, intent.read_text or text, names) is not None:
+            channel_refs.append("${channel:total}")  # for a part that names no channel
         metric_refs = [f"${{metric[{i}]}}" for i in range(shape["metric"])]
         # a derived metric is computed, not looked up: its own tool, so the plan's framework
         # (and a cached plan's fit) tells "EBITDA margin" from "EBITDA"
@@ -61,7 +71,12 @@ def plan_for(
             ref: "derived_metric" if code in names.glossary.derived else "query_metric"
             for ref, code in zip(metric_refs, intent.metrics, strict=True)
         }
+        own = _clause_channels(intent, intent.read_text or text, names)
         for m, e, c, p in itertools.product(metric_refs, entity_refs, channel_refs, period_refs):
+            if own is not None:  # "…, and how many online orders": online is the orders'
+                mine = own[intent.metrics[metric_refs.index(m)]]
+                if c not in (mine or ["${channel:total}"]):
+                    continue
             steps.append(
                 {
                     "tool": tools[m],
@@ -69,16 +84,7 @@ def plan_for(
                 }
             )
     if route in (Route.NARRATIVE, Route.COMPOSITE):
-        search: dict[str, object] = {"query": "${query}"}
-        if shape["entity"] == 1:
-            search["entity"] = "${entity[0]}"
-        if len({p.value[:4] for p in intent.periods}) == 1:
-            search["year"] = "${year}"
-        literal_dates = [d.value for d in arguments.dates if d.literal] if arguments else []
-        if literal_dates:
-            search["date"] = literal_dates[0]  # an absolute date: never registered
-        steps.append({"tool": "search_documents", "args": search})
-        steps.append({"tool": "compose_narrative", "args": {"rerank": rerank}})
+        steps += _search_steps(intent, arguments, rerank, shape)
     metric = ",".join(intent.metrics)
     label = route.value + (f":{metric}" if metric else "")
     return Plan(
@@ -89,6 +95,51 @@ def plan_for(
         query_specific=_query_specific(intent, text, arguments, names),
         intent=label,
     )
+
+
+_CLAUSE = re.compile(r"[,;，；]")
+
+
+def _clause_channels(intent: Intent, text: str, names: NameIndex) -> dict[str, list[str]] | None:
+    """Per metric, the channel references its own part of a multi-part question names
+    ("China's gross margin and net income in FY2024, and how many online orders…": online is
+    the orders' only); None when a channel goes with every metric (one part, or a channel said
+    in a part of its own)."""
+    if len(intent.metrics) < 2 or not intent.channels:
+        return None
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text) + 1]
+    parts: list[tuple[list[str], list[str]]] = []
+    found = names.find(text)
+    for start, end in itertools.pairwise(bounds):
+        inside = [m for m in found if start <= m.start < end]
+        parts.append(([m.code for m in inside if m.kind == "metric"],
+                      [m.code for m in inside if m.kind == "channel"]))
+    if len(parts) < 2 or any(chans and not metrics for metrics, chans in parts):
+        return None
+    own: dict[str, list[str]] = {code: [] for code in intent.metrics}
+    for metrics, chans in parts:
+        for code in metrics:
+            if code in own:
+                own[code] += [f"${{channel[{intent.channels.index(c)}]}}" for c in chans
+                              if c in intent.channels]
+    if all(own[code] == own[intent.metrics[0]] for code in own):
+        return None  # every part names the same channels: as before
+    return own
+
+
+def _search_steps(intent: Intent, arguments: Arguments | None, rerank: bool,
+                  shape: dict[str, int]) -> list[dict[str, object]]:
+    """Search the documents (within the one unit and year the question names), then compose."""
+    search: dict[str, object] = {"query": "${query}"}
+    if shape["entity"] == 1:
+        search["entity"] = "${entity[0]}"
+    if len({p.value[:4] for p in intent.periods}) == 1:
+        search["year"] = "${year}"
+    literal_dates = [d.value for d in arguments.dates if d.literal] if arguments else []
+    if literal_dates:
+        search["date"] = literal_dates[0]  # an absolute date: never registered
+    return [{"tool": "search_documents", "args": search},
+            {"tool": "compose_narrative", "args": {"rerank": rerank}}]
 
 
 def _table_plan(intent: Intent, shape: dict[str, int]) -> Plan:

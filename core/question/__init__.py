@@ -7,6 +7,7 @@ __all__ = [
     "arguments",
     "conversation",
     "intent",
+    "no_figure",
     "period_labels",
     "periods",
     "range_parse",

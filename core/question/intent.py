@@ -243,8 +243,11 @@ class RuleIntentParser:
             fiscal_year_end=self.fiscal_year_end,
             first_metric=next(iter(self.names.glossary.metrics), ""),
         )
-        if analysis is None or _NARRATIVE.search(blank(named, list(analysis.spans))):
+        if analysis is None:
             return
+        why = bool(_NARRATIVE.search(blank(named, list(analysis.spans))))
+        if why and (analysis.kind != "growth" or not intent.strong_numeric_cue):
+            return  # "why did China revenue fall?": the figure and why, no growth asked
         if (
             analysis.kind == "series"
             and intent.strong_numeric_cue
@@ -257,7 +260,8 @@ class RuleIntentParser:
             return
         if intent.unknown_entities or (intent.bad_periods and not analysis.periods):
             return  # said as today: the name or period it does not know
-        intent.analysis, intent.narrative_cue = analysis, False
+        # "how much did Italian revenue grow in 2025 and why?": the growth and its reasons
+        intent.analysis, intent.narrative_cue = analysis, why
         if analysis.periods:
             intent.periods, intent.bad_periods = list(analysis.periods), []
         if analysis.assumed_metric:

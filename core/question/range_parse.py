@@ -222,6 +222,8 @@ _FASTER = _rx(
     r"|(?<!\w)meno\s+(?:di|del|della|dell['’])(?!\w)"
     r"|比.{0,12}?(?:快|慢|多|高|低)|更快|更慢"
 )
+_GREW_MORE = _rx(r"(?<!\w)(?:grew|grown|grow|growing|increased?)\s+(?:more|less)(?!\w)")
+_EITHER = _rx(r"(?<!\w)(?:or|o|oppure|either)(?!\w)|还是|或者|或")  # "A or B": the two named
 _SLOWER = _rx(r"(?<!\w)(?:slower|less)(?!\w)|(?<!\w)meno(?!\w)|慢")
 _SHARE = _rx(
     r"(?<!\w)(?:share|portion|proportion|percentage|fraction|part|how\s+much\s+of"
@@ -364,6 +366,17 @@ def _arithmetic(
         return None  # "China revenue 2024 and 2025": two figures, as before
     dimension = "entity" if len(entities) >= 2 else "channel" if len(members) >= 2 else ""
     faster = _FASTER.search(text)
+    ranked = _GROWTH_RANK.search(text) or _GREW_MORE.search(text)
+    either = _EITHER.search(text)
+    if ranked and either and dimension and len(periods) <= 1 and len(metrics) <= 1 \
+            and len(entities if dimension == "entity" else members) == 2:
+        # "è cresciuto di più l'utile dell'Italia o quello della Cina?": which of the two
+        # named grew more is the comparison of those two, not a ranking of every unit
+        slower = _LOW.search(ranked.group(0)) or _SLOWER.search(ranked.group(0))
+        return Analysis("growth_comparison", dimension=dimension, measure="growth",
+                        descending=slower is None,
+                        assumed_metric="" if metrics else first_metric,
+                        assumed_period=not periods, spans=(ranked.span(), either.span()))
     if growth and faster and dimension and len(periods) <= 1 and len(metrics) <= 1:
         # "did China grow faster than Italy in FY2024?"
         return Analysis("growth_comparison", dimension=dimension, measure="growth",
