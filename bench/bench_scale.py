@@ -245,7 +245,8 @@ def run_replica(args: argparse.Namespace) -> None:
         answer = app.answer(Request(text=q, chat=chat, user=chat))
         samples.append((time.perf_counter() - t) * 1000)
         assert answer.facts, f"no figure for {q!r}: {answer.text}"
-    out["structured_p50_ms"], out["structured_p99_ms"] = quantile(samples, 50), quantile(samples, 99)
+    out["structured_p50_ms"] = quantile(samples, 50)
+    out["structured_p99_ms"] = quantile(samples, 99)
     if args.structured_only:
         out["rss_mb"], out["peak_rss_mb"] = rss_mb(), peak_rss_mb()
         print(json.dumps(out), flush=True)
@@ -372,8 +373,8 @@ def measure_store(args: argparse.Namespace, store: str, tmp: Path) -> dict[str, 
             replicas.append(json.loads(line))
         one = run_json(worker("one_doc", args, data_dir=tmp / "one-doc" if store == "postgres"
                               else writer, db=db, chroma=chroma))
-        for proc, rep in zip(procs, replicas, strict=True):
-            assert proc.stdin is not None and proc.stdout is not None
+        for proc in procs:
+            assert proc.stdin is not None
             proc.stdin.write("go\n")
             proc.stdin.flush()
         for proc, rep in zip(procs, replicas, strict=True):
