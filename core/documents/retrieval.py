@@ -79,7 +79,8 @@ def matches_filters(chunk: Chunk, filters: Mapping[str, str] | None) -> bool:
 class HybridRetriever:
     """Retrieves the chunks that best answer a question, for a chat with or without clearance.
 
-    `bm25` is built once from `chunks.all_chunks()`; rebuild the retriever after an ingest.
+    `bm25` is built from `chunks.all_chunks()`; after an ingest, build a retriever on
+    `bm25.updated(...)` (core.documents.lexical_sync does both).
     Without a vector index or embedder the retriever is lexical only. `min_similarity` drops
     vector hits below that cosine (None keeps the top hits whatever their similarity).
     `relevance_floor`: below this best cosine the question is unrelated to every document and
@@ -216,11 +217,12 @@ class HybridRetriever:
         return rankings, best, beyond
 
     def _resolve(self, ids: Sequence[str], known: Mapping[str, Chunk]) -> dict[str, Chunk]:
-        """Chunks by id: from the in-memory index, else one batched read of the chunk store."""
+        """Chunks by id: those already read, else one batched read of the chunk store (the
+        lexical index holds no text: a million chunks would be GBs per replica)."""
         out: dict[str, Chunk] = {}
         missing = []
         for cid in dict.fromkeys(ids):
-            chunk = known.get(cid) or self.bm25.chunk(cid)
+            chunk = known.get(cid)
             if chunk is None:
                 missing.append(cid)
             else:
@@ -234,11 +236,7 @@ class HybridRetriever:
         key = (cleared, tuple(sorted((filters or {}).items())))
         mask = self._masks.get(key)
         if mask is None:
-            mask = np.fromiter(
-                (_admissible(c, cleared, filters) for c in self.bm25.chunks),
-                dtype=bool,
-                count=len(self.bm25.chunks),
-            )
+            mask = self.bm25.mask(cleared, filters)
             if len(self._masks) >= _MASK_CACHE_SIZE:
                 self._masks.clear()
             self._masks[key] = mask
