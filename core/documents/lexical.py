@@ -129,6 +129,7 @@ def guarded_idf(n_docs: int, df: np.ndarray | float) -> np.ndarray | float:
 
 _WEIGHT_CACHE_POSTINGS = 4_000_000  # per-term weights kept between queries (32 MB of float64)
 _META_SEP = ","
+_COMPACT_MIN = 1000  # removed rows before a compaction is considered (and a quarter of all)
 
 
 class Bm25Index:
@@ -202,7 +203,7 @@ class Bm25Index:
                 new._len_sum -= float(new._doc_len[live].sum())
                 new._dead += live.size
         new._append(list(added), corpus)
-        if new._dead > max(1000, new.rows // 4):
+        if new._dead > max(_COMPACT_MIN, new.rows // 4):
             new._compact()
         return new
 
