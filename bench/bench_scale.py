@@ -292,7 +292,8 @@ def run_replica(args: argparse.Namespace) -> None:
 
 def worker(mode: str, args: argparse.Namespace, **extra: Any) -> list[str]:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", mode,
-           "--data-dir", str(extra.pop("data_dir")), "--chunks", str(args.chunks),
+           "--data-dir", str(extra.pop("data_dir")),
+           "--chunks", str(extra.pop("chunks", args.chunks)),
            "--facts", str(extra.pop("facts", args.facts)), "--max-facts", str(args.facts),
            "--iterations", str(args.iterations)]
     for key, value in extra.items():
@@ -348,7 +349,8 @@ def measure_store(args: argparse.Namespace, store: str, tmp: Path) -> dict[str, 
     result: dict[str, Any] = {"store": store, "chunks": args.chunks, "facts": args.facts}
     with backend(store, tmp, "base") as (db, chroma):
         data = tmp / f"{store}-baseline"
-        run_json(worker("ingest", args, data_dir=data, facts=BASELINE_FACTS, db=db, chroma=chroma))
+        run_json(worker("ingest", args, data_dir=data, facts=BASELINE_FACTS, chunks=0, db=db,
+                        chroma=chroma))
         base = run_json(worker("replica", args, data_dir=data, db=db, chroma=chroma,
                                structured_only=True, spawned=time.time()))
         result["baseline_structured_p50_ms"] = base["structured_p50_ms"]
