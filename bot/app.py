@@ -324,9 +324,10 @@ class App:
     def _build_retriever(self) -> HybridRetriever | None:
         from core.documents.lexical_sync import LexicalSync
         from core.documents.retrieval import HybridRetriever
+        from storage.lexical_snapshot import LexicalSnapshots
 
-        if self._lexical is None:
-            self._lexical = LexicalSync()
+        if self._lexical is None:  # kept in the data dir: a restart maps it, not re-tokenises
+            self._lexical = LexicalSync(LexicalSnapshots(self.settings.data_dir / "lexical"))
         # the glossary's names shape the tokens: a glossary that changed them starts over
         names = tuple(sorted({n for t in self._all_terms() for n in t.names}))
         bm25 = self._lexical.current(self.chunks, names)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from core.documents.lexical import Bm25Index, Tokenizer
 from core.documents.lexical_sync import LexicalSync
 from core.ports import Chunk
 from storage.chunk_store import SqlChunkStore
+from storage.lexical_snapshot import LexicalSnapshots
 
 WORDS = ["revenue", "margin", "store", "china", "italy", "online", "price", "demand", "board",
          "dividend", "营收", "下降"]
@@ -126,3 +128,38 @@ def test_many_updates_compact_and_still_score_as_a_rebuild(
         want = fresh.search(query, k=50, allowed=fresh.mask(cleared))
         assert [c for c, _ in got] == [c for c, _ in want] and got
         np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=1e-12)
+
+
+def test_a_restart_maps_the_saved_index_and_reads_only_what_changed_meanwhile(
+    engine: Engine, tmp_path: Path
+) -> None:
+    rng = random.Random(11)
+    store = SqlChunkStore(engine)
+    for d in range(5):
+        put(store, f"doc{d}.md", texts(rng, 8), restricted=d == 4)
+    first = LexicalSync(LexicalSnapshots(tmp_path / "lexical"))
+    built = first.current(store, NAMES)
+    assert built is not None and first.last_read == 40
+    query = ["revenue", "board", "营收"]
+    before = built.search(query, k=40, allowed=built.mask(False))
+
+    restarted = LexicalSync(LexicalSnapshots(tmp_path / "lexical"))
+    loaded = restarted.current(store, NAMES)
+    assert loaded is not None and restarted.last_read == 0  # no chunk read, none tokenised
+    assert loaded.search(query, k=40, allowed=loaded.mask(False)) == before
+    assert not any(cid.startswith("doc4.md") for cid, _ in before)
+
+    put(store, "doc2.md", ["zebracorn launch"], tag="v2")  # while no process was running
+    again = LexicalSync(LexicalSnapshots(tmp_path / "lexical"))
+    index = again.current(store, NAMES)
+    assert index is not None and again.last_read == 1
+    assert [c for c, _ in index.search(["zebracorn"], k=2)] == ["doc2.md#0v2"]
+    same_as_fresh(index, store, query)
+
+    other_words = LexicalSync(LexicalSnapshots(tmp_path / "lexical"))
+    assert other_words.current(store, ("意大利区",)) is not None
+    assert other_words.last_read == 33  # tokens made with other names are not reused
+
+    (tmp_path / "lexical" / "header.json").write_text("{not json", encoding="utf-8")
+    broken = LexicalSync(LexicalSnapshots(tmp_path / "lexical"))
+    assert broken.current(store, NAMES) is not None and broken.last_read == 33

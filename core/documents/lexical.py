@@ -276,6 +276,55 @@ class Bm25Index:
         self._alive = np.ones(keep.size, dtype=bool)
         self._dead = 0
 
+    # -- saving and loading (storage.lexical_snapshot) -------------------------------------
+
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The index as flat arrays (all postings in two, cut per term by `offsets`) and the
+        small parts a header can hold; `from_state` reverses it."""
+        terms = list(self._postings)
+        sizes = np.fromiter((self._postings[t][0].size for t in terms), np.int64, len(terms))
+        rows = [self._postings[t][0] for t in terms]
+        tfs = [self._postings[t][1] for t in terms]
+        arrays = {
+            "rows": np.concatenate(rows) if rows else np.zeros(0, np.int32),
+            "tf": np.concatenate(tfs) if tfs else np.zeros(0, np.float32),
+            "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            "doc_len": self._doc_len,
+            "restricted": self._restricted,
+            "alive": self._alive,
+        }
+        header = {
+            "k1": self.k1,
+            "b": self.b,
+            "terms": terms,
+            "ids": self.ids,
+            "meta": [[k, v, r.tolist()] for (k, v), r in self._meta.items()],
+            "docs": {d: r.tolist() for d, r in self._docs.items()},
+        }
+        return arrays, header
+
+    @classmethod
+    def from_state(
+        cls, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any], tokenizer: Tokenizer
+    ) -> Bm25Index:
+        """An index over `state()`'s arrays, used as given (memory-mapped arrays stay so)."""
+        index = cls((), tokenizer, k1=header["k1"], b=header["b"])
+        rows, tf, offsets = arrays["rows"], arrays["tf"], arrays["offsets"]
+        index._postings = {
+            term: (rows[offsets[i] : offsets[i + 1]], tf[offsets[i] : offsets[i + 1]])
+            for i, term in enumerate(header["terms"])
+        }
+        index.ids = list(header["ids"])
+        index._doc_len = np.asarray(arrays["doc_len"])
+        index._restricted = np.asarray(arrays["restricted"])
+        index._alive = np.array(arrays["alive"], dtype=bool)
+        index._n_alive = int(index._alive.sum())
+        index._len_sum = float(index._doc_len[index._alive].sum())
+        index._dead = index.rows - index._n_alive
+        index._meta = {(k, v): np.asarray(r, dtype=np.int32) for k, v, r in header["meta"]}
+        index._docs = {d: np.asarray(r, dtype=np.int32) for d, r in header["docs"].items()}
+        return index
+
     # -- searching --------------------------------------------------------------------------
 
     def mask(self, cleared: bool, filters: Mapping[str, str] | None = None) -> np.ndarray:
