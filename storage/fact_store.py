@@ -11,8 +11,9 @@ often a lookup checks a fingerprint of the table (row count, newest update).
 
 A table larger than `preload_limit` rows is never loaded: ten million facts held as Python
 objects would be several GB per replica and minutes to load (bench/bench_scale.py). Lookups are
-then one query on the key's unique index each (always current, nothing to catch up), and a load
-classifies its rows batch by batch against the table instead of against a loaded copy.
+then one query on the key's unique index each, remembered (bounded LRU) until `catch_up` sees
+the facts version move, and a load classifies its rows batch by batch against the table instead
+of against a loaded copy.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -41,6 +43,7 @@ _UPDATED = ("value", "unit", "source_doc", "source_locator", "updated_at")
 # Above this many rows the table is queried per lookup instead of held in memory: about 0.5 GB
 # and a few seconds of loading at this size, a structured answer's lookups cost ~0.1 ms more.
 PRELOAD_LIMIT = 500_000
+_CACHE_SIZE = 100_000  # lookups and period lists remembered from a large table
 
 FactKey = tuple[str, str, str, str, str]  # metric, entity, period_type, period, channel
 
@@ -111,28 +114,40 @@ class SqlFactStore:
         self._fingerprint: tuple[int, Any] | None = None
         self._checked_at = 0.0
         self._version = 0  # the facts version (storage.kb_version) the index holds
+        # a large table's recent answers (serving only), forgotten when the facts version moves
+        self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 
     # --- FactStore ------------------------------------------------------------------------
 
     def lookup(self, metric: str, entity: str, period: Period, channel: str) -> Fact | None:
         """Exact match on all five key parts; codes are compared as stored (upper-case)."""
         if self._direct():
-            rows = self._select(
-                _TABLE.c.metric == metric, _TABLE.c.entity == entity,
-                _TABLE.c.period_type == period.type.value, _TABLE.c.period == period.value,
-                _TABLE.c.channel == channel,
-            )
-            return _fact(rows[0]) if rows else None
+
+            def load() -> Fact | None:
+                rows = self._select(
+                    _TABLE.c.metric == metric, _TABLE.c.entity == entity,
+                    _TABLE.c.period_type == period.type.value, _TABLE.c.period == period.value,
+                    _TABLE.c.channel == channel,
+                )
+                return _fact(rows[0]) if rows else None
+
+            return self._cached(("f", metric, entity, period, channel), load)
         return self._current().get((metric, entity, period.type.value, period.value, channel))
 
     def periods(self, metric: str, entity: str, channel: str) -> list[Period]:
         """Periods with a fact for this metric/entity/channel, newest first (period_sort_key)."""
         if self._direct():
-            rows = self._select(
-                _TABLE.c.metric == metric, _TABLE.c.entity == entity, _TABLE.c.channel == channel
-            )
-            found = [Period(PeriodType(r["period_type"]), r["period"]) for r in rows]
-            return sorted(found, key=period_sort_key, reverse=True)
+
+            def load() -> list[Period]:
+                stmt = select(_TABLE.c.period_type, _TABLE.c.period).where(
+                    _TABLE.c.metric == metric, _TABLE.c.entity == entity,
+                    _TABLE.c.channel == channel,
+                )
+                rows = self._rows(stmt)
+                found = [Period(PeriodType(kind), value) for kind, value in rows]
+                return sorted(found, key=period_sort_key, reverse=True)
+
+            return list(self._cached(("p", metric, entity, channel), load))
         self._current()
         return list(self._periods.get((metric, entity, channel), ()))
 
@@ -191,6 +206,16 @@ class SqlFactStore:
     def catch_up(self) -> None:
         """Bring a loaded index to the current facts version (see the module docstring)."""
         if not self.loaded:
+            if self._large:  # answers remembered from the large table
+                try:
+                    with self._engine.connect() as conn:
+                        moved = read_part(conn, FACTS)[0] != self._version
+                except SQLAlchemyError as exc:
+                    raise StorageError(
+                        f"cannot read the fact table: {exc.__class__.__name__}"
+                    ) from exc
+                if moved:
+                    self.refresh()  # forgets them
             return  # nothing held: the first lookup loads the current table
         try:
             with self._engine.connect() as conn:
@@ -226,8 +251,15 @@ class SqlFactStore:
         """Reload the in-memory index from the database (nothing when the table is too large
         to hold: lookups then query it)."""
         if self._is_large():
+            try:
+                with self._engine.connect() as conn:
+                    version = read_part(conn, FACTS)[0]
+            except SQLAlchemyError as exc:
+                raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
             with self._lock:
                 self._index, self._periods = None, {}
+                self._cache.clear()
+                self._version = version
             return
         try:
             with self._engine.connect() as conn:
@@ -284,6 +316,31 @@ class SqlFactStore:
             raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
         self._large = large
         return large
+
+    def _cached(self, key: tuple[Any, ...], load: Callable[[], Any]) -> Any:
+        """`load()`, remembered for a serving store until the facts version moves (catch_up):
+        a large table answers its frequent questions at dictionary speed, in bounded memory."""
+        if not self._preload:
+            return load()
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+            version = self._version
+        value = load()
+        with self._lock:
+            if self._version == version:  # not forgotten meanwhile
+                self._cache[key] = value
+                while len(self._cache) > _CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return value
+
+    def _rows(self, stmt: Any) -> list[Any]:
+        try:
+            with self._engine.connect() as conn:
+                return list(conn.execute(stmt))
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
 
     def _existing(self, keys: list[FactKey]) -> dict[FactKey, Fact]:
         """The stored facts with these keys (one query on the unique key index)."""

@@ -41,10 +41,16 @@ def test_a_table_above_the_limit_is_queried_not_held_and_answers_the_same(
     )
     assert not serving.loaded and holding.loaded
 
-    # another process's load is answered at once: nothing held, nothing to catch up
-    SqlFactStore(engine, preload=False).upsert_facts(facts(1, entity="ORBIS_IT"))
+    # another process's load: answered once the serving store catches up with the version
+    SqlFactStore(engine, preload=False).upsert_facts(
+        [*facts(1, entity="ORBIS_IT"), facts(67, bump="7")[66]]
+    )
+    serving.catch_up()
     found = serving.lookup("REVENUE", "ORBIS_IT", Period(PeriodType.M, "2000-01"), "TOTAL")
     assert found is not None and found.value == Decimal("0.05")
+    changed = serving.lookup("REVENUE", "ORBIS_CN", period, "TOTAL")
+    assert changed is not None and changed.value == Decimal("66.75")
+    assert not serving.loaded
 
 
 def test_a_load_into_a_large_table_is_classified_row_by_row_against_it(engine: Engine) -> None:
