@@ -34,3 +34,6 @@ def test_the_scale_bench_runs_and_a_one_document_ingest_rebuilds_nothing(tmp_pat
     assert result["baseline_structured_p50_ms"] > 0
     assert replica["chunk_rows_read_at_start"] == 400
     assert replica["chunk_rows_read_for_one_doc"] == 1  # the new document only
+    # restarted on the same data dir: the saved index is mapped; only the document ingested
+    # since it was saved is read
+    assert result["restarted"]["chunk_rows_read_at_start"] == 1
