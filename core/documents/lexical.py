@@ -153,6 +153,7 @@ class Bm25Index:
         self.tokenizer = tokenizer
         self.k1, self.b = k1, b
         self.ids: list[str] = []
+        self._position: dict[str, int] = {}  # chunk id: its live row
         self._doc_len = np.zeros(0, dtype=np.float64)
         self._restricted = np.zeros(0, dtype=bool)
         self._alive = np.zeros(0, dtype=bool)
@@ -191,6 +192,7 @@ class Bm25Index:
             self._docs
         )
         new.ids = list(self.ids)
+        new._position = dict(self._position)
         new._alive = self._alive.copy()
         new._weights, new._cached, new._lock = OrderedDict(), 0, threading.Lock()
         gone = set(removed) | {c.doc for c in added}
@@ -199,6 +201,8 @@ class Bm25Index:
             if rows is not None and rows.size:
                 live = rows[new._alive[rows]]
                 new._alive[live] = False
+                for row in live.tolist():
+                    new._position.pop(new.ids[row], None)
                 new._n_alive -= live.size
                 new._len_sum -= float(new._doc_len[live].sum())
                 new._dead += live.size
@@ -233,6 +237,7 @@ class Bm25Index:
                     meta.setdefault((str(key), item), []).append(row)
             docs.setdefault(chunk.doc, []).append(row)
         self.ids.extend(c.id for c in chunks)
+        self._position.update((c.id, base + i) for i, c in enumerate(chunks))
         self._doc_len = np.concatenate([self._doc_len, lengths])
         flags = np.fromiter((c.restricted for c in chunks), dtype=bool, count=len(chunks))
         self._restricted = np.concatenate([self._restricted, flags])
@@ -272,6 +277,7 @@ class Bm25Index:
         self._meta = {k: r for k, r in ((k, remap(v)) for k, v in self._meta.items()) if r.size}
         self._docs = {d: r for d, r in ((d, remap(v)) for d, v in self._docs.items()) if r.size}
         self.ids = [self.ids[i] for i in keep]
+        self._position = {cid: row for row, cid in enumerate(self.ids)}
         self._doc_len, self._restricted = self._doc_len[keep], self._restricted[keep]
         self._alive = np.ones(keep.size, dtype=bool)
         self._dead = 0
@@ -319,6 +325,7 @@ class Bm25Index:
         index._restricted = np.asarray(arrays["restricted"])
         index._alive = np.array(arrays["alive"], dtype=bool)
         index._n_alive = int(index._alive.sum())
+        index._position = {index.ids[row]: row for row in np.flatnonzero(index._alive).tolist()}
         index._len_sum = float(index._doc_len[index._alive].sum())
         index._dead = index.rows - index._n_alive
         index._meta = {(k, v): np.asarray(r, dtype=np.int32) for k, v, r in header["meta"]}
@@ -326,6 +333,10 @@ class Bm25Index:
         return index
 
     # -- searching --------------------------------------------------------------------------
+
+    def row_of(self, chunk_id: str) -> int | None:
+        """The live row of a chunk (None: not in the index)."""
+        return self._position.get(chunk_id)
 
     def mask(self, cleared: bool, filters: Mapping[str, str] | None = None) -> np.ndarray:
         """Rows this chat may see under these metadata filters (retrieval.matches_filters)."""

@@ -157,7 +157,7 @@ class HybridRetriever:
         beyond: float | None = None  # the cosine of a chunk outside every vector list is below
         if embeddings is not None:
             vector, best, beyond = self._vector_rankings(
-                embeddings, depth, cleared, filters, known, cosines
+                embeddings, depth, cleared, filters, allowed, known, cosines
             )
             floor = self.relevance_floor
             if best is not None and floor is not None and best < floor:
@@ -179,6 +179,7 @@ class HybridRetriever:
         depth: int,
         cleared: bool,
         filters: dict[str, str] | None,
+        allowed: np.ndarray,
         known: dict[str, Chunk],
         cosines: dict[str, float],
     ) -> tuple[list[list[str]], float | None, float | None]:
@@ -197,14 +198,25 @@ class HybridRetriever:
         except StorageError as exc:
             log.warning("vector search failed, lexical retrieval only: %s", exc)
             return [], None, None
-        known.update(self._resolve([cid for hits in raw for cid, _ in hits], known))
+        # Admissibility comes from the lexical index's rows (flag and metadata as of its last
+        # update); a hit it does not know is read from the database. Whatever is finally
+        # returned is checked again against the chunk record read for it (`search`).
+        unknown = [cid for hits in raw for cid, _ in hits if self.bm25.row_of(cid) is None]
+        known.update(self._resolve(unknown, known))
+
+        def admissible(cid: str) -> bool:
+            row = self.bm25.row_of(cid)
+            if row is not None:
+                return bool(allowed[row])
+            chunk = known.get(cid)
+            return chunk is not None and _admissible(chunk, cleared, filters)
+
         rankings = []
         best: float | None = None
         for hits in raw:
             ranking = []
             for cid, similarity in hits:
-                chunk = known.get(cid)
-                if chunk is None or not _admissible(chunk, cleared, filters):
+                if not admissible(cid):
                     continue  # unknown to the database, restricted, or outside the filters
                 best = similarity if best is None else max(best, similarity)
                 cosines[cid] = max(similarity, cosines.get(cid, similarity))
