@@ -66,6 +66,8 @@ class LexicalSnapshots:
         """The saved index and the document list it covers; None when there is none usable
         (missing, another format, other glossary words, unreadable)."""
         folder = self.folder
+        if not (folder / "header.json").is_file():
+            return None  # never saved here: the first build
         try:
             header: dict[str, Any] = json.loads((folder / "header.json").read_text("utf-8"))
             if header.get("format") != FORMAT or tuple(header["words"]) != words:
