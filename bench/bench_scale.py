@@ -360,9 +360,20 @@ def measure_store(args: argparse.Namespace, store: str, tmp: Path) -> dict[str, 
         data = tmp / f"{store}-baseline"
         run_json(worker("ingest", args, data_dir=data, facts=BASELINE_FACTS, chunks=0, db=db,
                         chroma=chroma))
-        base = run_json(worker("replica", args, data_dir=data, db=db, chroma=chroma,
-                               structured_only=True, spawned=time.time()))
-        result["baseline_structured_p50_ms"] = base["structured_p50_ms"]
+        # as many replicas answering at once as in the measured run: the same contention
+        n = args.replicas if store == "postgres" else 1
+        procs = [subprocess.Popen(worker("replica", args, data_dir=data / f"r{i}", db=db,
+                                         chroma=chroma, structured_only=True,
+                                         spawned=time.time()),
+                                  stdout=subprocess.PIPE, text=True, env=child_env())
+                 for i in range(n)] if store == "postgres" else []
+        if store == "postgres":
+            bases = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
+        else:
+            bases = [run_json(worker("replica", args, data_dir=data, db=db, chroma=chroma,
+                                     structured_only=True, spawned=time.time()))]
+        result["baseline_structured_p50_ms"] = sorted(b["structured_p50_ms"] for b in bases)[
+            len(bases) // 2]
     with backend(store, tmp, "big") as (db, chroma):
         writer = tmp / f"{store}-writer"
         start = time.perf_counter()
@@ -424,6 +435,8 @@ def table(results: list[dict[str, Any]]) -> str:
     row("ingest peak RSS (MB)", lambda r: f"{r['ingest']['peak_rss_mb']:,.0f}")
     row("replica: first structured answer (s)", per_replica("structured_ready_s", ".1f"))
     row("replica: first hybrid retrieval (s)", per_replica("hybrid_ready_s", ".1f"), "≤ 30")
+    row("restarted replica: first structured answer (s)",
+        lambda r: f"{r['restarted']['structured_ready_s']:.1f}")
     row("restarted replica: first hybrid retrieval (s)",
         lambda r: f"{r['restarted']['hybrid_ready_s']:.1f}", "≤ 30")
     row("restarted replica: chunk rows read to index",
