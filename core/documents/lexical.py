@@ -401,12 +401,12 @@ class Bm25Index:
         scores = self.scores(tokens)
         if allowed is not None:
             scores[~allowed] = 0.0
-        hits = np.flatnonzero(scores > 0.0)
+        # The k-th best score over all rows (one partition; cheaper than gathering the rows
+        # that matched first, which are most of them for common words), then every row tied
+        # with it, so the id tie-break sees all of them.
+        kth = np.partition(scores, scores.size - k)[scores.size - k] if scores.size > k else 0.0
+        hits = np.flatnonzero(scores >= kth) if kth > 0.0 else np.flatnonzero(scores > 0.0)
         if hits.size == 0:
             return []
-        if hits.size > k:
-            # Keep everything tied with the k-th score so the id tie-break sees all of them.
-            kth = np.partition(scores[hits], hits.size - k)[hits.size - k]
-            hits = hits[scores[hits] >= kth]
         best = sorted((-float(scores[i]), self.ids[i]) for i in hits)[:k]
         return [(cid, -neg) for neg, cid in best]
