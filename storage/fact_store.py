@@ -156,13 +156,14 @@ class SqlFactStore:
     def upsert_facts(self, facts: Iterable[Fact]) -> UpsertCounts:
         """Insert new facts, update changed ones, leave identical ones alone (idempotent).
 
-        Changes are classified against a fresh read of the table, then only the new and changed
-        rows are written, in batches, with INSERT .. ON CONFLICT DO UPDATE so a concurrent
-        writer cannot make the load fail. The index is rebuilt afterwards.
+        Changes are classified against a fresh read of the table (or, for a large table, its
+        rows with the same keys, batch by batch), then only the new and changed rows are
+        written, in batches and one transaction, with INSERT .. ON CONFLICT DO UPDATE so a
+        concurrent writer cannot make the load fail. The index is rebuilt afterwards. `facts`
+        is read `preload_limit` rows at a time, so a file of ten million rows is never held
+        whole; a key repeated within such a window keeps its last row, as in the fact file
+        (repeated further apart, the last row still wins, counted once more).
         """
-        incoming: dict[FactKey, Fact] = {}
-        for fact in facts:
-            incoming[fact_key(fact)] = fact  # later duplicates win, as in the fact file
         counts = {"inserted": 0, "updated": 0, "unchanged": 0}
         now = utcnow()
         with self._lock:
@@ -170,18 +171,26 @@ class SqlFactStore:
         if not self._is_large():
             self.refresh()
         index = self._index
+        pending = iter(facts)
 
         def changed() -> Iterator[dict[str, Any]]:  # made batch by batch: a big file's rows
-            items = iter(incoming.items())  # are never all in memory at once
-            while batch := list(itertools.islice(items, _BATCH)):
-                old_rows = index if index is not None else self._existing([k for k, _ in batch])
-                for key, fact in batch:
-                    old = old_rows.get(key)
-                    if old is not None and _same(old, fact):
-                        counts["unchanged"] += 1
-                        continue
-                    counts["inserted" if old is None else "updated"] += 1
-                    yield _row(fact, now)
+            while window := list(itertools.islice(pending, self._preload_limit)):  # are never
+                incoming: dict[FactKey, Fact] = {}  # all in memory at once
+                for fact in window:
+                    incoming[fact_key(fact)] = fact  # later duplicates win
+                window = []
+                items = iter(incoming.items())
+                while batch := list(itertools.islice(items, _BATCH)):
+                    old_rows = index if index is not None else self._existing(
+                        [k for k, _ in batch]
+                    )
+                    for key, fact in batch:
+                        old = old_rows.get(key)
+                        if old is not None and _same(old, fact):
+                            counts["unchanged"] += 1
+                            continue
+                        counts["inserted" if old is None else "updated"] += 1
+                        yield _row(fact, now)
 
         self._write(changed(), now)
         index = None
