@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from bot.metrics import Metrics
     from core.chat.admin import Admin
     from core.documents.document_ingest import DocumentIngestReport
-    from core.documents.lexical import TokenMemo
+    from core.documents.lexical_sync import LexicalSync
     from core.documents.narrative_channel import DocumentNarrative
     from core.documents.retrieval import HybridRetriever
     from core.fastpath.autopath import Autopaths
@@ -65,7 +65,7 @@ class App:
     glossaries: SqlGlossaryStore
     _glossary: Glossary | None = field(default=None, repr=False)
     _vectors: VectorIndex | None = field(default=None, repr=False)
-    _token_memo: TokenMemo | None = field(default=None, repr=False)  # BM25 tokens across rebuilds
+    _lexical: LexicalSync | None = field(default=None, repr=False)  # BM25, updated per document
     one_shot: bool = False  # a single `ricorda ask`: nothing loaded that the answer may not need
     # long-running processes: checks the knowledge-base version before each answer
     freshness: Freshness | None = field(default=None, repr=False)
@@ -353,18 +353,17 @@ class App:
         )
 
     def _build_retriever(self) -> HybridRetriever | None:
-        from core.documents.lexical import Bm25Index, Tokenizer, TokenMemo
+        from core.documents.lexical_sync import LexicalSync
         from core.documents.retrieval import HybridRetriever
+        from storage.lexical_snapshot import LexicalSnapshots
 
-        chunks = list(self.chunks.all_chunks())
-        if not chunks:
-            return None
+        if self._lexical is None:  # kept in the data dir: a restart maps it, not re-tokenises
+            self._lexical = LexicalSync(LexicalSnapshots(self.settings.data_dir / "lexical"))
+        # the glossary's names shape the tokens: a glossary that changed them starts over
         names = tuple(sorted({n for t in self._all_terms() for n in t.names}))
-        if self._token_memo is None or self._token_memo.words != names:
-            # the glossary's names shape the tokens: a glossary that changed them starts over
-            self._token_memo = TokenMemo(Tokenizer(names), words=names)
-        memo = self._token_memo
-        bm25 = Bm25Index(chunks, memo.tokenizer, corpus=memo.corpus(chunks))
+        bm25 = self._lexical.current(self.chunks, names)
+        if bm25 is None:
+            return None
         # connected on first search, again after a failure: a vector store that is down
         # leaves BM25 answering (the retriever logs it) until it is back
         vectors = cast("VectorIndex", _Lazy(self.vector_index))

@@ -61,6 +61,22 @@ class SqlChunkStore:
                 found.update((row["id"], _to_chunk(row)) for row in rows)
         return [found[i] for i in ids if i in found]
 
+    def chunks_of(self, docs: Sequence[str]) -> list[Chunk]:
+        """The chunks of these documents, by document and position (what an index update
+        reads after an ingest, instead of every chunk)."""
+        unique = list(dict.fromkeys(docs))
+        out: list[Chunk] = []
+        with _guard("read chunks"), self._engine.connect() as conn:
+            for start in range(0, len(unique), _IN_BATCH):
+                batch = unique[start : start + _IN_BATCH]
+                stmt = (
+                    select(_CHUNKS)
+                    .where(_CHUNKS.c.doc.in_(batch))
+                    .order_by(_CHUNKS.c.doc, _CHUNKS.c.ordinal)
+                )
+                out.extend(_to_chunk(row) for row in conn.execute(stmt).mappings())
+        return out
+
     def documents(self, source: str | None = None) -> list[DocumentRecord]:
         """Every document record (or one source's), by key."""
         stmt = select(_DOCS).order_by(_DOCS.c.path)

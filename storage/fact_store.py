@@ -8,6 +8,12 @@ when exactly one change happened since the index was loaded, only that change's 
 (every row a load writes carries the same `updated_at`, recorded with the version), else the
 whole table. `stale_after` seconds (older mechanism, kept for callers that use it): at most that
 often a lookup checks a fingerprint of the table (row count, newest update).
+
+A table larger than `preload_limit` rows is never loaded: ten million facts held as Python
+objects would be several GB per replica and minutes to load (bench/bench_scale.py). Lookups are
+then one query on the key's unique index each, remembered (bounded LRU) until `catch_up` sees
+the facts version move, and a load classifies its rows batch by batch against the table instead
+of against a loaded copy.
 """
 
 from __future__ import annotations
@@ -15,12 +21,13 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -33,6 +40,10 @@ from storage.upsert import upsert_statement
 _TABLE = FactRow.__table__  # type: ignore[attr-defined]
 _BATCH = 1000
 _UPDATED = ("value", "unit", "source_doc", "source_locator", "updated_at")
+# Above this many rows the table is queried per lookup instead of held in memory: about 0.5 GB
+# and a few seconds of loading at this size, a structured answer's lookups cost ~0.1 ms more.
+PRELOAD_LIMIT = 500_000
+_CACHE_SIZE = 100_000  # lookups and period lists remembered from a large table
 
 FactKey = tuple[str, str, str, str, str]  # metric, entity, period_type, period, channel
 
@@ -81,13 +92,21 @@ class SqlFactStore:
     """`FactStore` over the `facts` table (SQLite or PostgreSQL)."""
 
     def __init__(
-        self, engine: Engine, *, stale_after: float | None = None, preload: bool = True
+        self,
+        engine: Engine,
+        *,
+        stale_after: float | None = None,
+        preload: bool = True,
+        preload_limit: int = PRELOAD_LIMIT,
     ) -> None:
         """`preload=False` answers each lookup with one indexed query instead of loading the
         whole table: right for a one-shot process (`ricorda ask`), where loading 10,000 facts
-        would cost more than the question."""
+        would cost more than the question. A table of more than `preload_limit` rows is never
+        preloaded (see the module docstring)."""
         self._engine = engine
         self._preload = preload
+        self._preload_limit = preload_limit
+        self._large: bool | None = None  # more rows than preload_limit (None: not probed yet)
         self._stale_after = stale_after
         self._lock = threading.Lock()
         self._index: dict[FactKey, Fact] | None = None
@@ -95,28 +114,40 @@ class SqlFactStore:
         self._fingerprint: tuple[int, Any] | None = None
         self._checked_at = 0.0
         self._version = 0  # the facts version (storage.kb_version) the index holds
+        # a large table's recent answers (serving only), forgotten when the facts version moves
+        self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 
     # --- FactStore ------------------------------------------------------------------------
 
     def lookup(self, metric: str, entity: str, period: Period, channel: str) -> Fact | None:
         """Exact match on all five key parts; codes are compared as stored (upper-case)."""
-        if not self._preload and self._index is None:
-            rows = self._select(
-                _TABLE.c.metric == metric, _TABLE.c.entity == entity,
-                _TABLE.c.period_type == period.type.value, _TABLE.c.period == period.value,
-                _TABLE.c.channel == channel,
-            )
-            return _fact(rows[0]) if rows else None
+        if self._direct():
+
+            def load() -> Fact | None:
+                rows = self._select(
+                    _TABLE.c.metric == metric, _TABLE.c.entity == entity,
+                    _TABLE.c.period_type == period.type.value, _TABLE.c.period == period.value,
+                    _TABLE.c.channel == channel,
+                )
+                return _fact(rows[0]) if rows else None
+
+            return self._cached(("f", metric, entity, period, channel), load)
         return self._current().get((metric, entity, period.type.value, period.value, channel))
 
     def periods(self, metric: str, entity: str, channel: str) -> list[Period]:
         """Periods with a fact for this metric/entity/channel, newest first (period_sort_key)."""
-        if not self._preload and self._index is None:
-            rows = self._select(
-                _TABLE.c.metric == metric, _TABLE.c.entity == entity, _TABLE.c.channel == channel
-            )
-            found = [Period(PeriodType(r["period_type"]), r["period"]) for r in rows]
-            return sorted(found, key=period_sort_key, reverse=True)
+        if self._direct():
+
+            def load() -> list[Period]:
+                stmt = select(_TABLE.c.period_type, _TABLE.c.period).where(
+                    _TABLE.c.metric == metric, _TABLE.c.entity == entity,
+                    _TABLE.c.channel == channel,
+                )
+                rows = self._rows(stmt)
+                found = [Period(PeriodType(kind), value) for kind, value in rows]
+                return sorted(found, key=period_sort_key, reverse=True)
+
+            return list(self._cached(("p", metric, entity, channel), load))
         self._current()
         return list(self._periods.get((metric, entity, channel), ()))
 
@@ -125,32 +156,48 @@ class SqlFactStore:
     def upsert_facts(self, facts: Iterable[Fact]) -> UpsertCounts:
         """Insert new facts, update changed ones, leave identical ones alone (idempotent).
 
-        Changes are classified against a fresh read of the table, then only the new and changed
-        rows are written, in batches, with INSERT .. ON CONFLICT DO UPDATE so a concurrent
-        writer cannot make the load fail. The index is rebuilt afterwards.
+        Changes are classified against a fresh read of the table (or, for a large table, its
+        rows with the same keys, batch by batch), then only the new and changed rows are
+        written, in batches and one transaction, with INSERT .. ON CONFLICT DO UPDATE so a
+        concurrent writer cannot make the load fail. The index is rebuilt afterwards. `facts`
+        is read `preload_limit` rows at a time, so a file of ten million rows is never held
+        whole; a key repeated within such a window keeps its last row, as in the fact file
+        (repeated further apart, the last row still wins, counted once more).
         """
-        self.refresh()
-        index = self._index or {}
-        incoming: dict[FactKey, Fact] = {}
-        for fact in facts:
-            incoming[fact_key(fact)] = fact  # later duplicates win, as in the fact file
         counts = {"inserted": 0, "updated": 0, "unchanged": 0}
         now = utcnow()
+        with self._lock:
+            self._index = None  # the old index goes first: a big table is never held twice
+        if not self._is_large():
+            self.refresh()
+        index = self._index
+        pending = iter(facts)
 
         def changed() -> Iterator[dict[str, Any]]:  # made batch by batch: a big file's rows
-            for key, fact in incoming.items():  # are never all in memory at once
-                old = index.get(key)
-                if old is not None and _same(old, fact):
-                    counts["unchanged"] += 1
-                    continue
-                counts["inserted" if old is None else "updated"] += 1
-                yield _row(fact, now)
+            while window := list(itertools.islice(pending, self._preload_limit)):  # are never
+                incoming: dict[FactKey, Fact] = {}  # all in memory at once
+                for fact in window:
+                    incoming[fact_key(fact)] = fact  # later duplicates win
+                window = []
+                items = iter(incoming.items())
+                while batch := list(itertools.islice(items, _BATCH)):
+                    old_rows = index if index is not None else self._existing(
+                        [k for k, _ in batch]
+                    )
+                    for key, fact in batch:
+                        old = old_rows.get(key)
+                        if old is not None and _same(old, fact):
+                            counts["unchanged"] += 1
+                            continue
+                        counts["inserted" if old is None else "updated"] += 1
+                        yield _row(fact, now)
 
         self._write(changed(), now)
-        index = {}  # the old index goes before the new one is read: a big table is held once
+        index = None
         with self._lock:
             self._index = None  # a reader meanwhile reloads it itself
-        self.refresh()
+        if self._preload:
+            self.refresh()
         return UpsertCounts(**counts)
 
     def count(self) -> int:
@@ -168,6 +215,16 @@ class SqlFactStore:
     def catch_up(self) -> None:
         """Bring a loaded index to the current facts version (see the module docstring)."""
         if not self.loaded:
+            if self._large:  # answers remembered from the large table
+                try:
+                    with self._engine.connect() as conn:
+                        moved = read_part(conn, FACTS)[0] != self._version
+                except SQLAlchemyError as exc:
+                    raise StorageError(
+                        f"cannot read the fact table: {exc.__class__.__name__}"
+                    ) from exc
+                if moved:
+                    self.refresh()  # forgets them
             return  # nothing held: the first lookup loads the current table
         try:
             with self._engine.connect() as conn:
@@ -177,12 +234,15 @@ class SqlFactStore:
                 if version != self._version + 1 or stamp is None:
                     changed = None
                 else:
-                    stmt = select(_TABLE).where(_TABLE.c.updated_at == stamp)
+                    # never more than could be held: a huge load means the table outgrew it
+                    stmt = select(_TABLE).where(_TABLE.c.updated_at == stamp).limit(
+                        self._preload_limit + 1
+                    )
                     changed = [_fact(r) for r in conn.execute(stmt).mappings()]
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
-        if changed is None:
-            self.refresh()
+        if changed is None or len(changed) + len(self._index or {}) > self._preload_limit:
+            self.refresh()  # which lets go of the index when the table outgrew the limit
             return
         with self._lock:
             index, periods = dict(self._index or {}), dict(self._periods)
@@ -197,7 +257,19 @@ class SqlFactStore:
             self._index, self._periods, self._version = index, periods, version
 
     def refresh(self) -> None:
-        """Reload the in-memory index from the database."""
+        """Reload the in-memory index from the database (nothing when the table is too large
+        to hold: lookups then query it)."""
+        if self._is_large():
+            try:
+                with self._engine.connect() as conn:
+                    version = read_part(conn, FACTS)[0]
+            except SQLAlchemyError as exc:
+                raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
+            with self._lock:
+                self._index, self._periods = None, {}
+                self._cache.clear()
+                self._version = version
+            return
         try:
             with self._engine.connect() as conn:
                 version = read_part(conn, FACTS)[0]  # before the rows: never newer than them
@@ -218,10 +290,74 @@ class SqlFactStore:
             self._checked_at = time.monotonic()
 
     def all_facts(self) -> list[Fact]:
-        """Every fact in the index (for reports and for offering what the table can answer)."""
+        """Every fact (for reports and for offering what the table can answer): the index, or
+        the table itself when it is too large to hold."""
+        if self._direct():
+            return [_fact(r) for r in self._select()]
         return list(self._current().values())
 
     # --- internals ------------------------------------------------------------------------
+
+    def _direct(self) -> bool:
+        """Whether a lookup queries the table rather than the in-memory index."""
+        if self._index is not None:
+            return False
+        if not self._preload:
+            return True
+        if self._large is None:
+            self._is_large()
+        return bool(self._large)
+
+    def _is_large(self) -> bool:
+        """More rows than `preload_limit` (remembered until the next load or catch-up).
+
+        The largest id bounds the row count (rows are never renumbered), so a small table costs
+        one index read; above it, one probe of the primary key at that offset."""
+        bound = select(func.max(_TABLE.c.id))
+        probe = select(_TABLE.c.id).order_by(_TABLE.c.id).offset(self._preload_limit).limit(1)
+        try:
+            with self._engine.connect() as conn:
+                top = conn.execute(bound).scalar()
+                large = top is not None and top > self._preload_limit
+                if large:
+                    large = conn.execute(probe).first() is not None
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
+        self._large = large
+        return large
+
+    def _cached(self, key: tuple[Any, ...], load: Callable[[], Any]) -> Any:
+        """`load()`, remembered for a serving store until the facts version moves (catch_up):
+        a large table answers its frequent questions at dictionary speed, in bounded memory."""
+        if not self._preload:
+            return load()
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+            version = self._version
+        value = load()
+        with self._lock:
+            if self._version == version:  # not forgotten meanwhile
+                self._cache[key] = value
+                while len(self._cache) > _CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return value
+
+    def _rows(self, stmt: Any) -> list[Any]:
+        try:
+            with self._engine.connect() as conn:
+                return list(conn.execute(stmt))
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
+
+    def _existing(self, keys: list[FactKey]) -> dict[FactKey, Fact]:
+        """The stored facts with these keys (one query on the unique key index)."""
+        if not keys:
+            return {}
+        columns = [getattr(_TABLE.c, name) for name in FACT_KEY]
+        rows = self._select(tuple_(*columns).in_(keys))
+        return {fact_key(f): f for f in (_fact(r) for r in rows)}
 
     def _select(self, *where: Any) -> list[Any]:
         try:

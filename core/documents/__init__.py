@@ -7,6 +7,7 @@ __all__ = [
     "chunking",
     "document_ingest",
     "lexical",
+    "lexical_sync",
     "narrative",
     "narrative_channel",
     "passage_pick",

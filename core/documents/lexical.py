@@ -1,22 +1,25 @@
 """The lexical channel: a tokenizer for en/it/zh text and an in-memory BM25 index over chunks.
 
-Chunks are tokenised once when the index is built and kept as an inverted index, so a query
-costs only the postings of its own terms (a few ms over 10,000 chunks) instead of a pass over
-every chunk in Python.
+Chunks are tokenised once and kept as an inverted index of numpy arrays (per term: the rows
+that contain it and how often), so a query costs only the postings of its own terms. The index
+holds no chunk text (a million chunks would be over a GB per replica): only ids, lengths, the
+RESTRICTED flag and the metadata values filters ask for; retrieved chunks are read from the
+chunk store. It is updated by document (`updated`): a one-document ingest re-tokenises that
+document's chunks and copies the postings of the terms they contain, nothing else
+(docs/scale.md).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from rank_bm25 import BM25Okapi
 
 if TYPE_CHECKING:
     from core.ports import Chunk
@@ -113,32 +116,28 @@ class TokenMemo:
         return [current[c.text] for c in chunks]
 
 
-class _GuardedBM25(BM25Okapi):
-    """rank_bm25's BM25Okapi with an IDF that is always positive.
+def guarded_idf(n_docs: int, df: np.ndarray | float) -> np.ndarray | float:
+    """BM25's IDF in the BM25+ / Lucene form, log(1 + (N - n + 0.5) / (n + 0.5)): always positive.
 
-    BM25Okapi uses idf = log((N - n + 0.5) / (n + 0.5)). On a small corpus that is zero for a
-    term in exactly half of the documents and negative above half; its fix (replace negatives
-    by epsilon x the average idf) leaves the zero alone, and the average itself can be <= 0, so
-    a query word present in 1 of 2 documents scores nothing and the right document can rank
-    below an unrelated one. We use the BM25+ / Lucene form idf = log(1 + (N - n + 0.5) /
-    (n + 0.5)) instead: the same ordering of rare over common terms, but strictly positive, so
-    every matching term adds to a document's score.
+    rank_bm25's BM25Okapi uses log((N - n + 0.5) / (n + 0.5)), zero for a term in exactly half
+    the documents and negative above half (its epsilon fix leaves the zero alone), so on a small
+    corpus a query word present in 1 of 2 documents scored nothing and the right document could
+    rank below an unrelated one. This form keeps rare over common, and every matching term adds.
     """
+    return np.log1p((n_docs - df + 0.5) / (df + 0.5))
 
-    def _calc_idf(self, nd: dict[str, int]) -> None:
-        n_docs = self.corpus_size
-        self.idf = {
-            word: math.log(1.0 + (n_docs - freq + 0.5) / (freq + 0.5)) for word, freq in nd.items()
-        }
-        self.average_idf = sum(self.idf.values()) / len(self.idf) if self.idf else 0.0
+
+_WEIGHT_CACHE_POSTINGS = 4_000_000  # per-term weights kept between queries (32 MB of float64)
+_META_SEP = ","
+_COMPACT_MIN = 1000  # removed rows before a compaction is considered (and a quarter of all)
 
 
 class Bm25Index:
-    """BM25 over a fixed set of chunks, built once and kept in memory.
+    """BM25 (k1, b; the guarded IDF above) over a set of chunks, as numpy postings.
 
-    Statistics come from rank_bm25 (with the guarded IDF above); scoring walks an inverted index
-    of precomputed per-posting weights, so `search` touches only documents that contain a query
-    term. Results are identical to `BM25Okapi.get_scores` with the same IDF.
+    Scores equal rank_bm25's `BM25Okapi.get_scores` with that IDF. An index is never changed
+    once built: `updated` returns a new one that shares every untouched posting with it, so a
+    search running on another thread always sees one consistent version.
     """
 
     def __init__(
@@ -152,56 +151,241 @@ class Bm25Index:
     ) -> None:
         """`corpus`: the chunks' tokens when already known (TokenMemo), else tokenised here."""
         self.tokenizer = tokenizer
-        self.chunks: tuple[Chunk, ...] = tuple(chunks)
-        self.ids: tuple[str, ...] = tuple(c.id for c in self.chunks)
-        self._position = {cid: i for i, cid in enumerate(self.ids)}
-        # Rank of each chunk id in sorted order: the tie-breaker that keeps results stable.
-        self._id_rank = np.empty(len(self.ids), dtype=np.int64)
-        self._id_rank[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(
-            len(self.ids)
-        )
-        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.bm25: _GuardedBM25 | None = None
-        if not self.chunks:
-            return
-        if corpus is None:
-            corpus = [tokenizer.tokenize(c.text) for c in self.chunks]
-        tokens = list(corpus)
-        if not any(tokens):
-            return
-        self.bm25 = _GuardedBM25(tokens, k1=k1, b=b)
-        self._build_postings(self.bm25)
+        self.k1, self.b = k1, b
+        self.ids: list[str] = []
+        self._position: dict[str, int] = {}  # chunk id: its live row
+        self._doc_len = np.zeros(0, dtype=np.float64)
+        self._restricted = np.zeros(0, dtype=bool)
+        self._alive = np.zeros(0, dtype=bool)
+        self._n_alive, self._len_sum, self._dead = 0, 0.0, 0
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # term: (rows, tf)
+        self._meta: dict[tuple[str, str], np.ndarray] = {}  # (key, value): rows
+        self._docs: dict[str, np.ndarray] = {}  # document: its rows
+        self._norm: np.ndarray | None = None
+        self._weights: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cached = 0
+        self._lock = threading.Lock()
+        self._append(list(chunks), corpus)
 
     def __len__(self) -> int:
-        return len(self.chunks)
+        return self._n_alive
 
-    def chunk(self, chunk_id: str) -> Chunk | None:
-        pos = self._position.get(chunk_id)
-        return None if pos is None else self.chunks[pos]
+    @property
+    def rows(self) -> int:
+        """Rows in the arrays, removed ones included until the next compaction."""
+        return len(self.ids)
 
-    def _build_postings(self, bm25: _GuardedBM25) -> None:
+    # -- building ---------------------------------------------------------------------------
+
+    def updated(
+        self,
+        removed: Iterable[str] = (),
+        added: Sequence[Chunk] = (),
+        corpus: Sequence[list[str]] | None = None,
+    ) -> Bm25Index:
+        """A new index without the chunks of the `removed` documents and with `added` (whose
+        documents are removed first: a re-ingested file replaces its old chunks). Only the
+        added chunks are tokenised, and only the postings of their terms are copied."""
+        new = object.__new__(Bm25Index)
+        new.__dict__.update(self.__dict__)
+        new._postings, new._meta, new._docs = dict(self._postings), dict(self._meta), dict(
+            self._docs
+        )
+        new.ids = list(self.ids)
+        new._position = dict(self._position)
+        new._alive = self._alive.copy()
+        new._weights, new._cached, new._lock = OrderedDict(), 0, threading.Lock()
+        gone = set(removed) | {c.doc for c in added}
+        for doc in gone:
+            rows = new._docs.pop(doc, None)
+            if rows is not None and rows.size:
+                live = rows[new._alive[rows]]
+                new._alive[live] = False
+                for row in live.tolist():
+                    new._position.pop(new.ids[row], None)
+                new._n_alive -= live.size
+                new._len_sum -= float(new._doc_len[live].sum())
+                new._dead += live.size
+        new._append(list(added), corpus)
+        if new._dead > max(_COMPACT_MIN, new.rows // 4):
+            new._compact()
+        return new
+
+    def _append(self, chunks: list[Chunk], corpus: Sequence[list[str]] | None) -> None:
+        self._norm = None
+        if not chunks:
+            return
+        if corpus is None:
+            corpus = [self.tokenizer.tokenize(c.text) for c in chunks]
+        base = len(self.ids)
+        terms: dict[str, tuple[list[int], list[int]]] = {}
+        meta: dict[tuple[str, str], list[int]] = {}
         docs: dict[str, list[int]] = {}
-        tfs: dict[str, list[int]] = {}
-        for i, freqs in enumerate(bm25.doc_freqs):
-            for term, tf in freqs.items():
-                docs.setdefault(term, []).append(i)
-                tfs.setdefault(term, []).append(tf)
-        doc_len = np.asarray(bm25.doc_len, dtype=np.float64)
-        norm = bm25.k1 * (1.0 - bm25.b + bm25.b * doc_len / bm25.avgdl)
-        for term, rows in docs.items():
-            idx = np.asarray(rows, dtype=np.int64)
-            tf = np.asarray(tfs[term], dtype=np.float64)
-            weight = bm25.idf[term] * tf * (bm25.k1 + 1.0) / (tf + norm[idx])
-            self._postings[term] = (idx, weight)
+        lengths = np.empty(len(chunks), dtype=np.float64)
+        for i, (chunk, tokens) in enumerate(zip(chunks, corpus, strict=True)):
+            row = base + i
+            lengths[i] = len(tokens)
+            for term, tf in Counter(tokens).items():
+                entry = terms.get(term)
+                if entry is None:
+                    terms[term] = ([row], [tf])
+                else:
+                    entry[0].append(row)
+                    entry[1].append(tf)
+            for key, value in chunk.metadata.items():
+                for item in {v.strip() for v in str(value).split(_META_SEP)}:
+                    meta.setdefault((str(key), item), []).append(row)
+            docs.setdefault(chunk.doc, []).append(row)
+        self.ids.extend(c.id for c in chunks)
+        self._position.update((c.id, base + i) for i, c in enumerate(chunks))
+        self._doc_len = np.concatenate([self._doc_len, lengths])
+        flags = np.fromiter((c.restricted for c in chunks), dtype=bool, count=len(chunks))
+        self._restricted = np.concatenate([self._restricted, flags])
+        self._alive = np.concatenate([self._alive, np.ones(len(chunks), dtype=bool)])
+        self._n_alive += len(chunks)
+        self._len_sum += float(lengths.sum())
+        for term, (rows, tfs) in terms.items():
+            r, t = np.asarray(rows, dtype=np.int32), np.asarray(tfs, dtype=np.float32)
+            old = self._postings.get(term)
+            self._postings[term] = (r, t) if old is None else (
+                np.concatenate([old[0], r]), np.concatenate([old[1], t])
+            )
+        for key, rows in meta.items():
+            r = np.asarray(rows, dtype=np.int32)
+            old_rows = self._meta.get(key)
+            self._meta[key] = r if old_rows is None else np.concatenate([old_rows, r])
+        for doc, rows in docs.items():
+            r = np.asarray(rows, dtype=np.int32)
+            old_rows = self._docs.get(doc)
+            self._docs[doc] = r if old_rows is None else np.concatenate([old_rows, r])
+
+    def _compact(self) -> None:
+        """Drop removed rows from every array (after many re-ingests; no text is re-read)."""
+        keep = np.flatnonzero(self._alive)
+        where = np.full(self.rows, -1, dtype=np.int64)
+        where[keep] = np.arange(keep.size)
+
+        def remap(rows: np.ndarray) -> np.ndarray:
+            return where[rows[self._alive[rows]]].astype(np.int32)
+
+        postings = {}
+        for term, (rows, tf) in self._postings.items():
+            live = self._alive[rows]
+            if live.any():
+                postings[term] = (where[rows[live]].astype(np.int32), tf[live])
+        self._postings = postings
+        self._meta = {k: r for k, r in ((k, remap(v)) for k, v in self._meta.items()) if r.size}
+        self._docs = {d: r for d, r in ((d, remap(v)) for d, v in self._docs.items()) if r.size}
+        self.ids = [self.ids[i] for i in keep]
+        self._position = {cid: row for row, cid in enumerate(self.ids)}
+        self._doc_len, self._restricted = self._doc_len[keep], self._restricted[keep]
+        self._alive = np.ones(keep.size, dtype=bool)
+        self._dead = 0
+
+    # -- saving and loading (storage.lexical_snapshot) -------------------------------------
+
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The index as flat arrays (all postings in two, cut per term by `offsets`) and the
+        small parts a header can hold; `from_state` reverses it."""
+        terms = list(self._postings)
+        sizes = np.fromiter((self._postings[t][0].size for t in terms), np.int64, len(terms))
+        rows = [self._postings[t][0] for t in terms]
+        tfs = [self._postings[t][1] for t in terms]
+        arrays = {
+            "rows": np.concatenate(rows) if rows else np.zeros(0, np.int32),
+            "tf": np.concatenate(tfs) if tfs else np.zeros(0, np.float32),
+            "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            "doc_len": self._doc_len,
+            "restricted": self._restricted,
+            "alive": self._alive,
+        }
+        header = {
+            "k1": self.k1,
+            "b": self.b,
+            "terms": terms,
+            "ids": self.ids,
+            "meta": [[k, v, r.tolist()] for (k, v), r in self._meta.items()],
+            "docs": {d: r.tolist() for d, r in self._docs.items()},
+        }
+        return arrays, header
+
+    @classmethod
+    def from_state(
+        cls, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any], tokenizer: Tokenizer
+    ) -> Bm25Index:
+        """An index over `state()`'s arrays, used as given (memory-mapped arrays stay so)."""
+        index = cls((), tokenizer, k1=header["k1"], b=header["b"])
+        rows, tf, offsets = arrays["rows"], arrays["tf"], arrays["offsets"]
+        index._postings = {
+            term: (rows[offsets[i] : offsets[i + 1]], tf[offsets[i] : offsets[i + 1]])
+            for i, term in enumerate(header["terms"])
+        }
+        index.ids = list(header["ids"])
+        index._doc_len = np.asarray(arrays["doc_len"])
+        index._restricted = np.asarray(arrays["restricted"])
+        index._alive = np.array(arrays["alive"], dtype=bool)
+        index._n_alive = int(index._alive.sum())
+        index._position = {index.ids[row]: row for row in np.flatnonzero(index._alive).tolist()}
+        index._len_sum = float(index._doc_len[index._alive].sum())
+        index._dead = index.rows - index._n_alive
+        index._meta = {(k, v): np.asarray(r, dtype=np.int32) for k, v, r in header["meta"]}
+        index._docs = {d: np.asarray(r, dtype=np.int32) for d, r in header["docs"].items()}
+        return index
+
+    # -- searching --------------------------------------------------------------------------
+
+    def row_of(self, chunk_id: str) -> int | None:
+        """The live row of a chunk (None: not in the index)."""
+        return self._position.get(chunk_id)
+
+    def mask(self, cleared: bool, filters: Mapping[str, str] | None = None) -> np.ndarray:
+        """Rows this chat may see under these metadata filters (retrieval.matches_filters)."""
+        allowed = self._alive.copy() if cleared else self._alive & ~self._restricted
+        for key, wanted in (filters or {}).items():
+            hit = np.zeros(self.rows, dtype=bool)
+            rows = self._meta.get((str(key), wanted))
+            if rows is not None:
+                hit[rows] = True
+            allowed &= hit
+        return allowed
+
+    def _term_weights(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        posting = self._postings.get(term)
+        if posting is None:
+            return None
+        with self._lock:
+            cached = self._weights.get(term)
+            if cached is not None:
+                self._weights.move_to_end(term)
+                return posting[0], cached
+            if self._norm is None:
+                avgdl = self._len_sum / self._n_alive if self._n_alive else 1.0
+                self._norm = self.k1 * (1.0 - self.b + self.b * self._doc_len / (avgdl or 1.0))
+            norm = self._norm
+        rows, tf = posting
+        df = float(rows.size if not self._dead else np.count_nonzero(self._alive[rows]))
+        if df == 0:
+            return None
+        tf64 = tf.astype(np.float64)
+        weight = guarded_idf(self._n_alive, df) * tf64 * (self.k1 + 1.0) / (tf64 + norm[rows])
+        if self._dead:
+            weight[~self._alive[rows]] = 0.0
+        with self._lock:
+            if weight.size <= _WEIGHT_CACHE_POSTINGS and term not in self._weights:
+                self._weights[term] = weight
+                self._cached += weight.size
+                while self._cached > _WEIGHT_CACHE_POSTINGS:
+                    self._cached -= self._weights.popitem(last=False)[1].size
+        return rows, weight
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
-        """BM25 score of every chunk for these query tokens (a repeated token counts twice)."""
-        out = np.zeros(len(self.chunks), dtype=np.float64)
+        """BM25 score of every row for these query tokens (a repeated token counts twice)."""
+        out = np.zeros(self.rows, dtype=np.float64)
         for token in tokens:
-            posting = self._postings.get(token)
-            if posting is not None:
-                idx, weight = posting
-                out[idx] += weight
+            found = self._term_weights(token)
+            if found is not None:
+                rows, weight = found
+                out[rows] += weight
         return out
 
     def search(
@@ -209,19 +393,20 @@ class Bm25Index:
     ) -> list[tuple[str, float]]:
         """Best `k` (chunk id, score) with a positive score, best first, ties by chunk id.
 
-        `allowed` is a boolean mask over the index rows; rows outside it are never returned.
+        `allowed` is a boolean mask over the index rows (`mask`); rows outside it are never
+        returned.
         """
         if k <= 0 or not self._postings:
             return []
         scores = self.scores(tokens)
         if allowed is not None:
             scores[~allowed] = 0.0
-        hits = np.flatnonzero(scores > 0.0)
+        # The k-th best score over all rows (one partition; cheaper than gathering the rows
+        # that matched first, which are most of them for common words), then every row tied
+        # with it, so the id tie-break sees all of them.
+        kth = np.partition(scores, scores.size - k)[scores.size - k] if scores.size > k else 0.0
+        hits = np.flatnonzero(scores >= kth) if kth > 0.0 else np.flatnonzero(scores > 0.0)
         if hits.size == 0:
             return []
-        if hits.size > k:
-            # Keep everything tied with the k-th score so the id tie-break sees all of them.
-            kth = np.partition(scores[hits], hits.size - k)[hits.size - k]
-            hits = hits[scores[hits] >= kth]
-        order = np.lexsort((self._id_rank[hits], -scores[hits]))[:k]
-        return [(self.ids[i], float(scores[i])) for i in hits[order]]
+        best = sorted((-float(scores[i]), self.ids[i]) for i in hits)[:k]
+        return [(cid, -neg) for neg, cid in best]

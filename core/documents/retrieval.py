@@ -79,7 +79,8 @@ def matches_filters(chunk: Chunk, filters: Mapping[str, str] | None) -> bool:
 class HybridRetriever:
     """Retrieves the chunks that best answer a question, for a chat with or without clearance.
 
-    `bm25` is built once from `chunks.all_chunks()`; rebuild the retriever after an ingest.
+    `bm25` is built from `chunks.all_chunks()`; after an ingest, build a retriever on
+    `bm25.updated(...)` (core.documents.lexical_sync does both).
     Without a vector index or embedder the retriever is lexical only. `min_similarity` drops
     vector hits below that cosine (None keeps the top hits whatever their similarity).
     `relevance_floor`: below this best cosine the question is unrelated to every document and
@@ -156,7 +157,7 @@ class HybridRetriever:
         beyond: float | None = None  # the cosine of a chunk outside every vector list is below
         if embeddings is not None:
             vector, best, beyond = self._vector_rankings(
-                embeddings, depth, cleared, filters, known, cosines
+                embeddings, depth, cleared, filters, allowed, known, cosines
             )
             floor = self.relevance_floor
             if best is not None and floor is not None and best < floor:
@@ -178,6 +179,7 @@ class HybridRetriever:
         depth: int,
         cleared: bool,
         filters: dict[str, str] | None,
+        allowed: np.ndarray,
         known: dict[str, Chunk],
         cosines: dict[str, float],
     ) -> tuple[list[list[str]], float | None, float | None]:
@@ -196,14 +198,25 @@ class HybridRetriever:
         except StorageError as exc:
             log.warning("vector search failed, lexical retrieval only: %s", exc)
             return [], None, None
-        known.update(self._resolve([cid for hits in raw for cid, _ in hits], known))
+        # Admissibility comes from the lexical index's rows (flag and metadata as of its last
+        # update); a hit it does not know is read from the database. Whatever is finally
+        # returned is checked again against the chunk record read for it (`search`).
+        unknown = [cid for hits in raw for cid, _ in hits if self.bm25.row_of(cid) is None]
+        known.update(self._resolve(unknown, known))
+
+        def admissible(cid: str) -> bool:
+            row = self.bm25.row_of(cid)
+            if row is not None:
+                return bool(allowed[row])
+            chunk = known.get(cid)
+            return chunk is not None and _admissible(chunk, cleared, filters)
+
         rankings = []
         best: float | None = None
         for hits in raw:
             ranking = []
             for cid, similarity in hits:
-                chunk = known.get(cid)
-                if chunk is None or not _admissible(chunk, cleared, filters):
+                if not admissible(cid):
                     continue  # unknown to the database, restricted, or outside the filters
                 best = similarity if best is None else max(best, similarity)
                 cosines[cid] = max(similarity, cosines.get(cid, similarity))
@@ -216,11 +229,12 @@ class HybridRetriever:
         return rankings, best, beyond
 
     def _resolve(self, ids: Sequence[str], known: Mapping[str, Chunk]) -> dict[str, Chunk]:
-        """Chunks by id: from the in-memory index, else one batched read of the chunk store."""
+        """Chunks by id: those already read, else one batched read of the chunk store (the
+        lexical index holds no text: a million chunks would be GBs per replica)."""
         out: dict[str, Chunk] = {}
         missing = []
         for cid in dict.fromkeys(ids):
-            chunk = known.get(cid) or self.bm25.chunk(cid)
+            chunk = known.get(cid)
             if chunk is None:
                 missing.append(cid)
             else:
@@ -234,11 +248,7 @@ class HybridRetriever:
         key = (cleared, tuple(sorted((filters or {}).items())))
         mask = self._masks.get(key)
         if mask is None:
-            mask = np.fromiter(
-                (_admissible(c, cleared, filters) for c in self.bm25.chunks),
-                dtype=bool,
-                count=len(self.bm25.chunks),
-            )
+            mask = self.bm25.mask(cleared, filters)
             if len(self._masks) >= _MASK_CACHE_SIZE:
                 self._masks.clear()
             self._masks[key] = mask

@@ -1,0 +1,505 @@
+"""Benchmark: ricorda at a company's size (issue 28): N chunks and M fact rows, on the embedded
+default (SQLite + embedded Chroma) and on PostgreSQL + a Chroma server with replicas.
+
+    python bench/bench_scale.py --chunks 100000 --facts 1000000 --store sqlite
+    python bench/bench_scale.py --chunks 100000 --facts 1000000 --store postgres --replicas 2
+    python bench/bench_scale.py --tiny      # seconds: what the smoke test runs
+
+Every measured part runs in its own process, as in production, so start-up time and memory are
+those of a real replica: `build_app(load_settings(...))`, the first structured answer, the first
+hybrid retrieval. Measures (one table per store):
+
+- ingest: fact rows/s, chunk rows/s (SQL), vectors/s (Chroma), the ingest process's peak RSS;
+- replica: seconds from process start to the first structured answer and to the first hybrid
+  retrieval, resident memory (RSS) after both, peak RSS;
+- hybrid retrieval p50/p99 (5 rewritten queries, BM25 + vector + RRF; query embeddings made
+  beforehand, as bench/bench_retrieval.py), uncleared chat;
+- structured answer p50/p99 (`App.answer`, as a serving adapter calls it) against the same
+  questions on a 10,000-fact knowledge base with the same glossary, in the same run;
+- a one-document ingest while the replicas serve: seconds until each replica retrieves the new
+  chunk, how long its index update took and how many chunk rows it read for it (all of them
+  means the lexical index was rebuilt from scratch).
+
+The corpus is bench_retrieval's generator (80% en/it word salad with glossary names, 20%
+Chinese sentences, every tenth chunk restricted, 20 chunks a document); chunk vectors are random
+unit vectors (search cost does not depend on what they mean, and embedding a million chunks
+with USE would take hours); queries are embedded with USE, the offline default. Facts are
+monthly, quarterly, half-year and yearly figures per unit, metric and channel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_retrieval import ENTITIES, METRICS, QUESTIONS, synthetic_chunks  # noqa: E402
+from benchkit import quantile  # noqa: E402
+
+N_METRICS, N_CHANNELS, YEARS = 20, 5, range(2016, 2026)
+CHANNELS = ["TOTAL", "ONLINE", "RETAIL", "WHOLESALE", "OUTLET"]
+PER_ENTITY = N_METRICS * N_CHANNELS * len(YEARS) * (1 + 2 + 4 + 12)
+BASELINE_FACTS = 10_000
+CHUNKS_PER_DOC = 20
+DIMENSIONS = {"use": 512, "hashing": 256}  # the chunk vectors match the query embedder
+MARKER = "zebracornquokka"  # a word only the one-document ingest contains
+TARGETS = {"hybrid_p50_ms": 50.0, "hybrid_p99_ms": 200.0, "ready_s": 30.0, "structured_ratio": 1.5}
+
+
+# --- the knowledge base ----------------------------------------------------------------------
+
+
+def n_entities(facts: int) -> int:
+    return max(1, -(-facts // PER_ENTITY))
+
+
+def glossary_text(entities: int) -> str:
+    parts = ['[scope]\ndefault_entity = "E0000"\nfiscal_year_end = "12-31"\n']
+    for m in range(N_METRICS):
+        parts.append(f'[metrics.M{m:02d}]\nnames = ["metric{m:02d}", "misura{m:02d}"]\n'
+                     'unit = "EUR_M"\n')
+    for e in range(entities):
+        parts.append(f'[entities.E{e:04d}]\nnames = ["Unit {e:04d}", "Unità {e:04d}"]\n')
+    for c in CHANNELS:
+        parts.append(f'[channels.{c}]\nnames = ["{c.title()} channel"]\n')
+    return "\n".join(parts)
+
+
+def periods(year: int) -> Iterator[tuple[str, str]]:
+    yield "FY", str(year)
+    for h in (1, 2):
+        yield "HY", f"{year}H{h}"
+    for q in range(1, 5):
+        yield "Q", f"{year}Q{q}"
+    for m in range(1, 13):
+        yield "M", f"{year}-{m:02d}"
+
+
+def facts(n: int) -> Iterator[Any]:
+    """`n` fact rows, unit by unit; the first 10,000 are the baseline's."""
+    from core.types import Fact, Period, PeriodType, Source
+
+    made = 0
+    for e in range(n_entities(n)):
+        for m in range(N_METRICS):
+            for c in CHANNELS:
+                for y in YEARS:
+                    for ptype, value in periods(y):
+                        if made == n:
+                            return
+                        made += 1
+                        yield Fact(f"M{m:02d}", f"E{e:04d}", Period(PeriodType(ptype), value), c,
+                                   Decimal(f"{1000 + m * 7 + e}.{made % 100:02d}"), "EUR_M",
+                                   Source("ledger.xlsx", f"row={made}"))
+
+
+STRUCTURED_QUESTIONS = [f"What was Unit 0000 metric{m:02d} in FY{y}?"
+                        for m in range(8) for y in (2019, 2022, 2025)]
+
+
+def hybrid_query_sets() -> list[list[str]]:
+    from core.documents.query_rewrite import rewrite_queries
+
+    rng = random.Random(3)
+    questions = [q.format(e=rng.choice(ENTITIES)[i % 3], m=rng.choice(METRICS)[0])
+                 for i, q in enumerate(QUESTIONS * 4)]
+    return [rewrite_queries(q, ENTITIES + METRICS, 5) for q in questions]
+
+
+# --- processes -------------------------------------------------------------------------------
+
+
+EMBEDDER = "use"  # --embedder; hashing only for the smoke test (no model to load)
+
+
+def settings(data_dir: Path, db: str | None, chroma: str | None) -> Any:
+    from bot.settings import load_settings
+
+    return load_settings(data_dir=data_dir, database_url=db, chroma_url=chroma, embedder=EMBEDDER,
+                         llm="none", retrieval_relevance_floor=-1.0, kb_check_interval_ms=200)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def rss_mb() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
+    """Load the glossary, the facts and the chunks (SQL rows + vectors) into a fresh KB."""
+    from bot.app import build_app
+    from bot.ingest import ingest_paths
+    from core.documents.document_ingest import DocumentRecord
+    from core.knowledge.document_sources import DocumentSource
+    from storage.columns import utcnow
+
+    data = Path(args.data_dir)
+    app = build_app(settings(data, args.db, args.chroma))
+    glossary = data / "glossary.toml"
+    glossary.write_text(glossary_text(n_entities(args.max_facts)))
+    ingest_paths(app, [glossary])
+    out: dict[str, Any] = {}
+    start = time.perf_counter()
+    app.facts.upsert_facts(facts(args.facts))
+    out["facts_per_s"] = args.facts / (time.perf_counter() - start)
+    chunks = synthetic_chunks(args.chunks, random.Random(7))
+    dim = DIMENSIONS[EMBEDDER]
+    vectors = np.random.default_rng(7).standard_normal((len(chunks), dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    sql_s = vec_s = 0.0
+    index = app.vector_index() if chunks else None
+    app.chunks.save_source(DocumentSource("default", data / "docs", False, False))
+    for s in range(0, len(chunks), CHUNKS_PER_DOC):
+        part = chunks[s : s + CHUNKS_PER_DOC]
+        record = DocumentRecord(path=part[0].doc, sha256=f"{s:064x}", restricted=False,
+                                ingested_at=utcnow(), n_chunks=len(part), source="default")
+        t = time.perf_counter()
+        app.chunks.replace_document(record, part)
+        sql_s += time.perf_counter() - t
+    t = time.perf_counter()
+    for s in range(0, len(chunks), 5000):
+        assert index is not None
+        index.upsert(chunks[s : s + 5000], vectors[s : s + 5000])
+    vec_s = time.perf_counter() - t
+    if chunks:
+        out["chunks_per_s"] = len(chunks) / sql_s
+        out["vectors_per_s"] = len(chunks) / vec_s
+    out["peak_rss_mb"] = peak_rss_mb()
+    app.close()
+    return out
+
+
+def run_one_doc(args: argparse.Namespace) -> dict[str, Any]:
+    """Ingest one new document (chunk rows + vectors) the replicas have never seen."""
+    from bot.app import build_app
+    from core.documents.document_ingest import DocumentRecord
+    from core.ports import Chunk
+    from storage.columns import utcnow
+
+    app = build_app(settings(Path(args.data_dir), args.db, args.chroma), one_shot=True)
+    chunk = Chunk(id="new-000", doc="new.md", locator="para=0",
+                  text=f"The {MARKER} programme changed how Orbis China sells online.")
+    vector = np.random.default_rng(1).standard_normal((1, DIMENSIONS[EMBEDDER]))
+    record = DocumentRecord(path="new.md", sha256="f" * 64, restricted=False,
+                            ingested_at=utcnow(), n_chunks=1, source="default")
+    start = time.perf_counter()
+    app.vector_index().upsert([chunk], vector / np.linalg.norm(vector))
+    app.chunks.replace_document(record, [chunk])  # the version moves with this commit
+    out = {"committed_at": time.time(), "writer_s": time.perf_counter() - start}
+    app.close()
+    return out
+
+
+def count_reads(app: Any) -> dict[str, int]:
+    """Count the chunk rows this process reads to index them (a rebuild reads them all; the
+    few an answer quotes, `get_chunks`, are not counted)."""
+    counter = {"rows": 0}
+    store = app.chunks
+    for name in ("all_chunks", "chunks_of"):
+        method = getattr(store, name, None)
+        if method is None:
+            continue
+
+        def counted(*a: Any, _m: Any = method, **k: Any) -> Any:
+            rows = _m(*a, **k)
+            rows = list(rows)
+            counter["rows"] += len(rows)
+            return rows
+
+        setattr(store, name, counted)
+    return counter
+
+
+def run_replica(args: argparse.Namespace) -> None:
+    """A serving replica: start, answer, measure, then wait for the one-document ingest."""
+    from bot.app import build_app
+    from core.types import Request
+
+    spawned = args.spawned
+    out: dict[str, Any] = {}
+    app = build_app(settings(Path(args.data_dir), args.db, args.chroma))
+    chat = "console:bench"
+    app.answer(Request(text=STRUCTURED_QUESTIONS[0], chat=chat, user=chat))
+    out["structured_ready_s"] = time.time() - spawned
+    samples = []
+    for i in range(args.iterations):
+        q = STRUCTURED_QUESTIONS[i % len(STRUCTURED_QUESTIONS)]
+        t = time.perf_counter()
+        answer = app.answer(Request(text=q, chat=chat, user=chat))
+        samples.append((time.perf_counter() - t) * 1000)
+        assert answer.facts, f"no figure for {q!r}: {answer.text}"
+    out["structured_p50_ms"] = quantile(samples, 50)
+    out["structured_p99_ms"] = quantile(samples, 99)
+    if args.structured_only:
+        out["rss_mb"], out["peak_rss_mb"] = rss_mb(), peak_rss_mb()
+        print(json.dumps(out), flush=True)
+        return
+    reads = count_reads(app)
+    retriever = app.narrative.retriever()
+    assert retriever is not None
+    query_sets = hybrid_query_sets()
+    embeddings = [app.embedder.embed(qs) for qs in query_sets]
+    retriever.search(query_sets[0], embeddings[0], cleared=False, filters=None, k=8)
+    out["hybrid_ready_s"] = time.time() - spawned
+    samples = []
+    for i in range(args.iterations):
+        qs, emb = query_sets[i % len(query_sets)], embeddings[i % len(query_sets)]
+        t = time.perf_counter()
+        found = retriever.search(qs, emb, cleared=False, filters=None, k=8)
+        samples.append((time.perf_counter() - t) * 1000)
+        assert found and not any(s.chunk.restricted for s in found)
+    out["hybrid_p50_ms"], out["hybrid_p99_ms"] = quantile(samples, 50), quantile(samples, 99)
+    out["rss_mb"] = rss_mb()
+    out["chunk_rows_read_at_start"] = reads["rows"]
+    print(json.dumps(out), flush=True)  # ready: the driver ingests one document now
+    if args.restart:
+        return
+    sys.stdin.readline()
+    marker = [MARKER]  # searched lexically: a random vector ranks the new chunk anywhere
+    most, took = 0, 0.0  # the largest update: chunk rows read, seconds
+    while True:
+        app.ensure_fresh()
+        reads["rows"] = 0
+        t = time.perf_counter()
+        retriever = app.narrative.retriever()
+        assert retriever is not None
+        if reads["rows"] > most:
+            most, took = reads["rows"], time.perf_counter() - t
+        found = retriever.search(marker, None, cleared=False, filters=None, k=1)
+        if found and found[0].chunk.id == "new-000":
+            break
+        time.sleep(0.01)  # polling for the state itself: the new chunk retrieved
+    seen = {"seen_at": time.time(), "update_s": took, "chunk_rows_read_for_one_doc": most,
+            "peak_rss_mb": peak_rss_mb()}
+    print(json.dumps(seen), flush=True)
+
+
+# --- the driver ------------------------------------------------------------------------------
+
+
+def worker(mode: str, args: argparse.Namespace, **extra: Any) -> list[str]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", mode,
+           "--data-dir", str(extra.pop("data_dir")),
+           "--chunks", str(extra.pop("chunks", args.chunks)),
+           "--facts", str(extra.pop("facts", args.facts)), "--max-facts", str(args.facts),
+           "--iterations", str(args.iterations), "--embedder", args.embedder]
+    for key, value in extra.items():
+        if value is True:
+            cmd.append(f"--{key.replace('_', '-')}")
+        elif value not in (None, False):
+            cmd += [f"--{key.replace('_', '-')}", str(value)]
+    return cmd
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.setdefault("OMP_NUM_THREADS", "1")
+    return env
+
+
+def run_json(cmd: list[str]) -> dict[str, Any]:
+    done = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), check=False)
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(cmd[2:4])} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@contextmanager
+def backend(store: str, tmp: Path, tag: str) -> Iterator[tuple[str | None, str | None]]:
+    """(database URL, Chroma URL): both None for the embedded default."""
+    if store == "sqlite":
+        yield None, None
+        return
+    import psycopg
+
+    sys.path.insert(0, str(ROOT))
+    from tests.chroma_server import ChromaServer
+
+    base = os.environ.get("RICORDA_TEST_POSTGRES_URL",
+                          "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    libpq = base.replace("postgresql+psycopg://", "postgresql://")
+    schema = f"scale_{tag}_{secrets.token_hex(4)}"
+    with psycopg.connect(libpq, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    server = ChromaServer(tmp / f"chroma-{tag}").start(timeout=120)
+    try:
+        sep = "&" if "?" in base else "?"
+        yield f"{base}{sep}options=-csearch_path%3D{schema}", server.url
+    finally:
+        server.stop()
+        with psycopg.connect(libpq, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def measure_store(args: argparse.Namespace, store: str, tmp: Path) -> dict[str, Any]:
+    result: dict[str, Any] = {"store": store, "chunks": args.chunks, "facts": args.facts}
+    with backend(store, tmp, "base") as (db, chroma):
+        data = tmp / f"{store}-baseline"
+        run_json(worker("ingest", args, data_dir=data, facts=BASELINE_FACTS, chunks=0, db=db,
+                        chroma=chroma))
+        # as many replicas answering at once as in the measured run: the same contention
+        n = args.replicas if store == "postgres" else 1
+        procs = [subprocess.Popen(worker("replica", args, data_dir=data / f"r{i}", db=db,
+                                         chroma=chroma, structured_only=True,
+                                         spawned=time.time()),
+                                  stdout=subprocess.PIPE, text=True, env=child_env())
+                 for i in range(n)] if store == "postgres" else []
+        if store == "postgres":
+            bases = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
+        else:
+            bases = [run_json(worker("replica", args, data_dir=data, db=db, chroma=chroma,
+                                     structured_only=True, spawned=time.time()))]
+        result["baseline_structured_p50_ms"] = sorted(b["structured_p50_ms"] for b in bases)[
+            len(bases) // 2]
+    with backend(store, tmp, "big") as (db, chroma):
+        writer = tmp / f"{store}-writer"
+        start = time.perf_counter()
+        result["ingest"] = run_json(worker("ingest", args, data_dir=writer, db=db, chroma=chroma))
+        result["ingest"]["seconds"] = time.perf_counter() - start
+        n = args.replicas if store == "postgres" else 1
+        # the embedded default serves from the writer's data dir; replicas each have their own
+        dirs = [writer] if store == "sqlite" else [tmp / f"replica-{i}" for i in range(n)]
+        procs = [subprocess.Popen(worker("replica", args, data_dir=d, db=db, chroma=chroma,
+                                         spawned=time.time()),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                  env=child_env()) for d in dirs]
+        replicas = []
+        for proc in procs:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"a replica died before it was ready (exit {proc.wait()})")
+            replicas.append(json.loads(line))
+        one = run_json(worker("one_doc", args, data_dir=tmp / "one-doc" if store == "postgres"
+                              else writer, db=db, chroma=chroma))
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        for proc, rep in zip(procs, replicas, strict=True):
+            assert proc.stdout is not None
+            seen = json.loads(proc.stdout.readline())
+            rep["sees_new_doc_s"] = seen.pop("seen_at") - one["committed_at"]
+            rep.update(seen)
+            proc.wait(timeout=60)
+        result["replicas"] = replicas
+        # a replica restarted on the first one's data dir: what a redeploy costs
+        result["restarted"] = run_json(worker("replica", args, data_dir=dirs[0], db=db,
+                                              chroma=chroma, restart=True, spawned=time.time()))
+    return result
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    rows = ["| measure | " + " | ".join(f"{r['store']} ({r['chunks']:,} chunks, {r['facts']:,} "
+                                         "facts)" for r in results) + " | target |",
+            "|---|" + "---|" * (len(results) + 1)]
+
+    def row(label: str, fn: Any, target: str = "") -> None:
+        cells = []
+        for r in results:
+            try:
+                cells.append(fn(r))
+            except (KeyError, IndexError):
+                cells.append("–")
+        rows.append(f"| {label} | " + " | ".join(cells) + f" | {target} |")
+
+    def per_replica(key: str, fmt: str) -> Any:
+        return lambda r: " / ".join(format(rep[key], fmt) for rep in r["replicas"])
+
+    row("ingest facts (rows/s)", lambda r: f"{r['ingest']['facts_per_s']:,.0f}")
+    row("ingest chunks, SQL (rows/s)", lambda r: f"{r['ingest']['chunks_per_s']:,.0f}")
+    row("ingest vectors, Chroma (/s)", lambda r: f"{r['ingest']['vectors_per_s']:,.0f}")
+    row("ingest peak RSS (MB)", lambda r: f"{r['ingest']['peak_rss_mb']:,.0f}")
+    row("replica: first structured answer (s)", per_replica("structured_ready_s", ".1f"))
+    row("replica: first hybrid retrieval (s)", per_replica("hybrid_ready_s", ".1f"), "≤ 30")
+    row("restarted replica: first structured answer (s)",
+        lambda r: f"{r['restarted']['structured_ready_s']:.1f}")
+    row("restarted replica: first hybrid retrieval (s)",
+        lambda r: f"{r['restarted']['hybrid_ready_s']:.1f}", "≤ 30")
+    row("restarted replica: chunk rows read to index",
+        lambda r: f"{r['restarted']['chunk_rows_read_at_start']:,}", "changed documents only")
+    row("replica RSS after warm-up (MB)", per_replica("rss_mb", ",.0f"), "stated, bounded")
+    row("replica peak RSS (MB)", per_replica("peak_rss_mb", ",.0f"))
+    row("hybrid retrieval p50 (ms)", per_replica("hybrid_p50_ms", ".1f"), "≤ 50")
+    row("hybrid retrieval p99 (ms)", per_replica("hybrid_p99_ms", ".1f"), "≤ 200")
+    row("structured answer p50 (ms)", per_replica("structured_p50_ms", ".2f"))
+    row("structured answer p99 (ms)", per_replica("structured_p99_ms", ".2f"))
+    row("structured p50 at 10,000 facts (ms)", lambda r: f"{r['baseline_structured_p50_ms']:.2f}")
+    row("structured p50 ratio to 10,000 facts",
+        lambda r: " / ".join(f"{rep['structured_p50_ms'] / r['baseline_structured_p50_ms']:.2f}"
+                             for rep in r["replicas"]), "≤ 1.5")
+    row("one-doc ingest: replica sees it (s)", per_replica("sees_new_doc_s", ".2f"))
+    row("one-doc ingest: index update (s)", per_replica("update_s", ".3f"))
+    row("replica start: chunk rows read to index", per_replica("chunk_rows_read_at_start", ","))
+    row("one-doc ingest: chunk rows read by the update",
+        per_replica("chunk_rows_read_for_one_doc", ","), "1 (nothing rebuilt)")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--facts", type=int, default=1_000_000)
+    parser.add_argument("--store", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--embedder", choices=sorted(DIMENSIONS), default="use")
+    parser.add_argument("--tiny", action="store_true", help="a few seconds: the smoke test")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--data-dir", help=argparse.SUPPRESS)
+    parser.add_argument("--max-facts", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--db", help=argparse.SUPPRESS)
+    parser.add_argument("--chroma", help=argparse.SUPPRESS)
+    parser.add_argument("--spawned", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--structured-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--restart", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    global EMBEDDER
+    EMBEDDER = args.embedder
+    if args.worker == "ingest":
+        print(json.dumps(run_ingest(args)))
+        return
+    if args.worker == "one_doc":
+        print(json.dumps(run_one_doc(args)))
+        return
+    if args.worker == "replica":
+        run_replica(args)
+        return
+    if args.tiny:
+        args.chunks, args.facts, args.iterations = 400, 12_000, 10
+    stores = ["sqlite", "postgres"] if args.store == "both" else [args.store]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="ricorda-scale-") as tmp:
+        for store in stores:
+            results.append(measure_store(args, store, Path(tmp)))
+    print(table(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
