@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from core.figures.formulas import PRECISION
+from core.figures.formulas import PRECISION, exponent, plain
 
 FLOW, STOCK, RATE = "flow", "stock", "rate"
 # units counted at a date: people. A company may declare others (or say `additive = false`)
@@ -74,7 +74,7 @@ def exact_sum(values: Sequence[Decimal]) -> Decimal:
     if not values:
         return Decimal(0)
     top = max(v.adjusted() for v in values) + len(values).bit_length() + 1
-    low = min(_exponent(v) for v in values)
+    low = min(exponent(v) for v in values)
     with localcontext() as ctx:
         ctx.prec = max(ctx.prec, top - low + 2)
         total = Decimal(0)
@@ -119,7 +119,7 @@ def share(part: Decimal, whole: Decimal) -> Decimal | None:
 
 def decimals_of(values: Sequence[Decimal]) -> int:
     """The most decimals any of `values` is written with (120.3 -> 1)."""
-    return max((max(0, -_exponent(v)) for v in values), default=0)
+    return max((max(0, -exponent(v)) for v in values), default=0)
 
 
 def rounded(value: Decimal, decimals: int) -> Decimal:
@@ -129,15 +129,3 @@ def rounded(value: Decimal, decimals: int) -> Decimal:
         return value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
 
 
-def plain(value: Decimal) -> Decimal:
-    """Trailing zeros dropped, never an exponent the JSON text would show (1E+2 -> 100)."""
-    normal = value.normalize()
-    if _exponent(normal) <= 0:
-        return normal
-    with localcontext() as ctx:
-        ctx.prec = max(ctx.prec, normal.adjusted() + 2)
-        return normal.quantize(Decimal(1))
-
-
-def _exponent(value: Decimal) -> int:
-    return int(value.as_tuple().exponent)

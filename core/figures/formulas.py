@@ -50,8 +50,8 @@ class Formula:
             with localcontext() as ctx:
                 ctx.prec = PRECISION
                 ctx.traps[InvalidOperation] = True
-                return _plain(_exact_product(left, self.scale) / right)
-        return _plain(_exact_product(_exact_difference(left, right), self.scale))
+                return plain(_exact_product(left, self.scale) / right)
+        return plain(_exact_product(_exact_difference(left, right), self.scale))
 
     def to_dict(self) -> dict[str, str]:
         first, second = OPERATIONS[self.op]
@@ -133,21 +133,21 @@ def _exact_product(a: Decimal, b: Decimal) -> Decimal:
 def _exact_difference(a: Decimal, b: Decimal) -> Decimal:
     """`a - b` with every digit (as core.figures.structured.exact_difference, which this leaf module
     cannot import: the glossary imports it)."""
-    span = max(a.adjusted(), b.adjusted()) - min(_exponent(a), _exponent(b))
+    span = max(a.adjusted(), b.adjusted()) - min(exponent(a), exponent(b))
     with localcontext() as ctx:
         ctx.prec = max(ctx.prec, span + 2)
         return a - b
 
 
-def _plain(value: Decimal) -> Decimal:
+def plain(value: Decimal) -> Decimal:
     """Trailing zeros dropped (25.00 -> 25), never an exponent the JSON text would show."""
     normal = value.normalize()
-    if _exponent(normal) <= 0:
+    if exponent(normal) <= 0:
         return normal
     with localcontext() as ctx:
         ctx.prec = max(ctx.prec, normal.adjusted() + 2)
         return normal.quantize(Decimal(1))
 
 
-def _exponent(value: Decimal) -> int:
+def exponent(value: Decimal) -> int:
     return int(value.as_tuple().exponent)
