@@ -23,6 +23,7 @@ from core.fastpath.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
 from storage.autopath_store import SqlAutopathStore
 from storage.autopath_tables import AutopathObservationRow
 from storage.db import open_database
+from tests.cpu_budget import budget
 
 T0 = dt.datetime(2026, 1, 5, 9, 0, tzinfo=dt.UTC)
 DIM = 6
@@ -551,12 +552,13 @@ def test_lookup_over_ten_thousand_observations_takes_milliseconds(tmp_path: Path
     queries = rng.standard_normal((50, dim)).astype(np.float32)
     timings = []
     for q in queries:
-        start = time.perf_counter()
+        start = time.perf_counter()  # wall time: on PostgreSQL the work is the server's
         l1.lookup(embedding=q, intent_hash="i7")
         timings.append(time.perf_counter() - start)
     engine.dispose()
     p50_ms = 1000 * sorted(timings)[len(timings) // 2]
-    assert p50_ms < 25, f"p50 {p50_ms:.2f} ms"  # measured ~2-3 ms; slack for a busy machine
+    # measured ~2-3 ms idle; the budget grows with the machine's load (tests/cpu_budget.py)
+    assert p50_ms < 1000 * budget(0.025), f"p50 {p50_ms:.2f} ms"
 
 
 def test_purge_all_stops_l1_serving_everywhere_and_keeps_the_blocks(engine, store,

@@ -21,6 +21,7 @@ from bot.settings import load_settings
 from core.knowledge.freshness import Freshness
 from core.types import Answer, Request, Route
 from tests.acme import ACME
+from tests.cpu_budget import budget
 from tests.kb_change import (
     CHINA_2024,
     CLEARED,
@@ -37,7 +38,7 @@ from tests.kb_change import (
 )
 
 REF = dt.date(2026, 6, 15)
-FRESH_WITHIN_S = 1.0
+FRESH_WITHIN_S = 1.0  # on an idle machine; stretched by its load when read (cpu_budget.py)
 
 
 @pytest.fixture
@@ -72,7 +73,7 @@ def first_fresh(app: App, since: float, fresh: Callable[[], Answer | None]) -> t
         elapsed = time.monotonic() - since
         if answer is not None:
             return answer, elapsed
-        assert elapsed <= FRESH_WITHIN_S, f"still stale {elapsed:.2f} s after the ingest"
+        assert elapsed <= budget(FRESH_WITHIN_S), f"still stale {elapsed:.2f} s after the ingest"
         time.sleep(0.01)
 
 
@@ -153,7 +154,7 @@ def test_admin_commands_see_the_current_glossary(
     assert bot.glossary.is_cleared(CLEARED)
     glossary = write(tmp_path / "kb", "glossary.toml", TELEGRAM_9001_REVOKED)
     done = ingest_process(ingester(tmp_path, shared), glossary, database_url=shared)
-    deadline = done + FRESH_WITHIN_S
+    deadline = done + budget(FRESH_WITHIN_S)
     while bot.glossary.is_cleared(CLEARED) and time.monotonic() < deadline:
         admin.stats_text()
         time.sleep(0.01)
