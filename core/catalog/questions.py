@@ -25,12 +25,13 @@ SENTENCES: dict[str, Sentence] = {
               "parlano.",
         "zh": "我没有这方面的信息：数据和我能查阅的文档都没有涉及。",
     },
-    # core.knowledge.examples: the help text's examples, from the loaded knowledge base
+    # core.knowledge.examples: the help text's examples, from the loaded knowledge base;
+    # {Metric} is the name capitalised at a sentence start (the same in Chinese)
     "usage_example": {
         "en": 'Ask me a question, for example: "What was {entity} {metric} in {period}?" or '
               '"{Metric} by entity in {period}"',
         "it": 'Fammi una domanda, per esempio: "{metric} di {entity} nel {period}?" oppure '
               '"{Metric} per società nel {period}"',
-        "zh": "请提问，例如：“{entity}{period}{metric}是多少？”或“{period}各实体{metric}”",
+        "zh": "请提问，例如：“{entity}{period}{metric}是多少？”或“{period}各实体{Metric}”",
     },
 }
