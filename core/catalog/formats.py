@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal, localcontext
+from typing import Any
 
 from core.catalog.cldr import CLDR
 from core.types import format_decimal
@@ -20,7 +21,7 @@ __all__ = ["date", "month_name", "number", "percent"]
 _FIELD = re.compile(r"'([^']*)'|(y+|M+|L+|d+)|([^'yMLd]+)")
 
 
-def _locale(language: str) -> dict:
+def _locale(language: str) -> dict[str, Any]:
     return CLDR.get(language) or CLDR["en"]
 
 

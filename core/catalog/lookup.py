@@ -8,6 +8,7 @@ silent override. A language the catalog lacks falls back to English; an unknown 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from core.catalog import admin, answers, arithmetic, chat, derived, disclosure, documents, questions
 from core.catalog.sentence import LANGUAGES, Sentence
@@ -33,8 +34,8 @@ CATALOG: dict[str, Sentence] = _merged([area.SENTENCES for area in _AREAS])
 def render(sentence: Sentence, language: str, **fields: object) -> str:
     """One entry in `language` (English when the bot does not speak it), its fields filled.
     Adapters' words.py tables (platform words) are read with this too."""
-    template: str = sentence.get(language) or sentence["en"]  # type: ignore[assignment]
-    return template.format(**fields)
+    columns = cast(Mapping[str, str], sentence)
+    return (columns.get(language) or sentence["en"]).format(**fields)
 
 
 def say(key: str, language: str, **fields: object) -> str:

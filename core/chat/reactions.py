@@ -43,7 +43,8 @@ class ReactionVerdicts:
         cls, platform: str, *, positive: Iterable[str] | None = None,
         negative: Iterable[str] | None = None, base: ReactionVerdicts | None = None,
     ) -> ReactionVerdicts:
-        """The defaults with one platform's sets replaced (None keeps that default)."""
+        """`base` (else an empty table) with one platform's sets replaced (None keeps the set
+        `base` has)."""
         base = base or cls()
         own = dict(base.reactions.get(platform, {}))
         if positive is not None:
