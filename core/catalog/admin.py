@@ -105,8 +105,7 @@ SENTENCES: dict[str, Sentence] = {
     "purge_cancel": {"en": "Cancel", "it": "Annulla", "zh": "取消"},
     "purge_cancelled": {
         "en": "Nothing purged.", "it": "Non ho eliminato nulla.", "zh": "未清除任何内容。"},
-    # the replies of purge and of the promotion commands (core/chat/admin.py); the replies
-    # of the promotion store itself (core/nightly/promotion.py) are still English-only
+    # the replies of purge and of the promotion commands (core/chat/admin.py)
     "purge_what": {
         "en": "purge what? give an id, the question text, or 'all'",
         "it": "cosa devo eliminare? indica un id, il testo della domanda, o 'all'",
@@ -162,4 +161,76 @@ SENTENCES: dict[str, Sentence] = {
         "it": "quale esecutore ritiro? indica il nome (vedi proposals executors)",
         "zh": "要停用哪个执行器？请给出名称（见 proposals executors）",
     },
+    # the promotion store's replies (core/nightly/promotion.py); a listing's rows stay as
+    # they are (ids, statuses, tools, counts)
+    "no_proposal": {
+        "en": "no proposal #{id}",
+        "it": "nessuna proposta #{id}",
+        "zh": "没有提议 #{id}",
+    },
+    "proposal_already": {
+        "en": "proposal #{id} is already {status}",
+        "it": "la proposta #{id} è già {status}",
+        "zh": "提议 #{id} 已是 {status} 状态",
+    },
+    "proposal_meanwhile": {
+        "en": "proposal #{id} was decided meanwhile",
+        "it": "la proposta #{id} è stata decisa nel frattempo",
+        "zh": "提议 #{id} 已在此期间被处理",
+    },
+    "proposal_rejected": {
+        "en": "rejected proposal #{id} ({intent}); it will not be proposed again",
+        "it": "proposta #{id} rifiutata ({intent}); non sarà più proposta",
+        "zh": "已拒绝提议 #{id}（{intent}）；以后不会再提议",
+    },
+    "proposal_approved": {
+        "en": "approved proposal #{id}: executor {name} now answers {intent} requests ({n} "
+        "cached plans it replaces go at the next maintenance)",
+        "it": "proposta #{id} approvata: l'esecutore {name} ora risponde alle richieste "
+        "{intent} (i {n} piani memorizzati che sostituisce vanno via alla prossima "
+        "manutenzione)",
+        "zh": "已批准提议 #{id}：执行器 {name} 现在回答 {intent} 请求（它取代的 {n} 个缓存计划"
+        "将在下次维护时删除）",
+    },
+    "executor_name_invalid": {
+        "en": "{name} is not a valid executor name (a-z, 0-9, _; 3-64 characters)",
+        "it": "{name} non è un nome valido per un esecutore (a-z, 0-9, _; 3-64 caratteri)",
+        "zh": "{name} 不是有效的执行器名称（a-z、0-9、_；3-64 个字符）",
+    },
+    "executor_exists": {
+        "en": "an executor named {name} exists already: choose another name",
+        "it": "esiste già un esecutore di nome {name}: scegli un altro nome",
+        "zh": "已存在名为 {name} 的执行器：请换一个名称",
+    },
+    "no_executor": {
+        "en": "no composite executor named {name}",
+        "it": "nessun esecutore composito di nome {name}",
+        "zh": "没有名为 {name} 的组合执行器",
+    },
+    "executor_already": {
+        "en": "executor {name} is already {status}",
+        "it": "l'esecutore {name} è già {status}",
+        "zh": "执行器 {name} 已是 {status} 状态",
+    },
+    "executor_retired": {
+        "en": "retired executor {name}: requests are planned step by step again, and cached "
+        "plans naming it are removed by the next maintenance",
+        "it": "esecutore {name} ritirato: le richieste sono di nuovo pianificate passo per passo, "
+        "e i piani memorizzati che lo nominano vanno via alla prossima manutenzione",
+        "zh": "已停用执行器 {name}：请求重新逐步规划，引用它的缓存计划将在下次维护时删除",
+    },
+    "no_pending_proposals": {
+        "en": "no pending proposals", "it": "nessuna proposta in attesa", "zh": "没有待处理的提议"},
+    "no_proposals": {"en": "no proposals", "it": "nessuna proposta", "zh": "没有提议"},
+    "proposals_head": {
+        "en": "{n} proposal(s):", "it": "{n} proposta/e:", "zh": "{n} 个提议："},
+    "proposals_hint": {
+        "en": "approve <id> [name] or reject <id>",
+        "it": "approve <id> [nome] oppure reject <id>",
+        "zh": "approve <id> [名称] 或 reject <id>",
+    },
+    "no_executors": {
+        "en": "no composite executors", "it": "nessun esecutore composito", "zh": "没有组合执行器"},
+    "executors_head": {
+        "en": "composite executors:", "it": "esecutori compositi:", "zh": "组合执行器："},
 }

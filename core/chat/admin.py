@@ -160,9 +160,9 @@ class Admin:
             return say("promotion_off", language)
         which = args.strip().lower()
         if which == "executors":
-            return self.promotions.executors_text()
+            return self.promotions.executors_text(language)
         return self.promotions.proposals_text(
-            None if which == "all" else "pending", cleared=cleared
+            None if which == "all" else "pending", cleared=cleared, language=language
         )
 
     def approve(self, args: str, *, by: str, language: str = "en") -> str:
@@ -172,7 +172,7 @@ class Admin:
         proposal_id, rest = _proposal_id(args)
         if proposal_id is None:
             return say("approve_which", language)
-        return self.promotions.approve(proposal_id, by=by, name=rest or None)
+        return self.promotions.approve(proposal_id, by=by, name=rest or None, language=language)
 
     def reject(self, args: str, *, by: str, language: str = "en") -> str:
         if self.promotions is None:
@@ -180,7 +180,7 @@ class Admin:
         proposal_id, _ = _proposal_id(args)
         if proposal_id is None:
             return say("reject_which", language)
-        return self.promotions.reject(proposal_id, by=by)
+        return self.promotions.reject(proposal_id, by=by, language=language)
 
     def retire(self, args: str, *, by: str, language: str = "en") -> str:
         if self.promotions is None:
@@ -188,7 +188,7 @@ class Admin:
         name = args.strip()
         if not name:
             return say("retire_which", language)
-        return self.promotions.retire(name, by=by)
+        return self.promotions.retire(name, by=by, language=language)
 
 
 def _proposal_id(args: str) -> tuple[int | None, str]:
