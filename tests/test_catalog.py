@@ -114,13 +114,13 @@ def test_answering_never_imports_babel() -> None:
 #
 # A user-visible sentence, for this guard: a string constant (or the literal parts of an
 # f-string) of at least three words (or four Chinese characters) passed to a call that builds
-# or sends a reply (its name contains one of REPLY_CALLS), or any dict keyed by two or more of
+# or sends a reply or a menu (its name matches REPLY_CALLS), or any dict keyed by two or more of
 # the language codes. The catalog itself (core/catalog/) and each adapter's words.py are where
 # such text belongs, so they are not scanned.
 
 REPLY_CALLS = re.compile(
     r"reply|send|answer|respond|note|ack|post|say|edit|message|help|"
-    r"Line|Notice|Passage|Option|Assumption", re.IGNORECASE)
+    r"Line|Notice|Passage|Option|Assumption|Command", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 

@@ -1,5 +1,6 @@
-"""The words only Telegram says: how to ask in Telegram (/ask, replies, emoji reactions) and
-which of its reactions count as a verdict. Everything else comes from core's catalog."""
+"""The words only Telegram says: how to ask in Telegram (/ask, replies, emoji reactions), its
+command menu, and which of its reactions count as a verdict. Everything else comes from core's
+catalog."""
 
 from __future__ import annotations
 
@@ -20,7 +21,13 @@ WORDS: dict[str, Sentence] = {
         "it": "Scrivi la domanda dopo il comando: /ask Qual è stato il fatturato nel 2024?",
         "zh": "请在命令后写问题：/ask 2024年营收是多少？",
     },
+    # the command menu (Telegram shows each user the one of their app's language)
+    "menu_ask": {"en": "ask a question (in groups)", "it": "fai una domanda (nei gruppi)",
+                 "zh": "提问（在群组中）"},
+    "menu_help": {"en": "what you can ask me", "it": "cosa puoi chiedermi", "zh": "可以问我什么"},
+    "menu_start": {"en": "introduction", "it": "presentazione", "zh": "介绍"},
 }
+PUBLIC_COMMANDS = ("ask", "help", "start")
 
 # Telegram's reaction emoji (it sends "❤" while a keyboard types "❤️": keys are normalised)
 POSITIVE = frozenset({"👍", "👌", "💯", "🏆", "🔥", "❤", "🎉"})
@@ -33,3 +40,8 @@ def how_to_ask(language: str) -> str:
 
 def ask_usage(language: str) -> str:
     return render(WORDS["ask_usage"], language)
+
+
+def public_menu(language: str) -> list[tuple[str, str]]:
+    """(command, description) of the menu every user sees, in `language`."""
+    return [(name, render(WORDS[f"menu_{name}"], language)) for name in PUBLIC_COMMANDS]

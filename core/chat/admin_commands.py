@@ -20,7 +20,6 @@ def description(name: str, language: str = "en") -> str:
     return say(f"command_{name}", language)
 
 
-DESCRIPTIONS = {name: description(name) for name in COMMANDS}  # English: Telegram's menu
 MAX_LIST = 200
 
 
