@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
+from core.catalog.lookup import say
 from core.chat.presentation import present, sources_heading
 from core.language import detect_language
-from core.messages import say
 from core.planning.thinking import while_thinking
 from core.types import Answer, Request
 

@@ -518,7 +518,7 @@ ROWS: list[
         "What is the date today?",
         {},
         {"L0b"},
-        ["2026-06-15"],
+        ["Jun 15, 2026"],  # the date in the reader's convention (core.catalog.formats)
         [],
     ),
     (

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.chat.admin_commands import COMMANDS, REFUSAL, run_admin_command
+from core.catalog.lookup import say
+from core.chat.admin_commands import COMMANDS, run_admin_command
 
 
 @dataclass
@@ -23,7 +24,7 @@ class SpyAdmin:
         self.calls.append("fastpaths")
         return "\n".join(self.fastpaths[:n])
 
-    def purge(self, target: str) -> str:
+    def purge(self, target: str, *, language: str = "en") -> str:
         self.calls.append("purge")
         self.fastpaths.clear()
         return "purged"
@@ -37,19 +38,20 @@ class SpyAdmin:
         self.calls.append("stats")
         return ""
 
-    def proposals_text(self, args: str = "", *, cleared: bool = False) -> str:
+    def proposals_text(self, args: str = "", *, cleared: bool = False,
+                       language: str = "en") -> str:
         self.calls.append("proposals")
         return ""
 
-    def approve(self, args: str, *, by: str) -> str:
+    def approve(self, args: str, *, by: str, language: str = "en") -> str:
         self.calls.append("approve")
         return ""
 
-    def reject(self, args: str, *, by: str) -> str:
+    def reject(self, args: str, *, by: str, language: str = "en") -> str:
         self.calls.append("reject")
         return ""
 
-    def retire(self, args: str, *, by: str) -> str:
+    def retire(self, args: str, *, by: str, language: str = "en") -> str:
         self.calls.append("retire")
         return ""
 
@@ -68,7 +70,7 @@ def test_every_admin_command_is_refused_for_a_non_admin(
 ) -> None:
     admin = SpyAdmin()
     reply = run_admin_command(admin, name, args, user=user, is_admin=False, confirmed=confirmed)
-    assert reply == REFUSAL.format(name=name)
+    assert reply == say("admin_refusal", "en", name=name)
     assert admin.calls == []
     assert admin.fastpaths == ["p1", "p2", "p3"]  # nothing changed
 

@@ -8,7 +8,12 @@ import logging
 
 import pytest
 
-from core.chat.admin_commands import PURGE_ALL_PROMPT, needs_confirmation, run_admin_command
+from adapters.slack import words as slack_words
+from adapters.slack.words import how_to_ask as slack_how_to_ask
+from adapters.telegram import words as telegram_words
+from adapters.telegram.words import how_to_ask as telegram_how_to_ask
+from core.catalog.lookup import say
+from core.chat.admin_commands import needs_confirmation, run_admin_command
 from core.chat.callback_token import MAX_BYTES, CallbackSigner, derive_key
 from core.chat.chat_replies import help_text, language_for
 from core.chat.option_tap import tap_request
@@ -180,7 +185,17 @@ def test_unknown_taps_expire(turn: TurnRecord | None, index: int, chat: str) -> 
 
 # -- reactions ------------------------------------------------------------------------------
 
-V = ReactionVerdicts()
+# the sets each adapter's services give the table (adapters/<platform>/words.py)
+V = (ReactionVerdicts().own_reactions("telegram", telegram_words.POSITIVE, telegram_words.NEGATIVE)
+     .own_reactions("slack", slack_words.POSITIVE, slack_words.NEGATIVE))
+
+
+def test_core_knows_no_platforms_reactions_and_an_operators_choice_stands() -> None:
+    assert ReactionVerdicts().for_reaction("telegram", "👍") is None
+    chosen = ReactionVerdicts.configured("telegram", positive=["🐳"], negative=["🦈"])
+    kept = chosen.own_reactions("telegram", telegram_words.POSITIVE, telegram_words.NEGATIVE)
+    assert kept.for_reaction("telegram", "🐳") == POSITIVE
+    assert kept.for_reaction("telegram", "👍") is None
 
 
 @pytest.mark.parametrize(
@@ -225,12 +240,12 @@ def test_reaction_changes(
 
 
 def test_reaction_sets_are_configurable_and_must_not_overlap() -> None:
-    custom = ReactionVerdicts.configured("telegram", positive=["🐳"])
+    custom = ReactionVerdicts.configured("telegram", positive=["🐳"], base=V)
     assert custom.for_reaction("telegram", "🐳") == POSITIVE
     assert custom.for_reaction("telegram", "👍") is None
     assert custom.for_reaction("telegram", "👎") == NEGATIVE
     with pytest.raises(ValueError):
-        ReactionVerdicts.configured("telegram", positive=["👎"])
+        ReactionVerdicts.configured("telegram", positive=["👎"], base=V)
 
 
 # -- admin commands -------------------------------------------------------------------------
@@ -244,9 +259,9 @@ class FakeAdmin:
                        language: str = "en") -> str:
         return f"fastpaths {n}"
 
-    def purge(self, target: str) -> str:
+    def purge(self, target: str, *, language: str = "en") -> str:
         self.purged.append(target)
-        return f"purged {target}"
+        return f"purged {target}" if language == "en" else f"{language}: purged {target}"
 
     def autopaths_text(self, *, cleared: bool = False, language: str = "en") -> str:
         return "autopaths"
@@ -261,7 +276,7 @@ class FakeAdmin:
     [
         ("fastpaths", "", "fastpaths 20"), ("fastpaths", "5", "fastpaths 5"),
         ("fastpaths", "99999", "fastpaths 200"), ("fastpaths", "x", "fastpaths 20"),
-        ("purge", "abc123", "purged abc123"), ("purge", "all", PURGE_ALL_PROMPT),
+        ("purge", "abc123", "purged abc123"), ("purge", "all", say("purge_all_prompt", "en")),
         ("autopaths", "", "autopaths"), ("stats", "", "stats"),
         ("shutdown", "", "unknown command /shutdown"),
     ],
@@ -300,5 +315,23 @@ def test_platform_locales_map_to_bot_languages(locale: str | None, language: str
     assert language_for(locale) == language
 
 
-def test_help_is_localised() -> None:
-    assert "domanda" in help_text("it") and "/ask" in help_text("zh")
+def test_help_is_localised_and_says_how_to_ask_on_its_platform() -> None:
+    assert "domanda" in help_text("it", telegram_how_to_ask("it"))
+    assert "/ask" in help_text("zh", telegram_how_to_ask("zh"))
+    slack = help_text("en", slack_how_to_ask("en"))
+    assert "/ricorda ask" in slack and "/ask <" not in slack and "👍" not in slack
+
+
+def test_admin_replies_follow_the_readers_language() -> None:
+    """Refusals, the purge prompt and the reply of the operation itself are in the language
+    of the admin reading them."""
+    admin = FakeAdmin()
+    refused = run_admin_command(admin, "stats", "", user="telegram:9", is_admin=False,
+                                language="it")
+    assert refused == "Spiacente, solo gli amministratori di ricorda possono usare /stats."
+    prompt = run_admin_command(admin, "purge", "all", user="telegram:1", is_admin=True,
+                               language="zh")
+    assert prompt.startswith("这会清除所有缓存的计划")
+    done = run_admin_command(admin, "purge", "abc", user="telegram:1", is_admin=True,
+                             language="it")
+    assert done == "it: purged abc"

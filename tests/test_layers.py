@@ -177,7 +177,7 @@ def test_relative_imports_are_resolved() -> None:
 
 # -- core's layout: subpackages by idea -------------------------------------------------------
 
-SHARED_CORE = {"types", "ports", "errors", "messages", "language"}  # the vocabulary of all
+SHARED_CORE = {"types", "ports", "errors", "language"}  # the vocabulary of all
 
 
 def test_core_is_grouped_into_subpackages_each_naming_its_modules() -> None:

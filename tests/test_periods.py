@@ -404,7 +404,7 @@ def test_labels_on_the_company_calendar(
 
 
 def test_answers_label_periods_on_the_calendar_set_for_the_request() -> None:
-    from core.messages import period_label
+    from core.question.period_labels import period_label
 
     use_fiscal_year_end(JUNE)
     try:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
+from core.catalog.lookup import say
 from core.chat.admin import Admin
 from core.chat.admin_commands import run_admin_command
 from core.fastpath.cascade import Cascade
@@ -235,6 +236,27 @@ def test_admin_commands_list_approve_reject_and_retire(engine: Engine) -> None:
     assert "already retired" in command("retire", "revenue_macro")
     (executor,) = job.promotion_store.executors()
     assert executor.approved_by == "telegram:42"
+
+
+def test_an_admin_reads_the_promotion_replies_in_their_language(engine: Engine) -> None:
+    """The listing's heading and hint and each command's outcome follow the reader's language;
+    the rows (ids, statuses, tools, counts) are the same for every reader."""
+    job = make_job(engine)
+    add_group(job, "revenue", n=3, uses=[5] * 3, intent="structured:REVENUE")
+    job.maintenance.run()
+    admin = Admin(fastpaths=job.fastpaths, turns=None, promotions=job.promotions)  # type: ignore[arg-type]
+
+    def command(name: str, args: str = "") -> str:
+        return run_admin_command(admin, name, args, user="telegram:42", is_admin=True,
+                                 language="it")
+
+    listing = command("proposals")
+    assert listing.startswith("1 proposta/e:") and "structured:REVENUE" in listing
+    assert listing.endswith("approve <id> [nome] oppure reject <id>")
+    (proposal_id,) = [p.id for p in job.promotions.list_proposals()]
+    assert command("reject", str(proposal_id)).startswith(f"proposta #{proposal_id} rifiutata")
+    assert command("proposals") == "nessuna proposta in attesa"
+    assert command("retire", "") == say("retire_which", "it")
 
 
 def test_an_approved_executor_is_loaded_again_after_a_restart(engine: Engine) -> None:

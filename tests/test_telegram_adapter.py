@@ -105,6 +105,10 @@ def test_private_question_gets_a_cited_html_answer(bot: BotProcess, fake: FakeTe
     assert {"getMe", "setMyCommands", "getUpdates"} <= setup
     allowed = fake.calls("getUpdates")[-1].params["allowed_updates"]
     assert {"message", "callback_query", "message_reaction"} <= set(allowed)
+    menus = {c.params.get("language_code"): c.params["commands"]
+             for c in fake.calls("setMyCommands") if "scope" not in c.params}
+    assert set(menus) == {None, "it", "zh"}  # English is the default menu, for every language
+    assert "cosa puoi chiedermi" in str(menus["it"])
 
 
 def test_group_answers_mentions_replies_and_ask_only(bot: BotProcess, fake: FakeTelegram) -> None:

@@ -29,12 +29,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inbox import DeliveryInbox
 from adapters.slack.blocks import OPTION_ACTION, PURGE_CANCEL, PURGE_CONFIRM
-from adapters.slack.commands import COMMAND, Commands
+from adapters.slack.commands import Commands
 from adapters.slack.feedback import Reactions
 from adapters.slack.log_filter import bolt_logger
 from adapters.slack.middleware import STORED, TAKEN_OVER, deduplicate, ignore_noise
 from adapters.slack.questions import Questions
 from adapters.slack.services import SlackServices
+from adapters.slack.words import COMMAND
 
 log = logging.getLogger("ricorda.slack")
 SLACK_API = "https://slack.com/api/"

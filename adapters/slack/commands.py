@@ -22,12 +22,11 @@ from adapters.slack.blocks import purge_prompt, text_message
 from adapters.slack.questions import Questions
 from adapters.slack.replies import ephemeral
 from adapters.slack.services import SlackServices, chat_key, user_key
-from core.chat.admin_commands import COMMANDS, admin_text, is_admin
-from core.chat.chat_replies import reply
-from core.messages import say
+from adapters.slack.words import COMMAND, ask_usage, how_to_ask
+from core.catalog.lookup import say
+from core.chat.admin_commands import COMMANDS, description, is_admin
 
 log = logging.getLogger("ricorda.slack")
-COMMAND = "/ricorda"
 Ack = Callable[..., Awaitable[Any]]
 
 
@@ -35,9 +34,9 @@ def slack_help(language: str, *, admin: bool = False, usage: str | None = None) 
     """What to ask (`usage`: the loaded knowledge base's examples) and how to ask it in Slack;
     admins also see their subcommands."""
     lines = [usage or say("usage", language), "",
-             reply("help_more_slack", language, command=COMMAND)]
+             how_to_ask(language)]
     if admin:
-        lines += ["", *(f"`{COMMAND} {name}` {admin_text(name, language)}" for name in COMMANDS)]
+        lines += ["", *(f"`{COMMAND} {name}` {description(name, language)}" for name in COMMANDS)]
     return "\n".join(lines)
 
 
@@ -66,7 +65,7 @@ class Commands:
             return
         language = await self.s.language(client, user_id)
         if name == "ask":
-            await ack(text=reply("ask_usage_slack", language, command=COMMAND),
+            await ack(text=ask_usage(language),
                       response_type="ephemeral")
             return
         if name not in COMMANDS:
@@ -95,4 +94,4 @@ class Commands:
         text = await self.questions.turns.purge_tap(action.get("value"), tapper_id=tapper,
                                                     chat=chat_key(channel), language=language)
         await ephemeral(client, respond, channel, tapper,
-                        text_message(reply("expired", language) if text is None else text))
+                        text_message(say("expired", language) if text is None else text))

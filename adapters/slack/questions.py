@@ -40,12 +40,13 @@ from adapters.slack.replies import (
     upload_file,
 )
 from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
+from adapters.slack.words import how_to_ask
+from core.catalog.lookup import say
 from core.chat.chat_replies import help_text
 from core.chat.chat_turn import ChatTurns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment, fit
 from core.chat.presentation import Presentation, table_grid
-from core.messages import say
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.slack")
@@ -194,8 +195,8 @@ class Questions:
         if not question:
             language = await self.s.language(client, user)
             usage = await self.s.usage_text(language)
-            await post(client, channel, text_message(help_text(language, usage)),
-                       thread_ts=thread)
+            shown = help_text(language, how_to_ask(language), usage)
+            await post(client, channel, text_message(shown), thread_ts=thread)
             return
         request = Request(text=question, chat=chat_key(channel), user=user_key(user),
                           reference_date=self.s.today(),

@@ -18,12 +18,12 @@ from adapters.teams.cards import OPTION, PURGE, answer_card, purge_card, text_ca
 from adapters.teams.connector import Connector
 from adapters.teams.services import PLATFORM, TeamsServices, chat_key
 from adapters.teams.words import how_to_ask
+from core.catalog.lookup import say
 from core.chat.admin_commands import COMMANDS
-from core.chat.chat_replies import reply, supported_language
+from core.chat.chat_replies import help_text, supported_language
 from core.chat.chat_turn import ChatTurns
 from core.chat.presentation import Presentation
 from core.language import detect_language
-from core.messages import say
 from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.teams")
@@ -105,7 +105,7 @@ class TeamsBot:
         language = await port.language()
         if name not in COMMANDS:  # help, start, nothing, or a command nobody knows
             usage = await self.s.usage_text(language)
-            await port.send(text=f"{usage or say('usage', language)}\n\n{how_to_ask(language)}")
+            await port.send(text=help_text(language, how_to_ask(language), usage))
             return
         shown = await self.turns.admin(name, args, user_id=user_id, chat=chat,
                                        language=language)
@@ -124,7 +124,7 @@ class TeamsBot:
                                           language=language)
         prompt = activity.get("replyToId")
         if text is None:
-            await port.note(reply("expired", language))
+            await port.note(say("expired", language))
         elif prompt:  # the prompt becomes its outcome: its buttons go
             await self.connector.update(port.service_url, port.conversation, str(prompt),
                                         card=text_card(text))

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from adapters.teams.words import NEGATIVE, POSITIVE
 from core.chat.chat_ports import ChatServices
-from core.chat.reactions import ReactionVerdicts
 
 PLATFORM = "teams"
-# Teams reports its built-in reactions by name; newer clients send the emoji itself
-POSITIVE = ("like", "heart", "👍")
-NEGATIVE = ("angry", "👎")
 
 
 @dataclass
@@ -22,9 +19,7 @@ class TeamsServices(ChatServices):
     app_id: str = ""  # the bot's Microsoft App ID: its mentions are stripped from questions
 
     def __post_init__(self) -> None:
-        if PLATFORM not in self.verdicts.reactions:
-            self.verdicts = ReactionVerdicts.configured(
-                PLATFORM, positive=POSITIVE, negative=NEGATIVE, base=self.verdicts)
+        self.verdicts = self.verdicts.own_reactions(PLATFORM, POSITIVE, NEGATIVE)
         super().__post_init__()
 
 

@@ -28,18 +28,15 @@ from adapters.telegram.keyboards import CANCEL, HEADER, PURGE
 from adapters.telegram.questions import Questions
 from adapters.telegram.robustness import Deduplicate, RetryingRateLimiter, on_error
 from adapters.telegram.services import PLATFORM, TelegramServices
+from adapters.telegram.words import public_menu
+from core.catalog.lookup import LANGUAGES
 from core.chat.admin_commands import COMMANDS as ADMIN_COMMANDS
-from core.chat.admin_commands import DESCRIPTIONS as ADMIN_DESCRIPTIONS
+from core.chat.admin_commands import description
 from core.chat.callback_token import OPTION
 
 log = logging.getLogger("ricorda.telegram")
 
 ALLOWED_UPDATES = (UpdateType.MESSAGE, UpdateType.CALLBACK_QUERY, UpdateType.MESSAGE_REACTION)
-PUBLIC_COMMANDS = (
-    BotCommand("ask", "ask a question (in groups)"),
-    BotCommand("help", "what you can ask me"),
-    BotCommand("start", "introduction"),
-)
 TELEGRAM_API = "https://api.telegram.org"
 NEW_MESSAGE = filters.UpdateType.MESSAGE
 
@@ -144,17 +141,31 @@ def add_handlers(application: Application, services: TelegramServices) -> None:
     application.add_error_handler(on_error)
 
 
+def _menus(admin: bool) -> list[tuple[str | None, list[BotCommand]]]:
+    """(Telegram language code, menu) per language the bot speaks; English is the default
+    menu (no code), shown to users of any other language too."""
+    out = []
+    for language in LANGUAGES:
+        menu = [BotCommand(name, text) for name, text in public_menu(language)]
+        if admin:
+            menu += [BotCommand(name, description(name, language)) for name in ADMIN_COMMANDS]
+        out.append((None if language == "en" else language, menu))
+    return out
+
+
 async def register_commands(application: Application, admins: frozenset[str]) -> None:
-    """The menu everyone sees, plus the admin commands in each admin's private chat."""
+    """The menu everyone sees, plus the admin commands in each admin's private chat, each in
+    the languages the bot speaks (Telegram picks the one of the user's app)."""
     bot = application.bot
-    await bot.set_my_commands(list(PUBLIC_COMMANDS))
-    admin_menu = [*PUBLIC_COMMANDS,
-                  *(BotCommand(name, ADMIN_DESCRIPTIONS[name]) for name in ADMIN_COMMANDS)]
+    for code, menu in _menus(admin=False):
+        await bot.set_my_commands(menu, language_code=code)
     for admin in sorted(admins):
         platform, _, user_id = admin.partition(":")
         if platform != PLATFORM or not user_id.lstrip("-").isdigit():
             continue
         try:
-            await bot.set_my_commands(admin_menu, scope=BotCommandScopeChat(int(user_id)))
+            for code, menu in _menus(admin=True):
+                await bot.set_my_commands(menu, scope=BotCommandScopeChat(int(user_id)),
+                                          language_code=code)
         except TelegramError as exc:  # the admin has not opened a chat with the bot yet
             log.info("admin menu for %s not set: %s", admin, exc.__class__.__name__)

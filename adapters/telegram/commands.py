@@ -11,7 +11,9 @@ from adapters.telegram.addressing import is_private
 from adapters.telegram.keyboards import purge_keyboard
 from adapters.telegram.render import Part, pack
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key
-from core.chat.chat_replies import help_text, language_for, reply
+from adapters.telegram.words import how_to_ask
+from core.catalog.lookup import say
+from core.chat.chat_replies import help_text, language_for
 from core.chat.chat_turn import ChatTurns
 
 log = logging.getLogger("ricorda.telegram")
@@ -28,14 +30,16 @@ class Commands:
             return
         language = _language(message)
         usage = await self.s.usage_text(language)
-        await message.reply_text(reply("start", language) + "\n\n" + help_text(language, usage))
+        shown = help_text(language, how_to_ask(language), usage)
+        await message.reply_text(say("start", language) + "\n\n" + shown)
 
     async def on_help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message
         if message is None:
             return
         language = _language(message)
-        await message.reply_text(help_text(language, await self.s.usage_text(language)))
+        await message.reply_text(help_text(language, how_to_ask(language),
+                                           await self.s.usage_text(language)))
 
     async def on_admin(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """/fastpaths [n], /purge <id|all|question>, /autopaths, /stats: admins only."""
@@ -64,7 +68,7 @@ class Commands:
         text = await self.turns.purge_tap(query.data, tapper_id=str(query.from_user.id),
                                           chat=chat_key(chat), language=language)
         if text is None:
-            await query.answer(reply("expired", language), show_alert=True)
+            await query.answer(say("expired", language), show_alert=True)
             return
         await query.answer()
         await query.edit_message_text(text)  # the buttons go: a prompt is answered once
@@ -74,13 +78,13 @@ class Commands:
         message = update.effective_message
         if message is None or not is_private(message):
             return
-        await message.reply_text(reply("text_only", _language(message)))
+        await message.reply_text(say("text_only", _language(message)))
 
     async def on_stale_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Callback data nobody here understands: an old keyboard, or forged."""
         query = update.callback_query
         if query is not None:
-            await query.answer(reply("expired", language_for(query.from_user.language_code)),
+            await query.answer(say("expired", language_for(query.from_user.language_code)),
                                show_alert=True)
 
     async def _reply_pre(self, message: Message, text: str) -> None:

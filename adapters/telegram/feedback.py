@@ -23,7 +23,8 @@ from telegram.ext import ContextTypes, filters
 
 from adapters.telegram.addressing import replies_to_bot
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
-from core.chat.chat_replies import language_for, reply
+from core.catalog.lookup import say
+from core.chat.chat_replies import language_for
 from core.chat.chat_turn import ChatTurns
 from core.chat.reactions import ReactionVerdicts
 
@@ -83,7 +84,7 @@ class Reactions:
                                    user_key(message.from_user.id), verdict, via="reply")
         if getattr(outcome, "applied", True):
             language = language_for(message.from_user.language_code)
-            await message.reply_text(reply(f"noted_{verdict}", language))
+            await message.reply_text(say(f"noted_{verdict}", language))
 
 
 async def acknowledge(bot: Bot, chat_id: int, message_id: int, *, shown: bool) -> None:

@@ -34,7 +34,8 @@ from adapters.telegram.render import (
 )
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key, user_key
 from adapters.telegram.typing_action import typing_while
-from core.chat.chat_replies import language_for, reply
+from adapters.telegram.words import ask_usage
+from core.chat.chat_replies import language_for
 from core.chat.chat_turn import ChatTurns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment, fit
@@ -205,7 +206,7 @@ class Questions:
         _, _, question = (message.text or "").partition(" ")
         if not question.strip():
             language = language_for(message.from_user.language_code)
-            await message.reply_text(reply("ask_usage", language))
+            await message.reply_text(ask_usage(language))
             return
         await self._answer(context.bot, message, question.strip())
 

@@ -13,7 +13,8 @@ from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.ext import AIORateLimiter, ApplicationHandlerStop, ContextTypes
 
 from adapters.telegram.services import PLATFORM, TelegramServices
-from core.chat.chat_replies import language_for, reply
+from core.catalog.lookup import say
+from core.chat.chat_replies import language_for
 
 log = logging.getLogger("ricorda.telegram")
 
@@ -81,8 +82,8 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     language = language_for(user.language_code if user else None)
     try:
         if update.callback_query is not None:
-            await update.callback_query.answer(reply("failed", language), show_alert=True)
+            await update.callback_query.answer(say("failed", language), show_alert=True)
         elif update.effective_message is not None and update.message_reaction is None:
-            await update.effective_message.reply_text(reply("failed", language))
+            await update.effective_message.reply_text(say("failed", language))
     except Exception as exc:  # the apology itself failed: log and move on
         log.warning("could not report the failure to the user: %s", exc.__class__.__name__)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeVar
 
+from adapters.telegram.words import NEGATIVE, POSITIVE
 from core.chat.chat_ports import ChatServices
 
 PLATFORM = "telegram"
@@ -18,6 +19,10 @@ T = TypeVar("T")
 @dataclass
 class TelegramServices(ChatServices):
     typing_delay: float = 0.3  # seconds before "typing…" shows: instant answers need none
+
+    def __post_init__(self) -> None:
+        self.verdicts = self.verdicts.own_reactions(PLATFORM, POSITIVE, NEGATIVE)
+        super().__post_init__()
 
 
 def chat_key(chat_id: int) -> str:

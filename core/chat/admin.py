@@ -8,12 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.chat.admin_commands import admin_text
+from core.catalog.lookup import LANGUAGES, say
 from core.fastpath.canonical import canonical_hash, canonical_text
 from core.fastpath.fastpath_entry import FastpathEntry, FastpathStore
 from core.knowledge.clearance import shown_question
 from core.language import detect_language
-from core.messages import LANGUAGES
 from core.ports import RecentTurns as RecentTurns  # declared with every storage port
 
 if TYPE_CHECKING:
@@ -55,35 +54,33 @@ class Admin:
         self._sync()
         return self.fastpaths.list(limit=max(1, min(n, 500)))
 
-    def purge(self, target: str) -> str:
-        """`all`, an entry id, or the question text (any wording that normalises the same)."""
+    def purge(self, target: str, *, language: str = "en") -> str:
+        """`all`, an entry id, or the question text (any wording that normalises the same);
+        the reply in `language`."""
         target = target.strip()
         self._sync()  # a queued registration must not bring a purged plan back
         if not target:
-            return "purge what? give an id, the question text, or 'all'"
+            return say("purge_what", language)
         if target.lower() == "all":
-            return self._purge_all()
+            return self._purge_all(language)
         if self.fastpaths.by_id(target) is not None and self.fastpaths.delete(target):
-            return f"purged fast path {target}"
+            return say("purged_id", language, id=target)
         first = detect_language(target)
-        for language in dict.fromkeys((first, *LANGUAGES)):
-            if self.fastpaths.delete_by_hash(canonical_hash(canonical_text(target, language))):
-                return f"purged the fast path for: {target}"
-        return f"no fast path matches {target!r}"
+        for code in dict.fromkeys((first, *LANGUAGES)):
+            if self.fastpaths.delete_by_hash(canonical_hash(canonical_text(target, code))):
+                return say("purged_question", language, question=target)
+        return say("purge_no_match", language, target=repr(target))
 
-    def _purge_all(self) -> str:
+    def _purge_all(self, language: str) -> str:
         """Every cached plan: L0 fast paths and L1 autopaths (with the observations they are
         learned from). What stays is named: anti-autopaths and approved executors."""
-        text = f"purged {self.fastpaths.purge_all()} fast paths (L0)"
+        n = self.fastpaths.purge_all()
         if self.autopaths is None:
-            return text
+            return say("purged_all", language, n=n)
         paths, observations = self.autopaths.purge_plans()
         kept = len(self.autopaths.anti_autopaths())
-        return (
-            f"{text} and {paths} autopaths (L1, learned from {observations} answers); "
-            f"kept: {kept} anti-autopaths (plans blocked by feedback) and the approved "
-            "executors"
-        )
+        return say("purged_all_autopaths", language, n=n, paths=paths,
+                   observations=observations, kept=kept)
 
     def stats(self, last_n: int = 500) -> list[LevelStats]:
         """Hit rate and p50 latency per serving level over the last N answered turns."""
@@ -112,8 +109,8 @@ class Admin:
         with its id and counts, so an admin can still purge it by id."""
         entries = self.list_fastpaths(n)
         if not entries:
-            return admin_text("no_fastpaths", language)
-        lines = [admin_text("fastpaths_head", language, shown=len(entries),
+            return say("no_fastpaths", language)
+        lines = [say("fastpaths_head", language, shown=len(entries),
                             total=self.fastpaths.count())]
         for e in entries:
             lines.append(
@@ -126,74 +123,72 @@ class Admin:
     def autopaths_text(self, *, cleared: bool = False, language: str = "en") -> str:
         """Clusters, scores and intent hashes: no question text, the same for every viewer."""
         if self.autopaths is None:
-            return admin_text("autopaths_off", language)
+            return say("autopaths_off", language)
         self._sync()
-        lines = [admin_text("autopaths_head", language)]
+        lines = [say("autopaths_head", language)]
         for a in self.autopaths.autopaths():
             lines.append(
                 f"#{a.id} cluster={a.cluster_id} {a.status} score={a.score:.2f} "
                 f"ok={a.confirmations} fail={a.failures} uses={a.uses} {a.intent_hash}"
             )
         anti = self.autopaths.anti_autopaths()
-        lines.append(admin_text("anti_in_force", language, n=len(anti)))
+        lines.append(say("anti_in_force", language, n=len(anti)))
         for b in anti:
             lines.append(
                 f"  cluster={b.cluster_id} framework={b.framework_hash} "
                 f"failures={b.failures} until {b.blocked_until:%Y-%m-%d}"
             )
-        return "\n".join(lines) if len(lines) > 2 or anti else admin_text(
+        return "\n".join(lines) if len(lines) > 2 or anti else say(
             "no_autopaths", language)
 
     def stats_text(self, last_n: int = 500, *, cleared: bool = False,
                    language: str = "en") -> str:
         """Counts and latencies only: no question text, the same for every viewer."""
-        lines = [admin_text("stats_head", language, n=last_n)]
+        lines = [say("stats_head", language, n=last_n)]
         for s in self.stats(last_n):
             p50 = "-" if s.p50_ms is None else f"{s.p50_ms:.2f} ms"
             lines.append(f"{s.level:<8} {s.turns:>6} turns {s.share:>6.1%}  p50 {p50}")
-        lines.append(admin_text("stats_stored", language, n=self.fastpaths.count()))
+        lines.append(say("stats_stored", language, n=self.fastpaths.count()))
         return "\n".join(lines)
 
     # -- promotion proposals and composite executors (design 4.4) -------------------------
 
-    def proposals_text(self, args: str = "", *, cleared: bool = False) -> str:
+    def proposals_text(self, args: str = "", *, cleared: bool = False,
+                       language: str = "en") -> str:
         """Pending proposals; `all` lists decided ones too, `executors` the approved macros."""
         if self.promotions is None:
-            return PROMOTION_OFF
+            return say("promotion_off", language)
         which = args.strip().lower()
         if which == "executors":
-            return self.promotions.executors_text()
+            return self.promotions.executors_text(language)
         return self.promotions.proposals_text(
-            None if which == "all" else "pending", cleared=cleared
+            None if which == "all" else "pending", cleared=cleared, language=language
         )
 
-    def approve(self, args: str, *, by: str) -> str:
+    def approve(self, args: str, *, by: str, language: str = "en") -> str:
         """`<id> [name]`: register the proposal's macro under `name` (or a derived name)."""
         if self.promotions is None:
-            return PROMOTION_OFF
+            return say("promotion_off", language)
         proposal_id, rest = _proposal_id(args)
         if proposal_id is None:
-            return "approve which proposal? give its number, e.g. approve 3"
-        return self.promotions.approve(proposal_id, by=by, name=rest or None)
+            return say("approve_which", language)
+        return self.promotions.approve(proposal_id, by=by, name=rest or None, language=language)
 
-    def reject(self, args: str, *, by: str) -> str:
+    def reject(self, args: str, *, by: str, language: str = "en") -> str:
         if self.promotions is None:
-            return PROMOTION_OFF
+            return say("promotion_off", language)
         proposal_id, _ = _proposal_id(args)
         if proposal_id is None:
-            return "reject which proposal? give its number, e.g. reject 3"
-        return self.promotions.reject(proposal_id, by=by)
+            return say("reject_which", language)
+        return self.promotions.reject(proposal_id, by=by, language=language)
 
-    def retire(self, args: str, *, by: str) -> str:
+    def retire(self, args: str, *, by: str, language: str = "en") -> str:
         if self.promotions is None:
-            return PROMOTION_OFF
+            return say("promotion_off", language)
         name = args.strip()
         if not name:
-            return "retire which executor? give its name (see proposals executors)"
-        return self.promotions.retire(name, by=by)
-
-
-PROMOTION_OFF = "promotion is not set up in this process"
+            return say("retire_which", language)
+        return self.promotions.retire(name, by=by, language=language)
 
 
 def _proposal_id(args: str) -> tuple[int | None, str]:

@@ -20,9 +20,9 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.chat.admin_commands import admin_text, confirmation_id, is_admin, needs_confirmation
+from core.catalog.lookup import say
+from core.chat.admin_commands import confirmation_id, is_admin, needs_confirmation
 from core.chat.chat_ports import ChatServices
-from core.chat.chat_replies import reply
 from core.chat.option_tap import tap_key, tap_request
 from core.chat.presentation import Presentation, present
 from core.errors import StorageError
@@ -73,7 +73,7 @@ class ChatTurns:
                 answer = await self._ask(request, port)
         except Exception as exc:  # one failing question must not take the listener down
             log.error("answering failed: %s", exc.__class__.__name__, exc_info=exc)
-            await port.note(reply("failed", await port.language(request.text)))
+            await port.note(say("failed", await port.language(request.text)))
             return None
         shown = present(answer, show_footer=self.s.show_footer)
         sent = await port.deliver(answer, shown)
@@ -126,10 +126,10 @@ class ChatTurns:
             request = tap_request(turn, decoded[1], chat=chat, user=user, today=self.s.today())
         if request is None or decoded is None:
             log.info("expired or forged option button from %s", user)
-            await port.note(reply("expired", await port.language()), alert=True)
+            await port.note(say("expired", await port.language()), alert=True)
             return None
         if not await self.s.use_once(tap_key(*decoded)):
-            await port.note(reply("already_answered", await port.language()))
+            await port.note(say("already_answered", await port.language()))
             return None
         await port.chosen(decoded[1])
         return await self.answer(request, port)
@@ -167,8 +167,8 @@ class ChatTurns:
         if allowed and needs_confirmation(name, args):
             confirm, cancel = self.purge_tokens(user_id)
             return AdminTurn(text, monospace=True, buttons=(
-                (admin_text("confirm", language), confirm),
-                (admin_text("cancel", language), cancel)))
+                (say("purge_confirm", language), confirm),
+                (say("purge_cancel", language), cancel)))
         return AdminTurn(text, monospace=allowed)
 
     async def purge_tap(self, token: str | None, *, tapper_id: str, chat: str,
@@ -180,7 +180,7 @@ class ChatTurns:
         if kind is None:
             return None
         if kind == CANCEL:
-            return admin_text("cancelled", language)
+            return say("purge_cancelled", language)
         return await self.s.admin_reply("purge", "all", user=user, is_admin=True,
                                         confirmed=True, chat=chat, language=language)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from core.messages import say
+from core.catalog.lookup import say
 from core.types import Answer, Citation, Line, Option, Passage, Segment, Table
 
 MAX_OPTIONS = 24  # more buttons than this is a wall, not a choice

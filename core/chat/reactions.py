@@ -2,7 +2,9 @@
 
 Platforms spell the same emoji differently (Telegram sends "❤" while a keyboard types "❤️";
 Slack sends names, with skin tones as "+1::skin-tone-2"), so keys are normalised before the
-lookup. The sets are configurable; the defaults are the design's.
+lookup. Each platform's own reactions are its adapter's words (adapters/<platform>/words.py),
+given to the table by the adapter's services (`own_reactions`); core knows no platform's emoji.
+The sets are configurable; the ✓/✗ replies are the same everywhere.
 """
 
 from __future__ import annotations
@@ -14,17 +16,6 @@ POSITIVE, NEGATIVE = "positive", "negative"
 _VARIATION_SELECTORS = ("\ufe0f", "\ufe0e")
 _SKIN_TONES = tuple(chr(c) for c in range(0x1F3FB, 0x1F400))
 
-DEFAULT_REACTIONS: dict[str, dict[str, frozenset[str]]] = {
-    "telegram": {
-        POSITIVE: frozenset({"👍", "👌", "💯", "🏆", "🔥", "❤", "🎉"}),
-        NEGATIVE: frozenset({"👎", "💩", "🤮", "🤬", "😡"}),
-    },
-    "slack": {
-        POSITIVE: frozenset({"white_check_mark", "heavy_check_mark", "+1",
-                             "ballot_box_with_check"}),
-        NEGATIVE: frozenset({"x", "heavy_multiplication_x", "-1", "negative_squared_cross_mark"}),
-    },
-}
 DEFAULT_REPLIES: dict[str, frozenset[str]] = {
     POSITIVE: frozenset({"✓", "✅"}),
     NEGATIVE: frozenset({"✗", "❌"}),
@@ -41,10 +32,10 @@ def normalise(reaction: str) -> str:
 
 @dataclass(frozen=True)
 class ReactionVerdicts:
-    """Reaction and reply sets per platform; build a custom one with `configured`."""
+    """Reaction and reply sets per platform; an adapter adds its own with `own_reactions`, an
+    operator overrides one with `configured`."""
 
-    reactions: Mapping[str, Mapping[str, frozenset[str]]] = field(
-        default_factory=lambda: DEFAULT_REACTIONS)
+    reactions: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     replies: Mapping[str, frozenset[str]] = field(default_factory=lambda: DEFAULT_REPLIES)
 
     @classmethod
@@ -52,7 +43,8 @@ class ReactionVerdicts:
         cls, platform: str, *, positive: Iterable[str] | None = None,
         negative: Iterable[str] | None = None, base: ReactionVerdicts | None = None,
     ) -> ReactionVerdicts:
-        """The defaults with one platform's sets replaced (None keeps that default)."""
+        """`base` (else an empty table) with one platform's sets replaced (None keeps the set
+        `base` has)."""
         base = base or cls()
         own = dict(base.reactions.get(platform, {}))
         if positive is not None:
@@ -63,6 +55,15 @@ class ReactionVerdicts:
         if overlap:
             raise ValueError(f"reactions both positive and negative: {sorted(overlap)}")
         return cls({**base.reactions, platform: own}, base.replies)
+
+    def own_reactions(self, platform: str, positive: Iterable[str],
+                      negative: Iterable[str]) -> ReactionVerdicts:
+        """The table with `platform`'s default sets added; sets already configured for it
+        (an operator's choice) are kept."""
+        if platform in self.reactions:
+            return self
+        return ReactionVerdicts.configured(platform, positive=positive, negative=negative,
+                                           base=self)
 
     def for_reaction(self, platform: str, reaction: str) -> str | None:
         """"positive", "negative", or None for a reaction that says nothing about the answer."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from core.catalog.lookup import say
 from core.documents.snippet_text import display_name
 from core.types import Source
 
@@ -22,17 +23,7 @@ _EXTENSION = re.compile(r"\.(pdf|md|markdown|txt|docx|pptx|xlsx|csv|html?)$", re
 _LANGUAGE_TAG = re.compile(r"[ _-](en|it|zh)$", re.IGNORECASE)
 
 # locator key -> (en, it, zh) templates; a key not listed reads "key value"
-_PARTS: dict[str, tuple[str, str, str]] = {
-    "page": ("p. {v}", "pag. {v}", "第{v}页"),
-    "table": ("table {v}", "tabella {v}", "表{v}"),
-    "row": ("row {v}", "riga {v}", "第{v}行"),
-    "col": ("column {v}", "colonna {v}", "{v}列"),
-    "slide": ("slide {v}", "slide {v}", "第{v}张幻灯片"),
-    "para": ("para. {v}", "par. {v}", "第{v}段"),
-    "section": ("“{v}”", "«{v}»", "“{v}”"),
-    "sheet": ("sheet {v}", "foglio {v}", "工作表{v}"),
-}
-_INDEX = {"en": 0, "it": 1, "zh": 2}
+_PARTS = frozenset({"page", "table", "row", "col", "slide", "para", "section", "sheet"})
 _ITEM = re.compile(r",\s*(?=[A-Za-z_]+=)")  # a heading's own commas stay in its value
 
 
@@ -63,7 +54,6 @@ def locator_text(locator: str, language: str) -> str:
     """`page=11,table=2,row=1` -> "p. 11, table 2, row 1" (or "第11页，表2，第1行")."""
     if not locator:
         return ""
-    index = _INDEX.get(language, 0)
     parts = []
     for item in _ITEM.split(locator):
         key, sep, value = item.partition("=")
@@ -71,8 +61,9 @@ def locator_text(locator: str, language: str) -> str:
         if not sep or not value:
             parts.append(item.strip())
             continue
-        template = _PARTS.get(key.lower())
-        parts.append(template[index].format(v=value) if template else f"{key} {value}")
+        part = key.lower()
+        parts.append(say(f"locator_{part}", language, v=value) if part in _PARTS
+                     else f"{key} {value}")
     joiner = "，" if language == "zh" else ", "
     return display_name(joiner.join(p for p in parts if p))
 

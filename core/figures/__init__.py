@@ -5,7 +5,6 @@ imported here, so importing one loads only what it needs."""
 
 __all__ = [
     "aggregate",
-    "arith_text",
     "arithmetic",
     "cells",
     "change",

@@ -14,8 +14,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from core.catalog.lookup import join_list, say
 from core.figures import arithmetic as ar
-from core.figures.arith_text import say
 from core.figures.cells import (
     MISSING_INPUT,
     NOT_ADDITIVE,
@@ -32,8 +32,7 @@ from core.figures.derived import running_name
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
-from core.messages import join_list, period_label
-from core.messages import say as say_disclosure
+from core.question.period_labels import period_label
 from core.question.periods import last_complete_fiscal_year
 from core.types import Assumption, FactStatus, Line, Period
 
@@ -218,9 +217,9 @@ def subject_of(g: Any, metric: str, entity: str | None, channel: str, lang: str,
     c = g.label("channel", channel, lang) if channel and channel != TOTAL else ""
     hidden = masked(cells or [])
     if hidden is not None and hidden.entity == entity and hidden.masked_entity and e:
-        e = say_disclosure("masked_entity", lang, name=e)
+        e = say("masked_entity", lang, name=e)
     elif hidden is not None and hidden.entity == entity and not hidden.masked_entity:
-        c = say_disclosure("masked_channel", lang)
+        c = say("masked_channel", lang)
     if lang == "zh":
         return f"{e}{m}" + (f"（{c}）" if c else "")
     text = f"{m} {e}".strip() if lang == "it" else f"{e} {running_name(m, lang) if e else m}"

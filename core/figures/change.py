@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from core.catalog.formats import number, percent
+from core.catalog.lookup import say
 from core.figures import arithmetic as ar
 from core.figures.aggregate import (
     cite_numbers,
@@ -26,12 +28,10 @@ from core.figures.aggregate import (
     shown_decimals,
     subject_of,
 )
-from core.figures.arith_text import say
 from core.figures.cells import ZERO_BASE, ArithmeticFact, input_facts, lookup
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
-from core.messages import number, percent, period_label
-from core.messages import say as say_common
+from core.question.period_labels import period_label
 from core.question.periods import shift_period
 from core.types import Assumption, FactStatus, Line, Period, PeriodType
 
@@ -151,7 +151,7 @@ def growth_of(out: Built, ctx: Any, metric: str, entity: str, channel: str, late
     numbers = {"na": cite_numbers(out, cells[0]), "nb": cite_numbers(out, cells[1])}
     if rate:
         shown = ar.rounded(delta, decimals)
-        text = say_common("points", lang, value=_signed(shown, lang))
+        text = say("points", lang, value=_signed(shown, lang))
         sentence = say("growth_points", lang, subject=subject, later=labels[0],
                        earlier=labels[1], value=text, a=a, b=b, **numbers)
         fact = ArithmeticFact(FactStatus.FOUND, value=ar.plain(delta) if delta else Decimal(0),

@@ -10,11 +10,12 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from core.catalog.lookup import say
 from core.figures.default_period import DefaultPeriod, default_period
 from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
-from core.messages import period_label, say
 from core.question.intent import Intent
+from core.question.period_labels import period_label
 from core.question.periods import last_complete_fiscal_year
 from core.types import Assumption, Option, Period, PeriodType
 

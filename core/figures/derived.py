@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from core.catalog.lookup import join_list, say
 from core.figures.disclosed import MaskedTotal, derived_disclosure, masked_like
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary
-from core.messages import join_list
 from core.types import FactResult, FactStatus, Period, Source, decimal_to_json
 
 # why a derived figure could not be computed (`reason` in ask --json)
@@ -138,41 +138,6 @@ def query_derived(
     )
 
 
-_TEXT = {
-    "found": {
-        "en": "{subject}: {value} ({inputs}; {sources})",
-        "it": "{subject}: {value} ({inputs}; {sources})",
-        "zh": "{subject}：{value}（{inputs}；{sources}）",
-    },
-    "sources": {"en": "sources: {titles}", "it": "fonti: {titles}", "zh": "来源：{titles}"},
-    "source": {"en": "source: {titles}", "it": "fonte: {titles}", "zh": "来源：{titles}"},
-    MISSING_INPUT: {
-        "en": "I can't compute {subject}: the fact table has no {missing} figure for it.",
-        "it": "Non posso calcolare {subject}: nella tabella dei fatti manca il dato {missing}.",
-        "zh": "无法计算{subject}：事实表中没有对应的{missing}数据。",
-    },
-    ZERO_DENOMINATOR: {
-        "en": "I can't compute {subject}: {denominator} is zero, and a ratio over zero has no "
-        "value.",
-        "it": "Non posso calcolare {subject}: {denominator} è zero, e un rapporto su zero non ha "
-        "valore.",
-        "zh": "无法计算{subject}：{denominator}为零，比率没有数值。",
-    },
-    UNIT_MISMATCH: {
-        "en": "I can't compute {subject}: its inputs are stored in other units than the "
-        "formula expects.",
-        "it": "Non posso calcolare {subject}: i dati di partenza sono in unità diverse da quelle "
-        "previste dalla formula.",
-        "zh": "无法计算{subject}：输入数据的单位与公式要求不符。",
-    },
-}
-
-
-def _say(key: str, language: str, **values: object) -> str:
-    table = _TEXT[key]
-    return (table.get(language) or table["en"]).format(**values)
-
-
 def derived_sentence(glossary: Glossary, r: DerivedFact, language: str, subject: str) -> str:
     """ "Orbis Italia EBITDA margin, FY2024: 15.6% (EBITDA €49.8M ÷ revenue €318.9M; sources:
     …)", or why it cannot be computed, naming the missing input and showing no number."""
@@ -185,19 +150,19 @@ def derived_sentence(glossary: Glossary, r: DerivedFact, language: str, subject:
             shown = glossary.show_value(inp.fact.value, inp.fact.unit, language)
             parts.append(f"{label}{'' if language == 'zh' else ' '}{shown}")
         titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
-        return _say(
-            "found",
+        return say(
+            "derived_found",
             language,
             subject=subject,
             value=glossary.show_value(r.shown, r.unit, language),
             inputs=f" {definition.formula.symbol} ".join(parts),
-            sources=_say("sources" if len(titles) > 1 else "source", language,
+            sources=say("derived_sources" if len(titles) > 1 else "derived_source", language,
                          titles="; ".join(titles) if language != "zh" else "；".join(titles)),
         )
     labels = [running_name(glossary.label("metric", code, language), language)
               for code in (r.missing or definition.formula.inputs)]
-    return _say(
-        r.reason or MISSING_INPUT,
+    return say(
+        f"derived_{r.reason or MISSING_INPUT}",
         language,
         subject=subject,
         missing=join_list(labels, language),

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from core.catalog.lookup import join_list, say
 from core.knowledge.disclosure import hides_member, protection
-from core.messages import join_list, say
 from core.ports import FactStore
 from core.types import Fact, FactResult, FactStatus, Line, Period, Source
 

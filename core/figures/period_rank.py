@@ -13,6 +13,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from core.catalog.lookup import join_list, say
 from core.figures.aggregate import (
     first_entity,
     refuse_unrecognized,
@@ -20,12 +21,10 @@ from core.figures.aggregate import (
     shown_decimals,
     subject_of,
 )
-from core.figures.arith_text import say
 from core.figures.cells import Cell, lookup
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
-from core.messages import join_list, period_label
-from core.messages import say as say_common
+from core.question.period_labels import period_label
 from core.types import Line, Period, PeriodType, Table
 
 
@@ -66,10 +65,10 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     ordered = sorted(periods)
     title = say("period_ranking_title", lang, subject=subject,
                 first=period_label(ordered[0], lang), last=period_label(ordered[-1], lang))
-    columns = (say_common("col_period", lang), g.label("metric", metric, lang),
-               say_common("col_source", lang))
+    columns = (say("col_period", lang), g.label("metric", metric, lang),
+               say("col_source", lang))
     missing = [period_label(p, lang) for p, c in cells if c.value is None]
-    notes = (say_common("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+    notes = (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
     points = tuple((period_label(p, lang), float(c.value)) for p, c in ranked
                    if c.value is not None)
     out.segments.append(Table("ranking", title, columns, tuple(rows), points,

@@ -6,12 +6,13 @@ contains no number. Shared by every platform: adapters only add markup.
 
 from __future__ import annotations
 
+from core.catalog.formats import percent
+from core.catalog.lookup import join_list, say
 from core.figures.derived import DerivedFact, derived_sentence, running_name
 from core.figures.disclosed import MaskedTotal, masked_note, protected_input
 from core.figures.structured import Difference
 from core.knowledge.glossary import Glossary
-from core.messages import join_list, percent, period_label, say
-from core.question.period_labels import year_end_day
+from core.question.period_labels import period_label, year_end_day
 from core.types import Assumption, FactResult, FactStatus, Line, Period
 
 TOTAL = "TOTAL"

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from core.catalog.formats import number, percent
+from core.catalog.lookup import join_list, say
 from core.figures.derived import DerivedFact, query_derived, running_name
 from core.figures.disclosed import MaskedTotal, masked_like, masked_note, with_inputs
 from core.figures.structured import TOTAL, exact_difference
 from core.knowledge.disclosure import hidden_members
-from core.messages import join_list, number, percent, period_label, say
+from core.question.period_labels import period_label
 from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
 from core.question.range_parse import Analysis
 from core.types import (

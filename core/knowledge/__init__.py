@@ -7,7 +7,6 @@ __all__ = [
     "clearance",
     "comparable",
     "disclosure",
-    "disclosure_text",
     "document_sources",
     "examples",
     "freshness",

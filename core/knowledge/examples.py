@@ -8,16 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from core.catalog.lookup import say
 from core.knowledge.glossary import Glossary
 from core.types import Period, PeriodType
-
-_USAGE = {
-    "en": 'Ask me a question, for example: "What was {entity} {metric} in {period}?" or '
-          '"{Metric} by entity in {period}"',
-    "it": 'Fammi una domanda, per esempio: "{metric} di {entity} nel {period}?" oppure '
-          '"{Metric} per società nel {period}"',
-    "zh": "请提问，例如：“{entity}{period}{metric}是多少？”或“{period}各实体{metric}”",
-}
 
 
 def usage_hint(
@@ -36,6 +29,5 @@ def usage_hint(
     name = glossary.label("metric", metric, language)
     if language == "en" and name[1:2].islower():  # "Orbis China revenue"; EBITDA stays
         name = name[:1].lower() + name[1:]
-    template = _USAGE.get(language, _USAGE["en"])
-    return template.format(entity=glossary.label("entity", entity, language), metric=name,
-                           Metric=name[:1].upper() + name[1:], period=shown)
+    return say("usage_example", language, entity=glossary.label("entity", entity, language),
+               metric=name, Metric=name[:1].upper() + name[1:], period=shown)

@@ -103,7 +103,7 @@ class Glossary:
 
     def show_value(self, value: Decimal, unit: str, language: str) -> str:
         """"€560.4M" / "560,4 M€": the value in its unit as a reader of `language` writes it."""
-        from core.messages import number
+        from core.catalog.formats import number
 
         return show_value(value, unit, language, self.units, lambda v: number(v, language))
 

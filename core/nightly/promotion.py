@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.catalog.lookup import say
 from core.knowledge.clearance import RESTRICTED_PROPOSAL
 from core.nightly.maintenance_rules import Group, PromotionPolicy, meets_tier2, promotion_groups
 from core.planning.catalog import Catalog, CompositeSpec, macro_name, valid_name
@@ -157,48 +158,46 @@ class Promotions:
     def list_proposals(self, status: str | None = PENDING) -> list[ProposalView]:
         return self.store.proposals(status)
 
-    def approve(self, proposal_id: int, *, by: str, name: str | None = None) -> str:
+    def approve(self, proposal_id: int, *, by: str, name: str | None = None,
+                language: str = "en") -> str:
+        """The reply in `language` (the admin's; the CLI's is English)."""
         now = self.clock()
-        message, _ = self._approve(proposal_id, by=by, name=name, now=now, night=self.night_of(now))
+        message, _ = self._approve(proposal_id, by=by, name=name, now=now,
+                                   night=self.night_of(now), language=language)
         return message
 
-    def reject(self, proposal_id: int, *, by: str) -> str:
+    def reject(self, proposal_id: int, *, by: str, language: str = "en") -> str:
         proposal = self.store.proposal(proposal_id)
         if proposal is None:
-            return f"no proposal #{proposal_id}"
+            return say("no_proposal", language, id=proposal_id)
         if proposal.status != PENDING:
-            return f"proposal #{proposal_id} is already {proposal.status}"
+            return say("proposal_already", language, id=proposal_id, status=proposal.status)
         now = self.clock()
         if not self.store.reject(proposal_id, by=by, at=now, night=self.night_of(now)):
-            return f"proposal #{proposal_id} was decided meanwhile"
-        return (
-            f"rejected proposal #{proposal_id} ({proposal.intent}); "
-            "it will not be proposed again"
-        )
+            return say("proposal_meanwhile", language, id=proposal_id)
+        return say("proposal_rejected", language, id=proposal_id, intent=proposal.intent)
 
-    def retire(self, name: str, *, by: str) -> str:
+    def retire(self, name: str, *, by: str, language: str = "en") -> str:
         executor = self.store.executor_named(name)
         if executor is None:
-            return f"no composite executor named {name!r}"
+            return say("no_executor", language, name=repr(name))
         if executor.status != "active":
-            return f"executor {name} is already {executor.status}"
+            return say("executor_already", language, name=name, status=executor.status)
         self.store.retire(name, by=by, at=self.clock())
         self.catalog.reload()
-        return (
-            f"retired executor {name}: requests are planned step by step again, and cached "
-            "plans naming it are removed by the next maintenance"
-        )
+        return say("executor_retired", language, name=name)
 
     # -- text shared by every admin surface --------------------------------------------------
 
-    def proposals_text(self, status: str | None = PENDING, *, cleared: bool = False) -> str:
+    def proposals_text(self, status: str | None = PENDING, *, cleared: bool = False,
+                       language: str = "en") -> str:
         """`cleared`: the viewer may see what a proposal grouped from cleared chats is about;
         others see RESTRICTED_PROPOSAL with its id, tools and counts."""
         proposals = self.list_proposals(status)
         if not proposals:
-            return "no pending proposals" if status == PENDING else "no proposals"
+            return say("no_pending_proposals" if status == PENDING else "no_proposals", language)
         now = self.clock()
-        lines = [f"{len(proposals)} proposal(s):"]
+        lines = [say("proposals_head", language, n=len(proposals))]
         for p in proposals:
             days = (now - p.oldest_at).days
             lines.append(
@@ -209,14 +208,14 @@ class Promotions:
                 + (f" -> {p.executor_name}" if p.executor_name else "")
             )
         if status == PENDING:
-            lines.append("approve <id> [name] or reject <id>")
+            lines.append(say("proposals_hint", language))
         return "\n".join(lines)
 
-    def executors_text(self) -> str:
+    def executors_text(self, language: str = "en") -> str:
         rows = self.store.executors()
         if not rows:
-            return "no composite executors"
-        lines = ["composite executors:"]
+            return say("no_executors", language)
+        lines = [say("executors_head", language)]
         for e in rows:
             lines.append(
                 f"{e.name} {e.status} inherited_uses={e.inherited_uses} "
@@ -227,18 +226,20 @@ class Promotions:
     # -- internals ----------------------------------------------------------------------------
 
     def _approve(
-        self, proposal_id: int, *, by: str, name: str | None, now: dt.datetime, night: str
+        self, proposal_id: int, *, by: str, name: str | None, now: dt.datetime, night: str,
+        language: str = "en",
     ) -> tuple[str, str | None]:
         proposal = self.store.proposal(proposal_id)
         if proposal is None:
-            return f"no proposal #{proposal_id}", None
+            return say("no_proposal", language, id=proposal_id), None
         if proposal.status != PENDING:
-            return f"proposal #{proposal_id} is already {proposal.status}", None
+            return say("proposal_already", language, id=proposal_id,
+                       status=proposal.status), None
         name = (name or macro_name(proposal.intent, proposal.framework_hash)).strip()
         if not valid_name(name):
-            return f"{name!r} is not a valid executor name (a-z, 0-9, _; 3-64 characters)", None
+            return say("executor_name_invalid", language, name=repr(name)), None
         if name in self.catalog.builtin_names or self.store.executor_named(name) is not None:
-            return f"an executor named {name} exists already: choose another name", None
+            return say("executor_exists", language, name=name), None
         plan = proposal.plan
         spec = CompositeSpec(
             name=name,
@@ -254,13 +255,10 @@ class Promotions:
         if not self.store.approve(
             proposal_id, spec, sorted(members.items()), by=by, at=now, night=night
         ):
-            return f"proposal #{proposal_id} was decided meanwhile", None
+            return say("proposal_meanwhile", language, id=proposal_id), None
         self.catalog.reload()
-        return (
-            f"approved proposal #{proposal_id}: executor {name} now answers {proposal.intent} "
-            f"requests ({len(members)} cached plans it replaces go at the next maintenance)",
-            name,
-        )
+        return say("proposal_approved", language, id=proposal_id, name=name,
+                   intent=proposal.intent, n=len(members)), name
 
     def _note(
         self, action: str, proposal: ProposalView, group: Group, now: dt.datetime,

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import cast
 
+from core.catalog.lookup import say
 from core.chat.presentation import plain_text
 from core.figures import render
 from core.figures.clarify import fill_slots, metric_options
@@ -28,7 +29,6 @@ from core.figures.structured import StructuredChannel, two_period_difference
 from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
 from core.language import detect_language
-from core.messages import period_label, say
 from core.planning import thinking
 from core.planning.bounds import (
     Bounds,
@@ -55,7 +55,7 @@ from core.question.conversation import (
     carried_line,
 )
 from core.question.intent import Intent, RuleIntentParser
-from core.question.period_labels import use_fiscal_year_end
+from core.question.period_labels import period_label, use_fiscal_year_end
 from core.question.periods import normalize_period
 from core.question.range_parse import MAX_SERIES, from_shape
 from core.question.read_as import read_as_notices

@@ -21,7 +21,9 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
-from core.messages import number, period_label, say
+from core.catalog.formats import number
+from core.catalog.lookup import say
+from core.question.period_labels import period_label
 from core.question.periods import find_periods, last_complete_fiscal_year, shift_period
 from core.question.range_parse import _AND_GAP, _GRAIN, _RANGE_BEFORE, _RANGE_GAP, MAX_SERIES
 from core.types import Line, Period, PeriodType, Segment, Table

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.catalog.formats import date as date_text
+from core.catalog.lookup import say
 from core.errors import RicordaError
 from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import MaskedTotal, masked_note
 from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
-from core.messages import say
 from core.planning.plan import Plan, slot_ref
 from core.ports import ScoredChunk, TurnStore
 from core.question.intent import Intent
@@ -227,7 +228,7 @@ def _clock(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -
         "clock",
         ctx.language,
         time=now.strftime("%H:%M"),
-        date=now.date().isoformat(),
+        date=date_text(now.date(), ctx.language),
         tz=now.tzname() or "",
     )
 

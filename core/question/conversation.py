@@ -22,10 +22,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 
+from core.catalog.lookup import say
 from core.knowledge.glossary import Glossary
-from core.messages import period_label, say
 from core.ports import ConversationContext, ConversationStore
 from core.question.intent import Intent
+from core.question.period_labels import period_label
 from core.question.periods import normalize_period
 from core.question.range_parse import expand
 from core.types import Answer, Line, Request, Route

@@ -14,16 +14,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from core.catalog.lookup import say
 from core.knowledge.names import NameIndex
 from core.question.periods import find_periods
 from core.types import Notice
 
 NO_FIGURE = "no_figure"  # the notice kind in ask --json
-_TEXT = {
-    "en": "I have no figure for {subject}.",
-    "it": "Non ho dati su {subject}.",
-    "zh": "我没有{subject}的数据。",
-}
 # words that ask, point or fill, never the subject (a question's frame), per language
 _FRAME_WORDS = """
     what whats what's was is were are how much many did do does we our us the a an of in on for
@@ -71,4 +67,4 @@ def missing_subject(text: str, names: NameIndex, reference: dt.date, language: s
 
 def no_figure_notice(subject: str, language: str) -> Notice:
     """"I have no figure for customer churn rate." (kind `no_figure` in ask --json)."""
-    return Notice(_TEXT.get(language, _TEXT["en"]).format(subject=subject), NO_FIGURE)
+    return Notice(say("no_figure", language, subject=subject), NO_FIGURE)

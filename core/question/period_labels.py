@@ -9,32 +9,26 @@ and read the same on every calendar.
 
 The year end is the knowledge base's (glossary `scope.fiscal_year_end`). Dozens of places label
 periods, all while one request is answered; rather than thread the year end through each, the
-answerer sets it for the request (`use_fiscal_year_end`) and `core.messages.period_label` reads
-it. A context variable, so concurrent requests on other threads or tasks never see each other's.
+answerer sets it for the request (`use_fiscal_year_end`) and `period_label` reads it. A
+context variable, so concurrent requests on other threads or tasks never see each other's.
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar
 
+from core.catalog.formats import month_name
 from core.question.periods import period_bounds
 from core.types import Period, PeriodType
 
-__all__ = ["current_fiscal_year_end", "fiscal_label", "use_fiscal_year_end", "year_end_day"]
+__all__ = [
+    "current_fiscal_year_end", "fiscal_label", "period_label", "use_fiscal_year_end",
+    "year_end_day",
+]
 
 _FISCAL_YEAR_END: ContextVar[str] = ContextVar("fiscal_year_end", default="12-31")
 
-_MONTHS = {
-    "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
-    "it": ("gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic"),
-}
 _ZH_QUARTER = "一二三四"
-_MONTH_NAMES = {
-    "en": ("January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December"),
-    "it": ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
-           "settembre", "ottobre", "novembre", "dicembre"),
-}
 
 
 def use_fiscal_year_end(fiscal_year_end: str) -> None:
@@ -63,8 +57,7 @@ def fiscal_label(period: Period, language: str, fiscal_year_end: str = "12-31") 
         elif period.type is PeriodType.Q:
             name += f"第{_ZH_QUARTER[int(tail[-1]) - 1]}季度"
         return f"{name}（{months}）"
-    names = _MONTHS.get(language, _MONTHS["en"])
-    start, end = names[first.month - 1], names[last.month - 1]
+    start, end = month_name(first.month, language), month_name(last.month, language)
     if first.year == last.year:
         months = f"{start}–{end} {last.year}"
     else:
@@ -73,12 +66,18 @@ def fiscal_label(period: Period, language: str, fiscal_year_end: str = "12-31") 
     return f"{head}FY{year} ({months})"
 
 
+def period_label(period: Period, language: str) -> str:
+    """The period as the reader reads it, on the fiscal calendar of the request being answered:
+    "Q3 2023" on a December year end, "Q3 FY2024 (Jan–Mar 2024)" on a June one."""
+    return fiscal_label(period, language, current_fiscal_year_end())
+
+
 def year_end_day(fiscal_year_end: str, language: str) -> str:
     """The last day of the fiscal year as a reader writes it: "30 June", "30 giugno", "6月30日"."""
     month, day = (int(x) for x in fiscal_year_end.split("-"))
     if language == "zh":
         return f"{month}月{day}日"
-    return f"{day} {_MONTH_NAMES.get(language, _MONTH_NAMES['en'])[month - 1]}"
+    return f"{day} {month_name(month, language, 'wide')}"
 
 
 def _calendar_label(period: Period, language: str) -> str:

@@ -3,25 +3,19 @@ Revenue (core.knowledge.fuzzy), in the reader's language."""
 
 from __future__ import annotations
 
+from core.catalog.lookup import say
 from core.knowledge.fuzzy import Reading
 from core.knowledge.glossary import Glossary
 from core.types import Notice
 
 READ_AS = "read_as"
-_TEXT = {
-    "en": "Read '{raw}' as {name}",
-    "it": "Ho letto '{raw}' come {name}",
-    "zh": "已将“{raw}”理解为{name}",
-}
 
 
 def read_as_notices(glossary: Glossary, readings: list[Reading], language: str) -> list[Notice]:
     """One notice per corrected reading, in the order the words were written."""
     return [
         Notice(
-            _TEXT.get(language, _TEXT["en"]).format(
-                raw=r.raw, name=_shown(glossary, r, language)
-            ),
+            say("read_as", language, raw=r.raw, name=_shown(glossary, r, language)),
             READ_AS,
         )
         for r in readings

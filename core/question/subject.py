@@ -13,17 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from core.catalog.lookup import say
 from core.knowledge.comparable import fold
-
-_TEXT = {
-    "en": "I don't have that: neither the figures nor the documents I can search cover it.",
-    "it": "Non ho questa informazione: né i dati né i documenti che posso consultare ne parlano.",
-    "zh": "我没有这方面的信息：数据和我能查阅的文档都没有涉及。",
-}
 
 
 def not_known(language: str) -> str:
-    return _TEXT.get(language, _TEXT["en"])
+    return say("not_known", language)
 
 
 def mentioned(subject: Iterable[str], texts: Iterable[str]) -> bool:

@@ -1,19 +1,11 @@
-"""Every sentence the bot says, in English, Italian and Chinese.
-
-Kept in one table so that a new language is one more column and so that every platform renders
-the same words (adapters only change markup).
-"""
+"""Sentences of answers about figures and documents: found, not found, assumed, tables,
+narrowing options, the clock, the model planner's "understood as"."""
 
 from __future__ import annotations
 
-from decimal import Decimal, localcontext
+from core.catalog.sentence import Sentence
 
-from core.question.period_labels import current_fiscal_year_end, fiscal_label
-from core.types import Period, format_decimal
-
-LANGUAGES = ("en", "it", "zh")
-
-_TEXT: dict[str, dict[str, str]] = {
+SENTENCES: dict[str, Sentence] = {
     "usage": {
         "en": 'Ask me a question, for example: "What was Orbis China revenue in FY2024?" or '
         '"Why did revenue in China fall?"',
@@ -197,50 +189,3 @@ _TEXT: dict[str, dict[str, str]] = {
         "zh": "正在理解您的问题……",
     },
 }
-
-
-def say(key: str, language: str, **values: object) -> str:
-    table = _TEXT[key]
-    template = table.get(language) or table["en"]
-    return template.format(**values)
-
-
-def join_list(items: list[str], language: str) -> str:
-    if language == "zh":
-        return "、".join(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + say("and", language) + items[-1]
-
-
-def period_label(period: Period, language: str) -> str:
-    """The period as the reader reads it, on the fiscal calendar of the request being answered
-    (core.question.period_labels): "Q3 2023" on a December year end, "Q3 FY2024 (Jan–Mar
-    2024)" on a June one."""
-    return fiscal_label(period, language, current_fiscal_year_end())
-
-
-def number(value: Decimal, language: str) -> str:
-    """Exact digits, in the reader's convention (1,320.5 / 1.320,5)."""
-    text = format_decimal(value)
-    if language == "it":
-        return text.replace(",", "_").replace(".", ",").replace("_", ".")
-    return text
-
-
-def percent(value: Decimal, language: str) -> str:
-    sign = "+" if value > 0 else ""
-    with localcontext() as ctx:  # a huge change (from a tiny base) still has one decimal
-        ctx.prec = max(ctx.prec, value.adjusted() + 3)
-        rounded = value.quantize(Decimal("0.1"))
-    return sign + number(rounded, language) + "%"
-
-
-def _take_disclosure_text() -> None:
-    """The sentences of disclosure control and bounded work (core.knowledge.disclosure_text)."""
-    from core.knowledge.disclosure_text import TEXT
-
-    _TEXT.update(TEXT)
-
-
-_take_disclosure_text()

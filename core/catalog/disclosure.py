@@ -1,12 +1,11 @@
-"""The sentences of disclosure control and bounded work, in English, Italian and Chinese.
-
-Kept apart from core.messages (which takes them into its table) so the features that say them
-stay small to review; `say` is the only way they are read.
-"""
+"""Sentences of disclosure control (core.knowledge.disclosure, core.figures.disclosed) and
+of bounded work per question (core.planning.bounds)."""
 
 from __future__ import annotations
 
-TEXT: dict[str, dict[str, str]] = {
+from core.catalog.sentence import Sentence
+
+SENTENCES: dict[str, Sentence] = {
     # disclosure control (core.knowledge.disclosure, core.figures.disclosed)
     "masked_entity": {"en": "{name} excluding undisclosed units",
                       "it": "{name} escluse le unità non divulgate",

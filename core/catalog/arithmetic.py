@@ -1,13 +1,12 @@
-"""The sentences of arithmetic answers (sums, averages, growth, shares, growth comparisons,
-rankings over periods), in English, Italian and Chinese.
-
-Kept beside the arithmetic rather than in core.messages: every sentence shows its formula with
-each input and the number of the source it cites ("= €128.9M [1] + €137.6M [2]").
-"""
+"""Sentences of arithmetic answers (sums, averages, growth, shares, growth comparisons,
+rankings over periods). Every one shows its formula with each input and the number of the source
+it cites ("= €128.9M [1] + €137.6M [2]")."""
 
 from __future__ import annotations
 
-_TEXT: dict[str, dict[str, str]] = {
+from core.catalog.sentence import Sentence
+
+SENTENCES: dict[str, Sentence] = {
     "sum_periods": {
         "en": "{subject}, total {first}–{last}: {value} (= {terms})",
         "it": "{subject}, totale {first}–{last}: {value} (= {terms})",
@@ -159,9 +158,3 @@ _TEXT: dict[str, dict[str, str]] = {
     "grain_Q": {"en": "quarterly", "it": "trimestrali", "zh": "季度"},
     "grain_M": {"en": "monthly", "it": "mensili", "zh": "月度"},
 }
-
-
-def say(key: str, language: str, **values: object) -> str:
-    """The sentence `key` in `language` (English when it has no such column)."""
-    table = _TEXT[key]
-    return (table.get(language) or table["en"]).format(**values)
