@@ -41,4 +41,5 @@ def build_app(settings: Settings | CheckedSettings, *, one_shot: bool = False) -
     and checks no knowledge-base versions (it read the database just now)."""
     checked = settings if isinstance(settings, CheckedSettings) else check_settings(settings)
     storage = open_storage(checked, one_shot=one_shot)
-    return App(checked.settings, checked, storage, CoreServices(checked, storage, one_shot=one_shot))
+    core = CoreServices(checked, storage, one_shot=one_shot)
+    return App(checked.settings, checked, storage, core)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.settings import load_settings
 from tests.acme import load_acme
 from tests.fake_planner_llm import FakePlannerLLM, reading

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from tests.chroma_server import ChromaServer
@@ -162,9 +162,9 @@ def test_a_narrative_question_is_answered_with_citations_by_each_replica(
 
 def test_nightly_maintenance_started_by_two_replicas_runs_once(
         shared_env: dict[str, str], db: Any, tmp_path: Path) -> None:
-    script = ("from bot.app import build_app; from bot.settings import load_settings; "
+    script = ("from bot.build import build_app; from bot.settings import load_settings; "
               "import json, sys; app = build_app(load_settings()); "
-              "r = app.maintenance.maintenance.run_nightly(); "
+              "r = app.core.maintenance.maintenance.run_nightly(); "
               "print(json.dumps({'skipped': r.skipped, 'run_id': r.run_id}))")
     env = {**os.environ, **shared_env, "RICORDA_EMBEDDER": "hashing", "HF_HUB_OFFLINE": "1"}
     procs = [subprocess.Popen([sys.executable, "-c", script], cwd=REPO, text=True,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import load_acme

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
