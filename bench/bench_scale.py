@@ -14,8 +14,9 @@ hybrid retrieval. Measures (one table per store):
   retrieval, resident memory (RSS) after both, peak RSS;
 - hybrid retrieval p50/p99 (5 rewritten queries, BM25 + vector + RRF; query embeddings made
   beforehand, as bench/bench_retrieval.py), uncleared chat;
-- structured answer p50/p99 (`App.answer`, as a serving adapter calls it) against the same
-  questions on a 10,000-fact knowledge base with the same glossary, in the same run;
+- structured answer p50/p99 (`app.core.answering.answer`, as a serving adapter calls it)
+  against the same questions on a 10,000-fact knowledge base with the same glossary, in the
+  same run;
 - a one-document ingest while the replicas serve: seconds until each replica retrieves the new
   chunk, how long its index update took and how many chunk rows it read for it (all of them
   means the lexical index was rebuilt from scratch).
