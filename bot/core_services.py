@@ -9,10 +9,10 @@ core.planning.answering_service.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
 
+from bot.lazy import Lazy
 from bot.settings_checks import CheckedSettings
 from bot.storage_services import Storage
 from core.fastpath.thresholds import CosineThresholds
@@ -274,18 +274,3 @@ class CoreServices:
         if cascade is not None:
             cascade.close()
 
-
-class Lazy:
-    """Builds its target on first attribute access. Where a core object takes a collaborator
-    it may never touch (autopaths, which load their observations and need the embedder's
-    thresholds; the vector index; the conversation store): only a cache miss, a verdict or a
-    follow-up question should pay for building it."""
-
-    def __init__(self, build: Callable[[], object]) -> None:
-        self._build = build
-        self._target: object | None = None
-
-    def __getattr__(self, name: str) -> object:
-        if self._target is None:
-            self._target = self._build()
-        return getattr(self._target, name)

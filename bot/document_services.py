@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, cast
 
 from sqlalchemy.engine import Engine
 
+from bot.lazy import Lazy
 from bot.settings import Settings
 from core.knowledge.current_glossary import CurrentGlossary
 
@@ -124,8 +125,6 @@ class DocumentServices:
             return None
         # connected on first search, again after a failure: a vector store that is down
         # leaves BM25 answering (the retriever logs it) until it is back
-        from bot.core_services import Lazy
-
         vectors = cast("VectorIndex", Lazy(self.vector_index))
         return HybridRetriever(
             self.chunks, bm25, vectors, self.embedder, relevance_floor=self._relevance_floor()
