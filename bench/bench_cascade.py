@@ -56,7 +56,7 @@ limit_threads()  # as `ricorda serve` does, before numpy loads
 
 from benchkit import nearest_rank  # noqa: E402
 
-from bot.app import build_app  # noqa: E402
+from bot.build import build_app  # noqa: E402
 from bot.ingest import ingest_paths  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 from core.types import Request  # noqa: E402
@@ -98,9 +98,9 @@ def kb_app(data_dir: Path, *, one_shot: bool = False):  # type: ignore[no-untype
 
     settings = load_settings(data_dir=data_dir, embedder="use", reference_date=REF.isoformat())
     app = build_app(settings, one_shot=one_shot)
-    if not app.glossaries.load():
-        app.glossaries.save(glossary_text(), "bench")
-        app.facts.upsert_facts(facts())
+    if not app.storage.glossaries.load():
+        app.storage.glossaries.save(glossary_text(), "bench")
+        app.storage.facts.upsert_facts(facts())
         app.close()
         app = build_app(settings, one_shot=one_shot)
     if not one_shot:
@@ -131,7 +131,7 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
     and the autopath check skipping the hash when no autopath is active (a few µs each)."""
     from core.fastpath import cascade as cascade_module
 
-    cascade = app.cascade
+    cascade = app.core.cascade
     queue = cascade.learning.submit
 
     def submit_inline(record) -> None:  # type: ignore[no-untyped-def]
@@ -146,13 +146,15 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
 # the steps a serve-mode answer takes besides the L0a lookup, the planner and the turn write,
 # each as a way to take it out of one application (`--steps`, `--floor`)
 STEPS = {
-    "the writer's wake": lambda app: setattr(app.cascade.learning, "wake", lambda: None),
-    "the version check": lambda app: setattr(app, "freshness", None),
+    "the writer's wake": lambda app: setattr(app.core.cascade.learning, "wake", lambda: None),
+    "the version check": lambda app: setattr(app.core.answering, "freshness", None),
     "the conversation's context": lambda app: setattr(
-        app.answerer, "remember", lambda *args, **kwargs: None
+        app.core.answerer, "remember", lambda *args, **kwargs: None
     ),
-    "the metrics": lambda app: setattr(app.cascade, "on_answer", None),
-    "the follow-up check": lambda app: setattr(app.answerer, "resolve", lambda request: request),
+    "the metrics": lambda app: setattr(app.core.cascade, "on_answer", None),
+    "the follow-up check": lambda app: setattr(
+        app.core.answerer, "resolve", lambda request: request
+    ),
 }
 
 
@@ -204,9 +206,10 @@ def serve_mode(
             without[name] = kb_app(Path(stack.enter_context(tempfile.TemporaryDirectory())))
             stack.callback(without[name].close)
             take_out(without[name])
-        bare = Answerer(glossary=app.glossary, facts=app.facts, today=lambda: REF)
+        bare = Answerer(glossary=app.core.glossary, facts=app.storage.facts, today=lambda: REF)
         with_turn = Answerer(
-            glossary=app.glossary, facts=app.facts, turns=app.turns, today=lambda: REF
+            glossary=app.core.glossary, facts=app.storage.facts, turns=app.storage.turns,
+            today=lambda: REF,
         )
         return serve_loop(
             app, ask, bare, with_turn, n, busy_processes, start, before, stripped, order, without
@@ -294,7 +297,7 @@ def serve_loop(
             if i == start + warm - 1:
                 for v in out.values():
                     v.clear()
-        app.flush_learning()
+        app.core.flush_learning()
     return {k: v for k, v in out.items() if v}
 
 
@@ -363,7 +366,7 @@ def fill_history(app, size: int, clusters: int, dim: int = 512) -> float:  # typ
             }
             for k, j in enumerate(range(lo, hi))
         ]
-        with app.engine.begin() as conn:
+        with app.storage.engine.begin() as conn:
             conn.execute(turns.insert(), turn_rows)
             conn.execute(obs.insert(), obs_rows)
     return time.perf_counter() - t0
@@ -407,15 +410,15 @@ def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, flo
                 for app, out in zip(apps, timings, strict=True):
                     for key, fn, want in (
                         ("answer_only", bare.answer, None),
-                        ("serve_first", app.answer, "planner"),
-                        ("serve_repeat", app.answer, "L0a"),
+                        ("serve_first", app.core.answering.answer, "planner"),
+                        ("serve_repeat", app.core.answering.answer, "L0a"),
                     ):
                         t = time.perf_counter()
                         ans = fn(Request(q))
                         if i >= warm:
                             out[key].append((time.perf_counter() - t) * 1000)
                         assert want is None or ans.served_by == want, (key, ans.served_by)
-                        app.flush_learning()  # the writer's turn, between messages
+                        app.core.flush_learning()  # the writer's turn, between messages
     return [
         {
             **m,
@@ -430,20 +433,20 @@ def first_and_repeat(app, question: str, n: int) -> Timings:  # type: ignore[no-
     """The three timings, interleaved so machine noise hits each alike."""
     from core.fastpath.canonical import cache_key
 
-    prepared = app.answerer.prepare(Request(question))
+    prepared = app.core.answerer.prepare(Request(question))
     _, key = cache_key(prepared.text, prepared.language, None)
     out: Timings = {"planner": [], "miss": [], "l0a": []}
     for _ in range(n):
-        out["planner"] += timed(lambda: app.answerer.answer(Request(question)), 1)
+        out["planner"] += timed(lambda: app.core.answerer.answer(Request(question)), 1)
         # forget it: the next ask is a first ask (no plan stored, the request never prepared)
-        app.fastpaths.delete_by_hash(key)
-        app.cascade._requests.clear()
+        app.storage.fastpaths.delete_by_hash(key)
+        app.core.cascade._requests.clear()
         for level, want in (("miss", "planner"), ("l0a", "L0a")):
             start = time.perf_counter()
-            ans = app.cascade.answer(Request(question))
+            ans = app.core.cascade.answer(Request(question))
             out[level].append((time.perf_counter() - start) * 1000)
             assert ans.served_by == want, (level, ans.served_by)
-            app.flush_learning()  # the writer thread's turn, untimed (the gap between messages)
+            app.core.flush_learning()  # the writer thread's turn, untimed (between messages)
     return out
 
 
@@ -467,20 +470,20 @@ def autopath(n: int) -> list[float]:
             load_settings(data_dir=Path(tmp), embedder="use", l0_cosine_threshold=0.9999)
         )  # L0b: exact matches only
         ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv"])
-        confirmed = app.cascade.answer(Request("What was Orbis China revenue in FY2024?"))
-        app.feedback.record(confirmed.turn_id, "bench", "positive", via="bench")
+        confirmed = app.core.cascade.answer(Request("What was Orbis China revenue in FY2024?"))
+        app.core.feedback.record(confirmed.turn_id, "bench", "positive", via="bench")
         paraphrase = "Tell me the revenue of Orbis China for FY2024"
-        prepared = app.answerer.prepare(Request(paraphrase))
+        prepared = app.core.answerer.prepare(Request(paraphrase))
         _, key = cache_key(prepared.text, prepared.language, None)
         out = []
         for i in range(n + 20):
-            app.fastpaths.delete_by_hash(key)  # else the answer it registered serves by L0a
+            app.storage.fastpaths.delete_by_hash(key)  # else the answer it registered serves by L0a
             start = time.perf_counter()
-            ans = app.cascade.answer(Request(paraphrase))
+            ans = app.core.cascade.answer(Request(paraphrase))
             if i >= 20:  # warm-up
                 out.append((time.perf_counter() - start) * 1000)
             assert ans.served_by == "L1" and "560.4" in ans.text, (ans.served_by, ans.text)
-            app.flush_learning()
+            app.core.flush_learning()
         app.close()
     return out
 
@@ -507,7 +510,7 @@ def narrative(runs: int) -> Timings | None:
         )
         ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv", DEMO / "docs"])
         question = "What drove the decline of the online channel?"
-        app.cascade.answer(Request(question))  # warm-up: loads the model
+        app.core.cascade.answer(Request(question))  # warm-up: loads the model
         out = first_and_repeat(app, question, runs)
         app.close()
     return out

@@ -43,7 +43,7 @@ FIRST_CHAT, HEAVY_CHAT = -6000, -7000
 
 def run(data_dir: Path, chats: int, rounds: int, heavy: bool) -> dict[str, Any]:
     from adapters.telegram import Limits
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.ingest import ingest_paths
     from bot.serve_telegram import telegram_application
     from bot.settings import load_settings

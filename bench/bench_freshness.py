@@ -36,9 +36,10 @@ sys.path.insert(0, str(ROOT))
 from bench_structured import REF, facts, glossary_text  # noqa: E402
 from benchkit import nearest_rank  # noqa: E402
 
-from bot.app import App, build_app, kb_check_interval_ms  # noqa: E402
+from bot.build import App, build_app  # noqa: E402
 from bot.ingest import ingest_paths  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
+from bot.settings_checks import kb_check_interval_ms  # noqa: E402
 from core.knowledge.freshness import Freshness  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
 from core.ports import Chunk  # noqa: E402
@@ -72,12 +73,12 @@ def write_kb(folder: Path) -> list[Path]:
 def check_cost(app: App, n: int, dialect: str) -> list[tuple[str, float, float]]:
     """(row, p50 ms, p99 ms): answers alone and with the check, interleaved question by
     question so machine noise hits both alike."""
-    answerer = Answerer(glossary=app.glossary, facts=app.facts, today=lambda: REF)
-    every = Freshness(SqlKbVersions(app.engine), {FACTS: lambda: None})
+    answerer = Answerer(glossary=app.core.glossary, facts=app.storage.facts, today=lambda: REF)
+    every = Freshness(SqlKbVersions(app.storage.engine), {FACTS: lambda: None})
     every.baseline()
-    default_ms = kb_check_interval_ms(app.settings, dialect)
+    default_ms = kb_check_interval_ms(app.settings)  # from the database URL's dialect
     throttled = Freshness(
-        SqlKbVersions(app.engine), {FACTS: lambda: None}, interval_s=default_ms / 1000
+        SqlKbVersions(app.storage.engine), {FACTS: lambda: None}, interval_s=default_ms / 1000
     )
     throttled.baseline()
     for i in range(300):  # warm-up
@@ -160,14 +161,14 @@ def commit_to_fresh(
         )
         fresh_at = None
         while fresh_at is None:
-            if fresh(app.answer(question)):
+            if fresh(app.core.answering.answer(question)):
                 fresh_at = time.time()
             else:
                 time.sleep(0.001)  # questions keep arriving, one per millisecond
             if proc.poll() not in (None, 0):
                 raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "ingest failed")
         proc.wait()
-        changed_at = SqlKbVersions(app.engine).changed_at(part)
+        changed_at = SqlKbVersions(app.storage.engine).changed_at(part)
         assert changed_at is not None
         out.append(fresh_at - changed_at.timestamp())
     return out
@@ -200,7 +201,8 @@ def preload_chunks(app: App, n: int) -> None:
         by_doc.setdefault(c.doc, []).append(c)
     now = dt.datetime.now(dt.UTC)
     for doc, chunks in by_doc.items():
-        app.chunks.replace_document(DocumentRecord(doc, doc, False, now, len(chunks)), chunks)
+        record = DocumentRecord(doc, doc, False, now, len(chunks))
+        app.core.documents.chunks.replace_document(record, chunks)
 
 
 def bench(label: str, db_url: str | None, n: int, runs: int, n_chunks: int) -> None:
@@ -210,13 +212,15 @@ def bench(label: str, db_url: str | None, n: int, runs: int, n_chunks: int) -> N
                                       reference_date=REF.isoformat()))
         try:
             ingest_paths(app, write_kb(data))
-            app.answer(Request(text=QUESTION, reference_date=REF))  # facts and glossary loaded
-            dialect = app.engine.dialect.name
+            # facts and glossary loaded
+            app.core.answering.answer(Request(text=QUESTION, reference_date=REF))
+            dialect = app.storage.engine.dialect.name
             print(f"[{label}] {'structured question -> answer':46} {'p50 ms':>8} {'p99 ms':>8}")
             for name, p50, p99 in check_cost(app, n, dialect):
                 print(f"[{label}]   {name:44} {p50:8.3f} {p99:8.3f}")
             preload_chunks(app, n_chunks)
-            app.answer(Request(text=ZEBRA, reference_date=REF))  # the retriever built once
+            # the retriever built once
+            app.core.answering.answer(Request(text=ZEBRA, reference_date=REF))
             for part, what in (
                 (FACTS, "a fact"),
                 (GLOSSARY, "a permission"),

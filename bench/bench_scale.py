@@ -14,8 +14,9 @@ hybrid retrieval. Measures (one table per store):
   retrieval, resident memory (RSS) after both, peak RSS;
 - hybrid retrieval p50/p99 (5 rewritten queries, BM25 + vector + RRF; query embeddings made
   beforehand, as bench/bench_retrieval.py), uncleared chat;
-- structured answer p50/p99 (`App.answer`, as a serving adapter calls it) against the same
-  questions on a 10,000-fact knowledge base with the same glossary, in the same run;
+- structured answer p50/p99 (`app.core.answering.answer`, as a serving adapter calls it)
+  against the same questions on a 10,000-fact knowledge base with the same glossary, in the
+  same run;
 - a one-document ingest while the replicas serve: seconds until each replica retrieves the new
   chunk, how long its index update took and how many chunk rows it read for it (all of them
   means the lexical index was rebuilt from scratch).
@@ -149,7 +150,7 @@ def rss_mb() -> float:
 
 def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
     """Load the glossary, the facts and the chunks (SQL rows + vectors) into a fresh KB."""
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.ingest import ingest_paths
     from core.documents.document_ingest import DocumentRecord
     from core.knowledge.document_sources import DocumentSource
@@ -162,21 +163,21 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
     ingest_paths(app, [glossary])
     out: dict[str, Any] = {}
     start = time.perf_counter()
-    app.facts.upsert_facts(facts(args.facts))
+    app.storage.facts.upsert_facts(facts(args.facts))
     out["facts_per_s"] = args.facts / (time.perf_counter() - start)
     chunks = synthetic_chunks(args.chunks, random.Random(7))
     dim = DIMENSIONS[EMBEDDER]
     vectors = np.random.default_rng(7).standard_normal((len(chunks), dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     sql_s = vec_s = 0.0
-    index = app.vector_index() if chunks else None
-    app.chunks.save_source(DocumentSource("default", data / "docs", False, False))
+    index = app.core.documents.vector_index() if chunks else None
+    app.core.documents.chunks.save_source(DocumentSource("default", data / "docs", False, False))
     for s in range(0, len(chunks), CHUNKS_PER_DOC):
         part = chunks[s : s + CHUNKS_PER_DOC]
         record = DocumentRecord(path=part[0].doc, sha256=f"{s:064x}", restricted=False,
                                 ingested_at=utcnow(), n_chunks=len(part), source="default")
         t = time.perf_counter()
-        app.chunks.replace_document(record, part)
+        app.core.documents.chunks.replace_document(record, part)
         sql_s += time.perf_counter() - t
     t = time.perf_counter()
     for s in range(0, len(chunks), 5000):
@@ -193,7 +194,7 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_one_doc(args: argparse.Namespace) -> dict[str, Any]:
     """Ingest one new document (chunk rows + vectors) the replicas have never seen."""
-    from bot.app import build_app
+    from bot.build import build_app
     from core.documents.document_ingest import DocumentRecord
     from core.ports import Chunk
     from storage.columns import utcnow
@@ -205,8 +206,9 @@ def run_one_doc(args: argparse.Namespace) -> dict[str, Any]:
     record = DocumentRecord(path="new.md", sha256="f" * 64, restricted=False,
                             ingested_at=utcnow(), n_chunks=1, source="default")
     start = time.perf_counter()
-    app.vector_index().upsert([chunk], vector / np.linalg.norm(vector))
-    app.chunks.replace_document(record, [chunk])  # the version moves with this commit
+    app.core.documents.vector_index().upsert([chunk], vector / np.linalg.norm(vector))
+    # the version moves with this commit
+    app.core.documents.chunks.replace_document(record, [chunk])
     out = {"committed_at": time.time(), "writer_s": time.perf_counter() - start}
     app.close()
     return out
@@ -216,7 +218,7 @@ def count_reads(app: Any) -> dict[str, int]:
     """Count the chunk rows this process reads to index them (a rebuild reads them all; the
     few an answer quotes, `get_chunks`, are not counted)."""
     counter = {"rows": 0}
-    store = app.chunks
+    store = app.core.documents.chunks
     for name in ("all_chunks", "chunks_of"):
         method = getattr(store, name, None)
         if method is None:
@@ -234,20 +236,20 @@ def count_reads(app: Any) -> dict[str, int]:
 
 def run_replica(args: argparse.Namespace) -> None:
     """A serving replica: start, answer, measure, then wait for the one-document ingest."""
-    from bot.app import build_app
+    from bot.build import build_app
     from core.types import Request
 
     spawned = args.spawned
     out: dict[str, Any] = {}
     app = build_app(settings(Path(args.data_dir), args.db, args.chroma))
     chat = "console:bench"
-    app.answer(Request(text=STRUCTURED_QUESTIONS[0], chat=chat, user=chat))
+    app.core.answering.answer(Request(text=STRUCTURED_QUESTIONS[0], chat=chat, user=chat))
     out["structured_ready_s"] = time.time() - spawned
     samples = []
     for i in range(args.iterations):
         q = STRUCTURED_QUESTIONS[i % len(STRUCTURED_QUESTIONS)]
         t = time.perf_counter()
-        answer = app.answer(Request(text=q, chat=chat, user=chat))
+        answer = app.core.answering.answer(Request(text=q, chat=chat, user=chat))
         samples.append((time.perf_counter() - t) * 1000)
         assert answer.facts, f"no figure for {q!r}: {answer.text}"
     out["structured_p50_ms"] = quantile(samples, 50)
@@ -257,10 +259,10 @@ def run_replica(args: argparse.Namespace) -> None:
         print(json.dumps(out), flush=True)
         return
     reads = count_reads(app)
-    retriever = app.narrative.retriever()
+    retriever = app.core.documents.narrative.retriever()
     assert retriever is not None
     query_sets = hybrid_query_sets()
-    embeddings = [app.embedder.embed(qs) for qs in query_sets]
+    embeddings = [app.core.documents.embedder.embed(qs) for qs in query_sets]
     retriever.search(query_sets[0], embeddings[0], cleared=False, filters=None, k=8)
     out["hybrid_ready_s"] = time.time() - spawned
     samples = []
@@ -280,10 +282,10 @@ def run_replica(args: argparse.Namespace) -> None:
     marker = [MARKER]  # searched lexically: a random vector ranks the new chunk anywhere
     most, took = 0, 0.0  # the largest update: chunk rows read, seconds
     while True:
-        app.ensure_fresh()
+        app.core.answering.ensure_fresh()
         reads["rows"] = 0
         t = time.perf_counter()
-        retriever = app.narrative.retriever()
+        retriever = app.core.documents.narrative.retriever()
         assert retriever is not None
         if reads["rows"] > most:
             most, took = reads["rows"], time.perf_counter() - t

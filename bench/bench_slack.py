@@ -42,7 +42,7 @@ from tests.slack_harness import SIGNING_SECRET, sign  # noqa: E402
 
 
 def prepare(data_dir: Path) -> None:
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.settings import load_settings
 
     app = build_app(load_settings(data_dir=data_dir, embedder="hashing",

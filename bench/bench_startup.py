@@ -51,12 +51,12 @@ NEW = {"hit": ACME_QUESTIONS[0], "new": "What was the ACME China headcount in FY
 
 def child(data: Path, mode: str, kind: str) -> dict[str, float]:
     started = time.perf_counter()
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.settings import load_settings
     from core.types import Request
 
     app = build_app(load_settings(data_dir=data, embedder="use", reference_date="2026-06-15"))
-    app.cascade  # noqa: B018  (what serve did before: the glossary checked, nothing else)
+    app.core.cascade  # noqa: B018  (what serve did before: the glossary checked, nothing else)
     if mode == "warmed":
         from bot.warmup import warm
 
@@ -65,7 +65,7 @@ def child(data: Path, mode: str, kind: str) -> dict[str, float]:
 
     def ask(text: str) -> float:
         t = time.perf_counter()
-        app.cascade.answer(Request(text=text, chat="bench:1", user="bench"))
+        app.core.cascade.answer(Request(text=text, chat="bench:1", user="bench"))
         return (time.perf_counter() - t) * 1000
 
     first = ask(NEW[kind])
@@ -79,7 +79,7 @@ def prepare(data: Path) -> None:
     """The knowledge base, and each ACME question asked once (the L0 cache knows them)."""
     from benchkit import warm_acme
 
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.settings import load_settings
 
     app = build_app(load_settings(data_dir=data, embedder="use", reference_date="2026-06-15"))

@@ -35,7 +35,7 @@ from benchkit import acme_question, quantile, start_fake, warm_acme  # noqa: E40
 
 
 def build(data_dir: Path, url: str) -> Any:
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.settings import load_settings
     from tests.fake_telegram import TOKEN
 

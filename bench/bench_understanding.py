@@ -78,9 +78,9 @@ class InProcess:
         from core.types import Request
 
         app = self._app(reference_date(entry))
-        answer = app.cascade.answer(
+        answer = app.core.cascade.answer(
             Request(text=entry["question"], chat=entry.get("chat") or "console:local",
-                    user="cli", reference_date=app.today(), conversation=STANDALONE)
+                    user="cli", reference_date=app.core.today(), conversation=STANDALONE)
         )
         return json.loads(_json_line(answer.to_dict()))  # exactly the line the CLI prints
 

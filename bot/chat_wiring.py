@@ -1,52 +1,54 @@
 """What every chat adapter is given: the core services built once from the application, and
 the secrets its logs must never show. Used by each platform's runner (bot.serve_telegram,
-bot.serve_slack), which import this and not each other."""
+bot.serve_slack, bot.serve_teams), which import this and not each other."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Executor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.errors import ConfigError
+from core.chat.chat_ports import ChatServices
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.build import App
+
+S = TypeVar("S", bound=ChatServices)
 
 
 def chat_services(
-    app: App, platform_token: str, *, core_worker: Executor | None = None
-) -> dict[str, Any]:
-    """The arguments every adapter's services take, built once from the application."""
-    import datetime as dt
-
+    app: App, platform_token: str, services: type[S], *, core_worker: Executor | None = None,
+    **platform: Any,
+) -> S:
+    """The platform's services (`services`: TelegramServices, SlackServices ...), built once
+    from the application with what every adapter shares; `platform`: its own fields."""
     from core.chat.callback_token import CallbackSigner, derive_key
     from storage.delivery_log import SqlDeliveryLog
     from storage.inbox import SqlInbox
 
-    s = app.settings
+    s, core, storage = app.settings, app.core, app.storage
     secret = s.callback_secret.get_secret_value() if s.callback_secret else None
-    deliveries = SqlDeliveryLog(app.engine)
-    if not s.inbox_lease_s > 0:
-        raise ConfigError(f"RICORDA_INBOX_LEASE_S must be positive, not {s.inbox_lease_s!r}")
-    return {
-        "ask": app.answer,  # the one seam between an adapter and the cascade (freshness first)
-        "feedback": app.feedback,
-        "admin": CurrentAdmin(app.admin, app.ensure_fresh),
-        "turns": app.turns,
-        "signer": CallbackSigner(derive_key(secret, platform_token)),
-        "deliveries": deliveries,
-        "inbox": SqlInbox(app.engine, deliveries=deliveries,
-                          lease=dt.timedelta(seconds=s.inbox_lease_s)),
-        "admins": frozenset(s.admins),
-        "show_footer": s.show_footer,
-        "chart": chart_renderer() if s.charts else None,
-        "max_messages": s.max_messages_per_answer,
-        "today": app.today,
-        "core_worker": core_worker,
-        "is_cleared": lambda chat: app.glossary.is_cleared(chat),
-        "usage": lambda language: app.answerer.usage(language),  # examples from the KB
-    }
+    deliveries = SqlDeliveryLog(storage.engine)
+    answering = core.answering
+    return services(
+        ask=answering.answer,  # the one seam between an adapter and the cascade (freshness first)
+        ensure_fresh=answering.ensure_fresh,  # before an admin command, likewise
+        feedback=core.feedback,
+        admin=core.admin,
+        turns=storage.turns,
+        signer=CallbackSigner(derive_key(secret, platform_token)),
+        deliveries=deliveries,
+        inbox=SqlInbox(storage.engine, deliveries=deliveries, lease=app.checked.inbox_lease),
+        admins=frozenset(s.admins),
+        show_footer=s.show_footer,
+        chart=chart_renderer() if s.charts else None,
+        max_messages=s.max_messages_per_answer,
+        today=core.today,
+        core_worker=core_worker,
+        is_cleared=lambda chat: core.glossary.is_cleared(chat),
+        usage=lambda language: core.answerer.usage(language),  # examples from the KB
+        **platform,
+    )
 
 
 def chart_renderer() -> Callable[[Any], bytes]:
@@ -55,27 +57,6 @@ def chart_renderer() -> Callable[[Any], bytes]:
     from adapters.charts import render_chart
 
     return render_chart
-
-
-class CurrentAdmin:
-    """Admin commands on the current knowledge base: what a listing may show depends on the
-    glossary (clearance), so a glossary another process changed is loaded first, exactly as
-    before an answer. Runs on the core worker, like every core call."""
-
-    def __init__(self, admin: object, ensure_fresh: Callable[[], None]) -> None:
-        self._admin = admin
-        self._ensure_fresh = ensure_fresh
-
-    def __getattr__(self, name: str) -> Any:
-        target = getattr(self._admin, name)
-        if not callable(target):
-            return target
-
-        def current(*args: Any, **kwargs: Any) -> Any:
-            self._ensure_fresh()
-            return target(*args, **kwargs)
-
-        return current
 
 
 def redact_in_logs(*secrets: str) -> None:

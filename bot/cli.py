@@ -164,12 +164,12 @@ def chat(
         _fail(bad_date, code=2)
     try:
         app_ = _open(ctx, reference_date=reference_date)
-        app_.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
+        app_.core.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     except RicordaError as exc:
         _fail(str(exc))
         return
     try:
-        ConsoleChat(app_, chat=chat_id, today=app_.today).run()
+        ConsoleChat(app_.core.answering, chat=chat_id, today=app_.core.today).run()
     finally:
         app_.close()
 
@@ -201,7 +201,7 @@ def demo(
     if chat_after:
         from adapters.console import ConsoleChat
 
-        ConsoleChat(app_, chat="console:local", today=app_.today).run()
+        ConsoleChat(app_.core.answering, chat="console:local", today=app_.core.today).run()
     app_.close()
 
 
@@ -235,7 +235,7 @@ def migrate(ctx: typer.Context) -> None:
 
     try:
         settings = configure(ctx.obj.get("data_dir"), default_level="INFO",
-                             debug=ctx.obj.get("debug"))
+                             debug=ctx.obj.get("debug")).settings
         settings.ensure_data_dir()
         before, after = upgrade(settings.database)
     except RicordaError as exc:
@@ -260,7 +260,7 @@ def feedback(
         _fail(f"verdict must be up or down, not {verdict!r}", code=2)
     try:
         app_ = _open(ctx)
-        outcome = app_.feedback.record(turn_id, user, mapped[verdict.lower()], via="cli")
+        outcome = app_.core.feedback.record(turn_id, user, mapped[verdict.lower()], via="cli")
         app_.close()
     except RicordaError as exc:
         _fail(str(exc))
@@ -288,7 +288,7 @@ def fastpaths_list(
 
     The CLI is a cleared viewer: questions asked from cleared chats are shown, marked
     [restricted] (a chat that is not cleared sees "(restricted question)" instead)."""
-    _print_result(ctx, lambda app_: app_.admin.fastpaths_text(n, cleared=True))
+    _print_result(ctx, lambda app_: app_.core.admin.fastpaths_text(n, cleared=True))
 
 
 @fastpaths_app.command("purge")
@@ -297,7 +297,7 @@ def fastpaths_purge(
     target: Annotated[str, typer.Argument(help="An id, the question text, or 'all'.")],
 ) -> None:
     """Forget one cached plan (by id or question text) or all of them."""
-    _print_result(ctx, lambda app_: app_.admin.purge(target))
+    _print_result(ctx, lambda app_: app_.core.admin.purge(target))
 
 
 @fastpaths_app.command("stats")
@@ -306,13 +306,13 @@ def fastpaths_stats(
     last: Annotated[int, typer.Option(help="Over the last N turns.")] = 500,
 ) -> None:
     """Hit rate and p50 latency per serving level (L0a, L0b, L1, planner)."""
-    _print_result(ctx, lambda app_: app_.admin.stats_text(last, cleared=True))
+    _print_result(ctx, lambda app_: app_.core.admin.stats_text(last, cleared=True))
 
 
 @fastpaths_app.command("autopaths")
 def fastpaths_autopaths(ctx: typer.Context) -> None:
     """L1 autopaths with their scores, and the anti-autopaths in force."""
-    _print_result(ctx, lambda app_: app_.admin.autopaths_text(cleared=True))
+    _print_result(ctx, lambda app_: app_.core.admin.autopaths_text(cleared=True))
 
 
 from bot.cli_maintenance import register as _register_maintenance  # noqa: E402

@@ -102,10 +102,11 @@ def kb(
 
     app_ = open_app_or_exit(ctx)
     try:
-        glossary = app_.glossary
+        glossary = app_.core.glossary
         cleared = chat is not None and glossary.is_cleared(chat)
-        summary = kb_summary(glossary, app_.facts.all_facts(), app_.chunks.documents(),
-                             app_.chunks.sources(), cleared=cleared)
+        chunks = app_.core.documents.chunks
+        summary = kb_summary(glossary, app_.storage.facts.all_facts(), chunks.documents(),
+                             chunks.sources(), cleared=cleared)
     except RicordaError as exc:
         fail(str(exc))
         return

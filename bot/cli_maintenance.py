@@ -29,7 +29,7 @@ def _run(ctx: typer.Context, action: Callable[[MaintenanceServices], str]) -> No
     """Print what `action(services)` returns, through the CLI's one open-print-close helper."""
     from bot.cli_output import print_result
 
-    print_result(ctx, lambda app_: action(app_.maintenance))
+    print_result(ctx, lambda app_: action(app_.core.maintenance))
 
 
 def maintain(

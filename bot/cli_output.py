@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.build import App
 
 
 def open_app_or_exit(  # type: ignore[no-untyped-def]

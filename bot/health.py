@@ -26,7 +26,7 @@ from bot.metrics import CONTENT_TYPE, Metrics
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.build import App
 
 log = logging.getLogger("ricorda.health")
 
@@ -39,7 +39,7 @@ PROBE_TIMEOUT_S = 2.0
 
 def check_database(app: App) -> str:
     try:
-        with app.engine.connect() as conn:
+        with app.storage.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
     except Exception as exc:  # any failure means "cannot answer from here"
         log.warning("health: database unreachable: %s", exc)
@@ -52,7 +52,7 @@ def check_vector_store(app: App) -> str:
     (a server) or opening it (embedded) says whether retrieval can run."""
     s = app.settings
     try:
-        if not s.chroma_url and not app.chunks.documents():
+        if not s.chroma_url and not app.core.documents.chunks.documents():
             return OFF
         from storage.vector_store import ChromaVectorIndex
 
@@ -130,13 +130,13 @@ def start_health_server(
 ) -> HealthServer:
     """Serve /healthz and /metrics for `app` on a daemon thread (port 0: any free port).
 
-    Without `metrics`, the app's own (`App.metrics`, which its cascade and feedback report
+    Without `metrics`, the app's own (`app.core.metrics`, which its cascade and feedback report
     to). With `ready`, /healthz says 503 `warming` until it is set."""
     s = app.settings
     host = host if host is not None else s.metrics_host
     port = port if port is not None else s.metrics_port
     if metrics is None:
-        metrics = app.metrics
+        metrics = app.core.metrics
     handler = _handler(app, metrics, ready)
     try:
         server = ThreadingHTTPServer((host, port), handler)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.app import App
+from bot.build import App
 from core.errors import IngestError, RicordaError
 from core.knowledge.document_sources import DocumentSource
 from core.knowledge.glossary import read_glossary
@@ -59,7 +59,7 @@ def ingest_paths(
     reindex: bool = False,
 ) -> IngestSummary:
     summary = IngestSummary()
-    summary.lines += [f"notice: {n}" for n in app.notices]
+    summary.lines += [f"notice: {n}" for n in app.storage.notices]
     glossaries, fact_files, folders = classify(paths)
     if len(glossaries) > 1:
         raise IngestError("give one glossary at a time")
@@ -68,8 +68,8 @@ def ingest_paths(
         # (file, line, reason for each problem) and the stored one stays in use everywhere;
         # stored with its absolute path: [[documents]] folders are relative to the file
         text, glossary = read_glossary(path)
-        changed = app.glossaries.save(text, str(path.resolve()))
-        app.reload_glossary()
+        changed = app.storage.glossaries.save(text, str(path.resolve()))
+        app.core.reload_glossary()
         summary.lines.append(
             f"glossary {path.name}: {len(glossary.metrics)} metrics, {len(glossary.entities)} "
             f"entities, {len(glossary.channels)} channels" + ("" if changed else " (unchanged)")
@@ -84,7 +84,7 @@ def ingest_paths(
         from bot.disclosure_report import disclosure_lines
 
         with contextlib.suppress(RicordaError):  # no glossary yet: nothing restricted
-            summary.lines += disclosure_lines(app.glossary, app.facts.all_facts())
+            summary.lines += disclosure_lines(app.core.glossary, app.storage.facts.all_facts())
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
     return summary
@@ -96,9 +96,9 @@ def _stored_in_other_units(app: App) -> list[str]:
     (core.figures.structured, core.figures.tabulate); said here so they get re-ingested."""
     from collections import Counter
 
-    metrics = app.glossary.metrics
+    metrics = app.core.glossary.metrics
     odd = Counter(
-        (f.metric, f.unit) for f in app.facts.all_facts()
+        (f.metric, f.unit) for f in app.storage.facts.all_facts()
         if f.metric in metrics and metrics[f.metric].unit not in ("", f.unit) and f.unit
     )
     return [
@@ -114,19 +114,19 @@ def _reclassified_sources(app: App, folders: list[Path], summary: IngestSummary)
     its source no longer has until someone remembers to ingest the folder."""
     given = [f.resolve() for f in folders]
     out = []
-    for source in app.glossary.documents:
+    for source in app.core.glossary.documents:
         stale = [
-            d for d in app.chunks.documents(source.name)
+            d for d in app.core.documents.chunks.documents(source.name)
             if d.restricted != source.is_restricted(source.rel_of(d.path))
         ]
         covered = any(source.root == g or g in source.root.parents for g in given)
         if not stale or covered:
             continue
         if not source.root.is_dir():  # reclassified in place; vectors back at the next ingest
-            vectors = app.vector_index()
+            vectors = app.core.documents.vector_index()
             for doc in stale:
                 vectors.delete_doc(doc.path)
-                app.chunks.reclassify(doc.path, not doc.restricted)
+                app.core.documents.chunks.reclassify(doc.path, not doc.restricted)
             summary.lines.append(
                 f"source {source.name}: its classification changed and its folder "
                 f"{source.root} is not here; {len(stale)} documents reclassified in place "
@@ -143,7 +143,7 @@ def _reclassified_sources(app: App, folders: list[Path], summary: IngestSummary)
 def _ingest_facts(app: App, path: Path, summary: IngestSummary, progress: Progress | None) -> None:
     from storage.fact_files import read_fact_file
 
-    glossary = app.glossary
+    glossary = app.core.glossary
     try:
         report = read_fact_file(
             path,
@@ -156,7 +156,7 @@ def _ingest_facts(app: App, path: Path, summary: IngestSummary, progress: Progre
     except RicordaError as exc:
         summary.problems.append(str(exc))
         return
-    counts = app.facts.upsert_facts(report.facts)
+    counts = app.storage.facts.upsert_facts(report.facts)
     summary.lines.append(
         f"facts {path.name}: {report.rows_read} rows read, {counts.inserted} new, "
         f"{counts.updated} updated, {counts.unchanged} unchanged, {len(report.errors)} rejected"
@@ -176,13 +176,13 @@ def _ingest_documents(
     reindex: bool,
 ) -> None:
     try:
-        parts = app.document_sources(folder)
+        parts = app.core.documents.document_sources(folder)
     except RicordaError as exc:
         summary.problems.append(str(exc))
         return
     for i, (part, source) in enumerate(parts):
         if i and not part.is_dir():  # a declared source nested in `folder` not made yet
-            kept = len(app.chunks.documents(source.name))
+            kept = len(app.core.documents.chunks.documents(source.name))
             summary.lines.append(
                 f"source {source.name}: its folder {part} does not exist; nothing read from it"
                 + (f" ({kept} documents ingested earlier kept)" if kept else "")
@@ -204,7 +204,7 @@ def _ingest_source(
     reindex: bool,
 ) -> None:
     try:
-        report = app.ingest_documents(
+        report = app.core.documents.ingest_documents(
             folder,
             source=source,
             prune=prune,

@@ -23,7 +23,7 @@ from core.nightly.maintenance import MaintenanceReport
 from core.nightly.maintenance_schedule import next_run
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.build import App
 
 log = logging.getLogger("ricorda.maintenance")
 
@@ -91,7 +91,7 @@ class NightlyMaintenance:
 def start_nightly(app: App) -> NightlyMaintenance:
     """Start nightly maintenance for `ricorda serve` (settings `maintenance_time`,
     `maintenance_timezone`); ConfigError on a bad time or zone, before anything serves."""
-    services = app.maintenance
+    services = app.core.maintenance
     nightly = NightlyMaintenance(
         services.maintenance.run_nightly,
         at=services.at,

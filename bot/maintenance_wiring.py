@@ -2,25 +2,24 @@
 
 `build_catalog` gives an application its executor catalog (built-ins plus the approved
 composite executors in the database); `maintenance_services` builds the job, the promotion
-service and the lock from an App's settings and engine. Kept apart from bot.app so the job's
-parts load only where they are used (serve, the CLI, admin commands).
+service and the lock from checked settings and an engine. Kept apart from bot.core_services so
+the job's parts load only where they are used (serve, the CLI, admin commands).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 
-from core.errors import ConfigError
 from core.planning.catalog import Catalog
 
 if TYPE_CHECKING:  # the nightly job's modules load with it, not with every answer's catalog
     from bot.settings import Settings
+    from bot.settings_checks import CheckedSettings
     from core.nightly.maintenance import Maintenance
     from core.nightly.maintenance_rules import AgingPolicy, PromotionPolicy
     from core.nightly.promotion import Promotions
@@ -66,16 +65,6 @@ def promotion_policy(s: Settings) -> PromotionPolicy:
     )
 
 
-def maintenance_zone(s: Settings) -> dt.tzinfo | None:
-    """The zone nights are counted in: the setting, else the machine's (None)."""
-    if not s.maintenance_timezone:
-        return None
-    try:
-        return zoneinfo.ZoneInfo(s.maintenance_timezone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
-        raise ConfigError(f"unknown maintenance time zone {s.maintenance_timezone!r}") from exc
-
-
 @dataclass
 class MaintenanceServices:
     maintenance: Maintenance
@@ -86,27 +75,22 @@ class MaintenanceServices:
 
 
 def maintenance_services(
-    settings: Settings,
+    checked: CheckedSettings,
     engine: Engine,
     catalog: Catalog,
     *,
     clock: Clock = lambda: dt.datetime.now(dt.UTC),
     sync: Callable[[], None] | None = None,
 ) -> MaintenanceServices:
-    """Everything the nightly job and the promotion admin commands need; ConfigError on a
-    bad maintenance time or zone. `sync`: the serving cascade's flush (see Maintenance)."""
+    """Everything the nightly job and the promotion admin commands need (the time and zone
+    were checked with the settings). `sync`: the serving cascade's flush (see Maintenance)."""
     from core.nightly.maintenance import Maintenance
-    from core.nightly.maintenance_schedule import parse_time
     from core.nightly.promotion import Promotions
     from storage.maintenance_lock import MaintenanceLock
     from storage.maintenance_store import SqlMaintenanceStore
     from storage.promotion_store import SqlPromotionStore
 
-    try:
-        at = parse_time(settings.maintenance_time)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from exc
-    tz = maintenance_zone(settings)
+    settings, at, tz = checked.settings, checked.maintenance_at, checked.maintenance_tz
     store = SqlMaintenanceStore(engine)
 
     def night_of(moment: dt.datetime) -> str:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.build import App
     from bot.settings import Settings
 
 

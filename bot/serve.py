@@ -22,7 +22,7 @@ from bot.serve_telegram import TELEGRAM
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.build import App
     from bot.settings import Settings
 
 log = logging.getLogger("ricorda.serve")
@@ -49,7 +49,7 @@ def run_serve(app: App, runners: Sequence[Runner] = RUNNERS) -> None:
     tokens); then /healthz answers 503 `warming` while the models and indexes load
     (bot.warmup), the nightly timer starts, and only then are updates taken."""
     chosen = configured_runners(app.settings, runners)
-    app.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
+    app.core.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     check_runners(app, chosen)
     start_shared_parts(app)
     serve_runners(app, chosen)
@@ -74,7 +74,7 @@ def start_shared_parts(app: App) -> None:
     from bot.warmup import embedder_line, summary, warm
 
     ready = threading.Event()
-    health = start_health_server(app, metrics=app.metrics, ready=ready)  # 503 warming
+    health = start_health_server(app, metrics=app.core.metrics, ready=ready)  # 503 warming
     for line in summary(app, thresholds=False, metrics_port=health.port):
         log.info("%s", line)
     warm(app)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
     from adapters.slack import SlackServices
-    from bot.app import App
+    from bot.build import App
     from bot.settings import Settings
 
 log = logging.getLogger("ricorda.serve")
@@ -44,45 +44,32 @@ def slack_services(app: App, *, core_worker: Executor | None = None) -> SlackSer
     token = app.settings.slack_bot_token
     if token is None:
         raise ConfigError("RICORDA_SLACK_BOT_TOKEN is not set")
-    return SlackServices(**chat_services(app, token.get_secret_value(), core_worker=core_worker))
+    return chat_services(app, token.get_secret_value(), SlackServices, core_worker=core_worker)
 
 
 def listen_address(app: App) -> tuple[str, int]:
     """(host, port) of the HTTP endpoint: RICORDA_SLACK_HOST / RICORDA_SLACK_PORT."""
     s = app.settings
-    if not 0 < s.slack_port < 65536:
-        raise ConfigError(f"RICORDA_SLACK_PORT must be a port number, not {s.slack_port!r}")
     return s.slack_host or DEFAULT_HOST, s.slack_port
 
 
-def check_slack_settings(app: App) -> str:
-    """ "socket" or "http"; ConfigError for a combination that cannot work, before anything
-    starts."""
-    s = app.settings
-    if s.slack_bot_token is None:
+def slack_mode(app: App) -> str:
+    """ "socket" or "http", as the settings checks found it (bot.settings_checks)."""
+    mode = app.checked.slack_mode
+    if mode is None:
         raise ConfigError("RICORDA_SLACK_BOT_TOKEN is not set")
-    if s.slack_app_token is not None:
-        if not s.slack_app_token.get_secret_value().startswith("xapp-"):
-            raise ConfigError("RICORDA_SLACK_APP_TOKEN must be an app-level token (xapp-...)")
-        return "socket"
-    if s.slack_signing_secret is None or not s.slack_signing_secret.get_secret_value():
-        raise ConfigError(
-            "RICORDA_SLACK_SIGNING_SECRET is required in HTTP mode "
-            "(or set RICORDA_SLACK_APP_TOKEN for Socket Mode)"
-        )
-    listen_address(app)
-    return "http"
+    return mode
 
 
 def check_slack(app: App) -> None:
     """The mode's settings and, in HTTP mode, the events port: locally, before anything starts."""
-    if check_slack_settings(app) == "http":
+    if slack_mode(app) == "http":
         check_port_free(*listen_address(app), "RICORDA_SLACK_PORT")
 
 
 def confirm_slack_tokens(app: App) -> None:
     """Slack asked once about the token the mode uses (after every local check)."""
-    if check_slack_settings(app) == "socket":
+    if slack_mode(app) == "socket":
         check_socket_mode(app)
     else:
         check_bot_token(app)
@@ -189,7 +176,7 @@ async def serve_slack(
     from adapters.slack.services import PLATFORM
     from bot.chat_wiring import redact_in_logs
 
-    mode = check_slack_settings(app)
+    mode = slack_mode(app)
     s = app.settings
     assert s.slack_bot_token is not None
     token = s.slack_bot_token.get_secret_value()

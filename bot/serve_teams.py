@@ -18,7 +18,7 @@ from core.errors import ConfigError
 if TYPE_CHECKING:
     from adapters.teams import TeamsServices
     from adapters.teams.connector import AppToken
-    from bot.app import App
+    from bot.build import App
     from bot.settings import Settings
 
 log = logging.getLogger("ricorda.serve")
@@ -26,15 +26,9 @@ SHUTDOWN_GRACE_S = 10.0  # answers in flight get this long to finish after SIGTE
 
 
 def check_teams(app: App) -> None:
-    """App id, password and port: locally, before anything starts."""
+    """The port, locally, before anything starts (the id and password were checked with the
+    settings, bot.settings_checks)."""
     s = app.settings
-    if not s.teams_app_id:
-        raise ConfigError("RICORDA_TEAMS_APP_ID is not set")
-    if s.teams_app_password is None or not s.teams_app_password.get_secret_value():
-        raise ConfigError("RICORDA_TEAMS_APP_PASSWORD is required with RICORDA_TEAMS_APP_ID: "
-                          "the client secret of the bot's app registration")
-    if not 0 < s.teams_port < 65536:
-        raise ConfigError(f"RICORDA_TEAMS_PORT must be a port number, not {s.teams_port!r}")
     check_port_free(s.teams_host, s.teams_port, "RICORDA_TEAMS_PORT")
 
 
@@ -71,8 +65,8 @@ def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsSer
 
     s = app.settings
     assert s.teams_app_id and s.teams_app_password
-    return TeamsServices(**chat_services(app, s.teams_app_password.get_secret_value(),
-                                         core_worker=core_worker), app_id=s.teams_app_id)
+    return chat_services(app, s.teams_app_password.get_secret_value(), TeamsServices,
+                         core_worker=core_worker, app_id=s.teams_app_id)
 
 
 async def serve_teams(app: App, *, core_worker: Executor | None = None,

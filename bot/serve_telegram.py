@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -25,12 +24,11 @@ if TYPE_CHECKING:
     from telegram.ext import Application
 
     from adapters.telegram import Limits, TelegramServices
-    from bot.app import App
+    from bot.build import App
     from bot.settings import Settings
 
 log = logging.getLogger("ricorda.serve")
 
-_SECRET_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"  # a webhook server listens for Telegram
 DEFAULT_WEBHOOK_PORT = 8443
 
@@ -42,16 +40,11 @@ def _webhook_port(app: App) -> int:
 
 
 def check_telegram_settings(app: App) -> None:
-    """The webhook's secret and port, before anything starts."""
+    """The webhook's port, before anything starts (its secret was checked with the settings,
+    bot.settings_checks)."""
     s = app.settings
     if not s.telegram_webhook_url:
         return
-    secret = s.telegram_webhook_secret.get_secret_value() if s.telegram_webhook_secret else ""
-    if not _SECRET_TOKEN.match(secret):
-        raise ConfigError(
-            "RICORDA_TELEGRAM_WEBHOOK_SECRET must be set (1-256 characters "
-            "A-Z a-z 0-9 _ -) when RICORDA_TELEGRAM_WEBHOOK_URL is set"
-        )
     check_port_free(
         s.telegram_webhook_listen or DEFAULT_WEBHOOK_LISTEN, _webhook_port(app),
         "RICORDA_TELEGRAM_WEBHOOK_PORT",
@@ -85,7 +78,7 @@ def telegram_services(app: App, *, core_worker: Executor | None = None) -> Teleg
 
     token = app.settings.telegram_token
     assert token is not None
-    return TelegramServices(**chat_services(app, token.get_secret_value(), core_worker=core_worker))
+    return chat_services(app, token.get_secret_value(), TelegramServices, core_worker=core_worker)
 
 
 def telegram_application(

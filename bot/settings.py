@@ -1,10 +1,10 @@
 """Settings: environment > <data dir>/.env > ./.env > TOML file > defaults (docs/configuration.md).
 
 Secrets (bot tokens, signing secrets, API keys) are `SecretStr`: they print as `**********`
-and are only read from the environment or a `.env`, never from the TOML file. Every value is
-checked here, before anything opens or connects: a bad one is a ConfigError naming the
-variable and saying how to fix it (bot/settings_checks.py); the value of a secret is never
-repeated.
+and are only read from the environment or a `.env`, never from the TOML file. A value of the
+wrong type is a ConfigError here; every other check runs once, before anything opens or
+connects (bot/settings_checks.py, called by bot.build). Either names the variable and says how
+to fix it; the value of a secret is never repeated.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -23,6 +23,7 @@ from pydantic_settings import (
 )
 
 from bot.settings_choices import SECRET_FIELDS, EmbedderChoice, LlmChoice, LogLevel
+from bot.settings_errors import describe_errors, ensure_writable_dir
 from core.errors import ConfigError
 
 __all__ = [
@@ -158,13 +159,6 @@ class Settings(BaseSettings):
             return _ALIASES.get(info.field_name, {}).get(value, value) or None
         return value
 
-    @model_validator(mode="after")
-    def _checked(self) -> Settings:
-        from bot.settings_checks import check_settings
-
-        check_settings(self)
-        return self
-
     @classmethod
     def settings_customise_sources(
         cls,
@@ -185,8 +179,6 @@ class Settings(BaseSettings):
 
     def ensure_data_dir(self) -> Path:
         """The data dir, created if missing; a ConfigError with the fix when it cannot be."""
-        from bot.settings_checks import ensure_writable_dir
-
         return ensure_writable_dir(self.data_dir)
 
 
@@ -235,8 +227,6 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         settings = Settings(_env_file=files, **clean)  # type: ignore[call-arg]
     except ValidationError as exc:
-        from bot.settings_checks import describe_errors
-
         raise ConfigError(describe_errors(exc, clean, model=Settings)) from None
     settings.data_dir = Path(os.path.expanduser(str(settings.data_dir)))
     return settings

@@ -10,19 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import tempfile
 import zoneinfo
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
-
-from bot.settings_choices import SECRET_FIELDS, LlmChoice
+from bot.settings import Settings
+from bot.settings_choices import LlmChoice
+from bot.settings_errors import PORTS, env_name
 from core.errors import ConfigError
-
-if TYPE_CHECKING:
-    from bot.settings import Settings
 
 # what the platforms issue; checked before any network call (the value is never printed)
 TELEGRAM_TOKEN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{30,}$")
@@ -31,53 +27,24 @@ SLACK_APP_TOKEN = re.compile(r"^xapp-[A-Za-z0-9-]+$")
 DATABASE_SCHEMES = ("sqlite", "postgresql", "postgresql+psycopg", "postgres")
 HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
 ADMIN = re.compile(r"^(telegram|slack|teams|console):\S+$")
-
-# the fix for a value of the wrong type, by field (the rest get one from their type)
-FIXES: dict[str, str] = {
-    "log_level": "set it to DEBUG, INFO, WARNING or ERROR",
-    "embedder": "set it to auto, use, bge-m3 or hashing",
-    "llm": "set it to none, llama-cpp or openai",
-    "data_dir": "set it to a folder path",
-}
-_PORTS = ("slack_port", "metrics_port", "telegram_webhook_port", "teams_port")
+WEBHOOK_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as secret_token
+# how often a serving process reads the knowledge-base version by default, in ms (0: every
+# answer): SQLite's read is ~0.005 ms, PostgreSQL's a round trip (Settings.kb_check_interval_ms)
+KB_CHECK_MS = {"sqlite": 0, "postgresql": 200}
 
 
-def env_name(field: str) -> str:
-    return f"RICORDA_{field.upper()}"
+@dataclass(frozen=True)
+class CheckedSettings:
+    """Settings that passed every check, with what the checks derived from them (parsed
+    once, here, rather than again wherever they are used)."""
 
-
-def _fix_for_type(field: str, settings_cls: type[Settings]) -> str:
-    if field in FIXES:
-        return FIXES[field]
-    if field in _PORTS:
-        return "set it to a port number from 1 to 65535 (0 picks a free one)"
-    annotation = str(settings_cls.model_fields[field].annotation)
-    if "bool" in annotation:
-        return "set it to true or false"
-    if "int" in annotation:
-        return "set it to a whole number"
-    if "float" in annotation:
-        return "set it to a number"
-    return "correct it in the environment or .env"
-
-
-def describe_errors(
-    exc: ValidationError, overrides: dict[str, Any], *, model: type[Settings]
-) -> str:
-    """One line for pydantic's errors: the variable, the value (unless secret) and the fix.
-    `model`: the settings class (passed in: bot.settings imports this module)."""
-
-    parts = []
-    for error in exc.errors():
-        field = str(error["loc"][0]) if error["loc"] else "?"
-        shown = ""
-        value = error.get("input")
-        if field not in SECRET_FIELDS and isinstance(value, str | int | float):
-            shown = f"={str(value)[:60]!r}"
-        fix = _fix_for_type(field, model) if field in model.model_fields else "remove it"
-        parts.append(f"{env_name(field)}{shown} is not valid: {fix}")
-    return "; ".join(parts)
-
+    settings: Settings
+    reference_date: dt.date | None  # None: today
+    maintenance_at: dt.time
+    maintenance_tz: dt.tzinfo | None  # None: the machine's
+    kb_check_interval_s: float
+    inbox_lease: dt.timedelta
+    slack_mode: str | None  # "socket", "http", or None when Slack is off
 
 def _bad(field: str, problem: str, fix: str) -> ConfigError:
     """`RICORDA_X=value is wrong: how to fix it` (`problem` may start with `=value`)."""
@@ -105,15 +72,33 @@ def _port(field: str, value: int | None) -> None:
         raise _bad(field, f"={value} is not a port", "set it to a number from 1 to 65535")
 
 
-def check_settings(s: Settings) -> None:
-    """ConfigError for the first setting that cannot work."""
-    _check_storage(s)
+def check_settings(s: Settings) -> CheckedSettings:
+    """ConfigError for the first setting that cannot work; run once by every command
+    (bot.build.build_app, `ricorda migrate`), before anything opens or connects."""
+    reference, at, tz = _check_storage(s)
     _check_models(s)
-    _check_platforms(s)
+    slack_mode = _check_platforms(s)
     _check_numbers(s)
+    return CheckedSettings(
+        settings=s,
+        reference_date=reference,
+        maintenance_at=at,
+        maintenance_tz=tz,
+        kb_check_interval_s=kb_check_interval_ms(s) / 1000,
+        inbox_lease=dt.timedelta(seconds=s.inbox_lease_s),
+        slack_mode=slack_mode,
+    )
 
 
-def _check_storage(s: Settings) -> None:
+def kb_check_interval_ms(s: Settings) -> int:
+    """How often a serving process reads the knowledge-base version (0: every answer)."""
+    if s.kb_check_interval_ms is not None:
+        return s.kb_check_interval_ms
+    dialect = "sqlite" if s.database.startswith("sqlite") else "postgresql"
+    return KB_CHECK_MS[dialect]
+
+
+def _check_storage(s: Settings) -> tuple[dt.date | None, dt.time, dt.tzinfo | None]:
     if s.database_url is not None:
         scheme = s.database_url.split("://", 1)[0].lower() if "://" in s.database_url else ""
         if scheme not in DATABASE_SCHEMES:
@@ -121,23 +106,27 @@ def _check_storage(s: Settings) -> None:
             raise _bad("database_url", f"uses {shown}, which ricorda does not support",
                        "use postgresql://user@host:5432/db, or unset it for SQLite in the data dir")
     _http_url("chroma_url", s.chroma_url)
+    reference = None
     if s.reference_date is not None:
         try:
-            dt.date.fromisoformat(s.reference_date)
+            reference = dt.date.fromisoformat(s.reference_date)
         except ValueError:
             raise _bad("reference_date", f"={s.reference_date!r} is not a date",
                        "write it as YYYY-MM-DD, or unset it for today") from None
     if not HHMM.match(s.maintenance_time):
         raise _bad("maintenance_time", f"={s.maintenance_time!r} is not a time of day",
                    "write it as HH:MM, e.g. 03:30")
+    hours, minutes = s.maintenance_time.split(":")
+    tz = None
     if s.maintenance_timezone:
         try:
-            zoneinfo.ZoneInfo(s.maintenance_timezone)
+            tz = zoneinfo.ZoneInfo(s.maintenance_timezone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             raise _bad(
                 "maintenance_timezone", f"={s.maintenance_timezone!r} is not a time zone",
                 "use an IANA name such as Europe/Rome, or unset it for the machine's",
             ) from None
+    return reference, dt.time(int(hours), int(minutes)), tz
 
 
 def _check_models(s: Settings) -> None:
@@ -175,7 +164,7 @@ def _secret(s: Settings, field: str) -> str | None:
     return None if value is None else value.get_secret_value()
 
 
-def _check_platforms(s: Settings) -> None:
+def _check_platforms(s: Settings) -> str | None:
     token = _secret(s, "telegram_token")
     if token is not None and not TELEGRAM_TOKEN.match(token):
         raise _bad("telegram_token", "does not look like a Telegram bot token",
@@ -198,15 +187,47 @@ def _check_platforms(s: Settings) -> None:
     _http_url("slack_api_url", s.slack_api_url)
     _http_url("teams_token_url", s.teams_token_url)
     _http_url("teams_openid_url", s.teams_openid_url)
-    for field in _PORTS:
+    for field in PORTS:
         _port(field, getattr(s, field))
     for admin in s.admins:
         if not ADMIN.match(admin):
             raise _bad("admins", f"has {admin[:40]!r}, which is not platform:id",
                        "list them as telegram:123456789,slack:U0123")
+    hook_secret = _secret(s, "telegram_webhook_secret") or ""
+    if s.telegram_webhook_url and not WEBHOOK_SECRET.match(hook_secret):
+        raise ConfigError(
+            "RICORDA_TELEGRAM_WEBHOOK_SECRET must be set (1-256 characters "
+            "A-Z a-z 0-9 _ -) when RICORDA_TELEGRAM_WEBHOOK_URL is set"
+        )
+    if s.teams_app_id and not _secret(s, "teams_app_password"):
+        raise ConfigError("RICORDA_TEAMS_APP_PASSWORD is required with RICORDA_TEAMS_APP_ID: "
+                          "the client secret of the bot's app registration")
+    return _slack_mode(s, bot, app, signing)
+
+
+def _slack_mode(s: Settings, bot: str | None, app: str | None, signing: str | None) -> str | None:
+    """Socket Mode with an app-level token; else HTTP mode, which needs the signing secret
+    (every request is checked against it)."""
+    if bot is None:
+        return None
+    if app is not None:
+        return "socket"
+    if not signing:
+        raise ConfigError(
+            "RICORDA_SLACK_SIGNING_SECRET is required in HTTP mode "
+            "(or set RICORDA_SLACK_APP_TOKEN for Socket Mode)"
+        )
+    return "http"
 
 
 def _check_numbers(s: Settings) -> None:
+    if not s.inbox_lease_s > 0:
+        raise _bad("inbox_lease_s", f"={s.inbox_lease_s!r} is not positive",
+                   "set it to the seconds after which another process takes a delivery over, "
+                   "e.g. 30")
+    if s.kb_check_interval_ms is not None and s.kb_check_interval_ms < 0:
+        raise _bad("kb_check_interval_ms", f"={s.kb_check_interval_ms} is negative",
+                   "set it to 0 (check before every answer) or more, or unset it")
     if s.max_question_chars < 1:
         raise _bad("max_question_chars", f"={s.max_question_chars} is below 1",
                    "set it to the longest question to accept, e.g. 2000")
@@ -222,25 +243,3 @@ def _check_numbers(s: Settings) -> None:
         if (field.endswith(("_days", "_entries", "_uses", "_nights", "_confirmations", "_failures"))
                 and info.annotation is int and value < 0):
             raise _bad(field, f"={value} is negative", "set it to 0 or more")
-
-
-def ensure_writable_dir(path: Path) -> Path:
-    """`path` created if missing and writable, or a ConfigError naming RICORDA_DATA_DIR."""
-    path = Path(os.path.expanduser(str(path)))
-    fix = "set RICORDA_DATA_DIR (or --data-dir) to a folder this user can write"
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"RICORDA_DATA_DIR={str(path)!r} is a file, not a folder: {fix}")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"RICORDA_DATA_DIR={str(path)!r} cannot be created ({exc.strerror}): {fix}"
-        ) from None
-    try:  # os.access says yes to root even on a read-only file system: try it
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as exc:
-        raise ConfigError(
-            f"RICORDA_DATA_DIR={str(path)!r} is not writable ({exc.strerror}): {fix}"
-        ) from None
-    return path

@@ -9,28 +9,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.app import App
-    from bot.settings import Settings
+    from bot.build import App
+    from bot.settings_checks import CheckedSettings
 
 
 def configure(
     data_dir: Path | None, *, default_level: str = "WARNING", debug: bool = False,
     **overrides: object,
-) -> Settings:
-    """Settings, then the redacting log handler (before anything can log a secret)."""
+) -> CheckedSettings:
+    """Settings, checked (the one check of every command, bot.settings_checks), then the
+    redacting log handler (before anything can log a secret)."""
     from bot.log_setup import configure_logging, secret_values
     from bot.settings import load_settings
+    from bot.settings_checks import check_settings
 
     if debug:
         overrides["log_level"] = "DEBUG"
     try:
-        settings = load_settings(data_dir=data_dir, **overrides)
+        checked = check_settings(load_settings(data_dir=data_dir, **overrides))
     except Exception:
         configure_logging("DEBUG" if debug else default_level)  # shapes are still redacted
         raise
+    settings = checked.settings
     level = settings.log_level.value if settings.log_level else default_level
     configure_logging(level, secrets=secret_values(settings))
-    return settings
+    return checked
 
 
 def open_app(
@@ -42,7 +45,7 @@ def open_app(
     **overrides: object,
 ) -> App:
     """The configured application; any configuration or storage problem is a RicordaError."""
-    from bot.app import build_app
+    from bot.build import build_app
 
-    settings = configure(data_dir, default_level=default_level, debug=debug, **overrides)
-    return build_app(settings, one_shot=one_shot)
+    checked = configure(data_dir, default_level=default_level, debug=debug, **overrides)
+    return build_app(checked, one_shot=one_shot)

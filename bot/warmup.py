@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from core.errors import RicordaError
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.build import App
 
 log = logging.getLogger("ricorda.serve")
 
@@ -76,9 +76,10 @@ def summary(app: App, *, thresholds: bool = True, metrics_port: int | None = Non
 
 def embedder_line(app: App) -> str:
     """The embedder in use and the thresholds it serves with (loads it)."""
-    t = app.thresholds()
+    t = app.core.thresholds()
     return (
-        f"embedder: {app.embedder.name} (RICORDA_EMBEDDER={app.settings.embedder.value}; "
+        f"embedder: {app.core.documents.embedder.name} "
+        f"(RICORDA_EMBEDDER={app.settings.embedder.value}; "
         f"thresholds L0 {t.l0:.3f}, L1 cluster {t.cluster:.3f}, floor {t.floor:.3f})"
     )
 
@@ -92,12 +93,13 @@ def warm(app: App) -> dict[str, float]:
         action()  # type: ignore[operator]
         timings[name] = (time.perf_counter() - started) * 1000
 
-    step("glossary and planner", lambda: app.cascade)
-    step("embedder", lambda: app.embedder.embed(["warm up", "riscaldamento", "预热"]))
-    step("L0 index", app.fastpaths.refresh)
-    step("autopaths", lambda: app.autopaths.lookup)
+    step("glossary and planner", lambda: app.core.cascade)
+    embedder = lambda: app.core.documents.embedder  # noqa: E731
+    step("embedder", lambda: embedder().embed(["warm up", "riscaldamento", "预热"]))
+    step("L0 index", app.storage.fastpaths.refresh)
+    step("autopaths", lambda: app.core.autopaths.lookup)
     step("documents", lambda: _warm_documents(app))
-    step("llm", lambda: app.llm)
+    step("llm", lambda: app.core.llm)
     step("dry run", lambda: _dry_run(app))
     if app.settings.charts:
         step("charts", _warm_charts)
@@ -127,11 +129,11 @@ def _freeze_loaded() -> None:
 
 def _warm_documents(app: App) -> None:
     """BM25 (and jieba's dictionary with it) and the vector store, when documents exist."""
-    retriever = app.narrative.retriever()
+    retriever = app.core.documents.narrative.retriever()
     if retriever is None:
         return
     try:
-        app.vector_index()
+        app.core.documents.vector_index()
     except RicordaError as exc:  # keyword search answers meanwhile; the retriever retries
         log.warning("vector store not reachable yet (%s); answering from keywords until it is",
                     exc)
@@ -145,18 +147,19 @@ def _dry_run(app: App) -> None:
     from core.planning.answering import Prepared
     from core.types import Request
 
-    glossary = app.glossary
+    glossary = app.core.glossary
     metric = next(iter(glossary.metrics.values())).label
     entity = glossary.entities[glossary.default_entity].label
-    answerer = app.cascade.answerer
-    prepared = answerer.prepare(Request(f"{metric} {entity} {app.today().year - 1}?",
+    answerer = app.core.cascade.answerer
+    prepared = answerer.prepare(Request(f"{metric} {entity} {app.core.today().year - 1}?",
                                         chat="warmup", user="warmup"))
     if not isinstance(prepared, Prepared):
         return  # refused or empty: nothing more to warm (a glossary an operator made odd)
     _, key = cache_key(prepared.text, prepared.language, {})
-    app.fastpaths.by_hash(key)  # the L0a read
+    app.storage.fastpaths.by_hash(key)  # the L0a read
     plan = answerer.plan(prepared)
     if plan is not None:
         answerer.run(plan, prepared)
-    embedding = app.embedder.embed([prepared.text])[0]
-    app.fastpaths.nearest(embedding, embedder=app.embedder.name, k=3)  # the L0b read
+    embedder = app.core.documents.embedder
+    embedding = embedder.embed([prepared.text])[0]
+    app.storage.fastpaths.nearest(embedding, embedder=embedder.name, k=3)  # the L0b read

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bot.app import App, build_app
+from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 

@@ -118,7 +118,7 @@ def _replied_to(params: dict[str, Any]) -> int | None:
 def run_load(data_dir: Path, *, chats: int, rounds: int, timeout: float = 600) -> LoadReport:
     """Build the bot on SQLite in `data_dir`, run the load, and report what happened."""
     from adapters.telegram import Limits
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.ingest import ingest_paths
     from bot.serve_telegram import telegram_application
     from bot.settings import load_settings
@@ -142,11 +142,11 @@ def run_load(data_dir: Path, *, chats: int, rounds: int, timeout: float = 600) -
             overall_per_second=None, group_per_minute=None, concurrent_updates=64,
             connection_pool=72))
         report = asyncio.run(_drive(application, url, chats, rounds, timeout,
-                                    lambda: _one_answer_per_chat(app.engine)))
+                                    lambda: _one_answer_per_chat(app.storage.engine)))
         report.feedback_recorded = sum(
             1 for chat, mid in report.reacted  # type: ignore[attr-defined]
-            if (turn := app.turns.turn_for_message("telegram", f"telegram:{chat}", mid))
-            and any(f.verdict == "positive" for f in app.turns.feedback_for(turn)))
+            if (turn := app.storage.turns.turn_for_message("telegram", f"telegram:{chat}", mid))
+            and any(f.verdict == "positive" for f in app.storage.turns.feedback_for(turn)))
     finally:
         fake.terminate()
         fake.wait(5)

@@ -37,7 +37,7 @@ def _event(event_id: str, event: dict[str, Any]) -> str:
 
 def run_slack_load(data_dir: Path, *, chats: int, rounds: int,
                    timeout: float = 600) -> LoadReport:
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.ingest import ingest_paths
     from bot.settings import load_settings
     from tests.acme import ACME
@@ -73,8 +73,8 @@ def run_slack_load(data_dir: Path, *, chats: int, rounds: int,
     try:
         report.feedback_recorded = sum(
             1 for channel, ts in report.reacted  # type: ignore[attr-defined]
-            if (turn := app.turns.turn_for_message("slack", f"slack:{channel}", ts))
-            and any(f.verdict == "positive" for f in app.turns.feedback_for(turn)))
+            if (turn := app.storage.turns.turn_for_message("slack", f"slack:{channel}", ts))
+            and any(f.verdict == "positive" for f in app.storage.turns.feedback_for(turn)))
     finally:
         app.close()
     lines = log.read_text(errors="replace").splitlines()

@@ -17,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.fastpath.learning import BackgroundLearning
@@ -52,13 +52,14 @@ def test_the_turn_is_stored_before_the_answer_returns_and_the_plan_a_moment_afte
     app = serve_app(tmp_path)
     db = tmp_path / "ricorda.db"
     try:
-        writer = app.cascade.learning
+        writer = app.core.cascade.learning
         with writer._cond:  # the writer cannot store anything while this is held
-            ans = app.answer(Request(CHINA24))
+            ans = app.core.answering.answer(Request(CHINA24))
             assert ans.served_by == "planner"
             assert _count(db, "SELECT count(*) FROM turns WHERE id = ?", ans.turn_id) == 1
             assert _count(db, "SELECT count(*) FROM fastpaths") == 0  # not stored yet...
-        assert app.answer(Request(CHINA24)).served_by == "L0a"  # ...but served from memory
+        # ...but served from memory
+        assert app.core.answering.answer(Request(CHINA24)).served_by == "L0a"
         deadline = time.monotonic() + 5
         while _count(db, "SELECT count(*) FROM fastpaths") == 0:  # no flush: the wake
             assert time.monotonic() < deadline, "the woken writer never stored the plan"
@@ -70,7 +71,7 @@ def test_the_turn_is_stored_before_the_answer_returns_and_the_plan_a_moment_afte
             other.commit()
         finally:
             other.close()
-        assert app.answer(Request(CHINA24)).served_by == "planner"
+        assert app.core.answering.answer(Request(CHINA24)).served_by == "planner"
     finally:
         app.close()
 
@@ -83,9 +84,10 @@ def test_a_follow_up_continues_the_context_the_writer_has_not_stored_yet(
     app = serve_app(tmp_path)
     db = tmp_path / "ricorda.db"
     try:
-        with app.cascade.learning._cond:  # the writer cannot store anything while this is held
-            first = app.answer(Request(CHINA24, chat="telegram:7", conversation="t1"))
-            follow = app.answer(Request("and Hong Kong?", chat="telegram:7", conversation="t1"))
+        with app.core.cascade.learning._cond:  # the writer cannot store anything while this is held
+            answer = app.core.answering.answer
+            first = answer(Request(CHINA24, chat="telegram:7", conversation="t1"))
+            follow = answer(Request("and Hong Kong?", chat="telegram:7", conversation="t1"))
             assert _count(db, "SELECT count(*) FROM conversations") == 0
         assert first.succeeded and "1,320" in first.text
         assert "410" in follow.text and "1,320" not in follow.text, follow.text
@@ -98,7 +100,9 @@ def test_a_follow_up_continues_the_context_the_writer_has_not_stored_yet(
     # another process (a replica, a restart) continues the conversation from the database
     again = build_app(load_settings(data_dir=tmp_path, embedder="use", reference_date="2026-06-15"))
     try:
-        later = again.answer(Request("and in FY2025?", chat="telegram:7", conversation="t1"))
+        later = again.core.answering.answer(
+            Request("and in FY2025?", chat="telegram:7", conversation="t1")
+        )
         assert "455" in later.text, later.text  # Hong Kong revenue, carried from the follow-up
     finally:
         again.close()
@@ -107,13 +111,13 @@ def test_a_follow_up_continues_the_context_the_writer_has_not_stored_yet(
 def test_serving_connections_leave_checkpoints_to_the_thread(tmp_path: Path) -> None:
     app = serve_app(tmp_path)
     try:
-        assert app.checkpointer is not None
-        with app.engine.connect() as conn:
+        assert app.storage.checkpointer is not None
+        with app.storage.engine.connect() as conn:
             pages = conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar()
         assert pages == SAFETY_PAGES
         for n in range(30):
-            app.answer(Request(f"What was ACME China revenue in FY{2000 + n}?"))
-        assert app.checkpointer.checkpoint()
+            app.core.answering.answer(Request(f"What was ACME China revenue in FY{2000 + n}?"))
+        assert app.storage.checkpointer.checkpoint()
         # everything in the log is in the database file now: nothing left to copy
         probe = sqlite3.connect(tmp_path / "ricorda.db")
         try:
@@ -123,15 +127,15 @@ def test_serving_connections_leave_checkpoints_to_the_thread(tmp_path: Path) -> 
         assert busy == 0 and log_frames == copied
     finally:
         app.close()
-    assert not app.checkpointer._thread.is_alive()
+    assert not app.storage.checkpointer._thread.is_alive()
 
 
 def test_a_one_shot_process_keeps_sqlites_own_checkpoints(tmp_path: Path) -> None:
     serve_app(tmp_path).close()
     app = build_app(load_settings(data_dir=tmp_path, embedder="use"), one_shot=True)
     try:
-        assert app.checkpointer is None
-        with app.engine.connect() as conn:
+        assert app.storage.checkpointer is None
+        with app.storage.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 1000
     finally:
         app.close()

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import App, build_app
+from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.types import Request
@@ -67,13 +67,13 @@ def app(tmp_path: Path, db_url: str) -> Iterator[App]:
 
 def _counting(app: App) -> dict[str, int]:
     calls = {"lookups": 0}
-    lookup = app.facts.lookup
+    lookup = app.storage.facts.lookup
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls["lookups"] += 1
         return lookup(*args, **kwargs)
 
-    app.facts.lookup = counted  # type: ignore[method-assign]
+    app.storage.facts.lookup = counted  # type: ignore[method-assign]
     return calls
 
 
@@ -82,11 +82,11 @@ def test_the_oversized_question_is_bounded_in_every_language(app: App, language:
     calls = _counting(app)
     question = padded(OVERSIZED[language])
     assert len(question) == 2000
-    app.cascade.answer(Request("revenue", chat=CHAT, reference_date=REF))  # warm: imports
+    app.core.cascade.answer(Request("revenue", chat=CHAT, reference_date=REF))  # warm: imports
     tracemalloc.start()
     try:
         calls["lookups"] = 0
-        ans = app.cascade.answer(Request(question, chat=CHAT, reference_date=REF))
+        ans = app.core.cascade.answer(Request(question, chat=CHAT, reference_date=REF))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -96,7 +96,7 @@ def test_the_oversized_question_is_bounded_in_every_language(app: App, language:
     assert calls["lookups"] <= 200  # was 10,560
     assert peak < 20_000_000  # bytes allocated at the peak: was 120 MB
     assert len(ans.text) < 1_000
-    turn = app.turns.get_turn(ans.turn_id)
+    turn = app.storage.turns.get_turn(ans.turn_id)
     assert turn is not None and len(str(turn.answer)) < 5_000  # the stored turn: was 8.3 MB
 
 
@@ -104,7 +104,7 @@ def test_database_growth_per_question_is_bounded(tmp_path: Path) -> None:
     application = build_app(load_settings(data_dir=tmp_path / "data", embedder="hashing"))
     try:
         ingest_paths(application, [DEMO / "glossary.toml", DEMO / "facts.csv"])
-        ask = application.cascade.answer
+        ask = application.core.cascade.answer
         ask(Request("revenue", chat=CHAT, reference_date=REF))
         files = list((tmp_path / "data").glob("*.db*"))
         before = sum(f.stat().st_size for f in files)
@@ -130,13 +130,13 @@ def test_database_growth_per_question_is_bounded(tmp_path: Path) -> None:
 def test_a_range_too_long_is_said_never_answered_as_its_two_ends(
     app: App, question: str, expected: str
 ) -> None:
-    ans = app.cascade.answer(Request(question, chat=CHAT, reference_date=REF))
+    ans = app.core.cascade.answer(Request(question, chat=CHAT, reference_date=REF))
     assert expected in ans.text
     assert ans.facts == []  # not FY2001 and FY2024, not FY2100
 
 
 def test_a_range_within_the_bound_is_still_a_series(app: App) -> None:
-    ans = app.cascade.answer(Request("China revenue from 2021 to 2025", chat=CHAT,
+    ans = app.core.cascade.answer(Request("China revenue from 2021 to 2025", chat=CHAT,
                                      reference_date=REF))
     assert len(ans.to_dict()["tables"][0]["rows"]) == 5
 
@@ -146,10 +146,10 @@ def test_an_answer_longer_than_the_bound_is_cut_and_says_so(tmp_path: Path) -> N
                                           max_answer_chars=600))
     try:
         ingest_paths(application, [DEMO / "glossary.toml", DEMO / "facts.csv"])
-        ans = application.cascade.answer(Request(
+        ans = application.core.cascade.answer(Request(
             "Revenue, EBITDA and net income for Orbis China, Orbis Italia and Orbis Hong Kong "
             "in FY2024 and FY2025", chat=CHAT, reference_date=REF))
-        turn = application.turns.get_turn(ans.turn_id)
+        turn = application.storage.turns.get_turn(ans.turn_id)
     finally:
         application.close()
     assert len(ans.text) <= 600

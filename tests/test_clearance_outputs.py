@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import App, build_app
+from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.maintenance_schedule import NightlyMaintenance
 from bot.settings import load_settings
@@ -56,19 +56,20 @@ def app(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[App]:
 
 
 def _ask(app: App, text: str, chat: str) -> str:
-    return app.cascade.answer(Request(text, chat=chat, reference_date=dt.date(2026, 6, 15))).text
+    request = Request(text, chat=chat, reference_date=dt.date(2026, 6, 15))
+    return app.core.cascade.answer(request).text
 
 
 def test_admin_listing_hides_a_cleared_chats_question_from_uncleared_viewers(app: App) -> None:
     assert "77 USD_M" in _ask(app, SECRET_Q, "telegram:9001")
     _ask(app, "What was ACME China revenue in FY2024?", "telegram:5")
-    app.flush_learning()  # the store itself is read here, not through the admin (which flushes)
-    entry = next(e for e in app.fastpaths.list() if "labs" in e.canonical_text)
+    app.core.flush_learning()  # the store is read here, not through the admin (which flushes)
+    entry = next(e for e in app.storage.fastpaths.list() if "labs" in e.canonical_text)
     assert entry.restricted
-    hidden = app.admin.fastpaths_text(cleared=False)
+    hidden = app.core.admin.fastpaths_text(cleared=False)
     assert RESTRICTED_QUESTION in hidden and entry.id[:12] in hidden
     assert not _shows_secret(hidden) and "china" in hidden  # public questions still shown
-    shown = app.admin.fastpaths_text(cleared=True)
+    shown = app.core.admin.fastpaths_text(cleared=True)
     assert "[restricted] what acme labs revenue fy2025" in shown
 
 
@@ -88,7 +89,7 @@ def test_maintenance_report_and_its_log_line(
 ) -> None:
     _ask(app, SECRET_Q, "telegram:9001")
     _ask(app, "What was ACME Labs revenue in FY2024 and FY2025?", "telegram:9001")
-    services = app.maintenance
+    services = app.core.maintenance
     report = services.maintenance.run(dry_run=True)
     assert "[restricted] what acme labs revenue fy2025" in report.text(cleared=True)  # the CLI
     assert RESTRICTED_QUESTION in report.text() and not _shows_secret(report.text())
@@ -107,16 +108,16 @@ def test_maintenance_report_and_its_log_line(
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "removed 2 entries" in logged and RESTRICTED_QUESTION in logged
     assert not _shows_secret(logged)
-    assert app.fastpaths.count() == 0
+    assert app.storage.fastpaths.count() == 0
 
 
 @pytest.mark.parametrize("app", [{}], indirect=True)  # the plan must survive the night
 def test_a_proposal_from_cleared_chats_is_shown_only_to_cleared_viewers(app: App) -> None:
     _ask(app, "What was ACME Labs revenue in FY2024 and FY2025?", "telegram:9001")
-    app.maintenance.maintenance.run()
-    hidden = app.admin.proposals_text("all", cleared=False)
+    app.core.maintenance.maintenance.run()
+    hidden = app.core.admin.proposals_text("all", cleared=False)
     assert "#1 pending " + RESTRICTED_PROPOSAL + " [query_metric > query_metric]" in hidden
-    assert "structured:REVENUE" in app.admin.proposals_text("all", cleared=True)
+    assert "structured:REVENUE" in app.core.admin.proposals_text("all", cleared=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("RICORDA_")}
     env["RICORDA_DATA_DIR"] = str(app.settings.data_dir)
     out = subprocess.run(
@@ -138,7 +139,7 @@ def test_previous_sources_are_withheld_once_clearance_is_revoked(
         encoding="utf-8",
     )
     assert not ingest_paths(app, [revoked]).problems
-    assert not app.glossary.is_cleared("telegram:9001")
+    assert not app.core.glossary.is_cleared("telegram:9001")
     answer = _ask(app, asked, "telegram:9001")
     assert "LABS_Confidential" not in answer and "no longer" in answer
 

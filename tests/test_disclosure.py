@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import App, build_app
+from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.knowledge.disclosure import find_disclosures
@@ -73,7 +73,7 @@ def open_demo(root: Path, db_url: str | None = None, policy: str | None = None) 
 
 
 def ask(app: App, text: str, chat: str = UNCLEARED) -> Answer:
-    return app.cascade.answer(Request(text, chat=chat, reference_date=REF))
+    return app.core.cascade.answer(Request(text, chat=chat, reference_date=REF))
 
 
 def phrase(period: Period) -> str:
@@ -169,7 +169,7 @@ def test_a_cleared_chat_still_sees_the_group_and_labs(app: App) -> None:
 
 def test_a_follow_up_stays_protected(app: App) -> None:
     ask(app, "revenue by entity FY2024")
-    ans = app.cascade.answer(Request("and FY2025?", chat=UNCLEARED, reference_date=REF))
+    ans = app.core.cascade.answer(Request("and FY2025?", chat=UNCLEARED, reference_date=REF))
     shown = values(ans)
     total = shown[(GROUP, "TOTAL")]
     assert total - sum((shown[(e, "TOTAL")] for e in PUBLIC), Decimal(0)) == 0

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import App, build_app
+from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.errors import ConfigError
@@ -60,16 +60,16 @@ def ingest(app: App, *paths: Path, prune: bool = False) -> list[str]:
 
 
 def ask(app: App, chat: str, question: str = QUESTION) -> str:
-    answer = app.cascade.answer(Request(question, chat=chat))
+    answer = app.core.cascade.answer(Request(question, chat=chat))
     return json.dumps(answer.to_dict(), ensure_ascii=False)
 
 
 def docs(app: App) -> dict[str, bool]:
-    return {d.path: d.restricted for d in app.chunks.documents()}
+    return {d.path: d.restricted for d in app.core.documents.chunks.documents()}
 
 
 def counts(app: App) -> tuple[int, int]:
-    index = app.vector_index()
+    index = app.core.documents.vector_index()
     return index.public.count(), index.restricted.count()  # type: ignore[attr-defined]
 
 
@@ -243,7 +243,8 @@ def two_folders(tmp_path: Path, sources: str) -> Path:
 def test_two_folders_keep_their_own_documents(tmp_path: Path, app: App, sources: str) -> None:
     root = two_folders(tmp_path, sources)
     ingest(app, root / "glossary.toml", root / "docs", root / "docs2")
-    texts = {c.doc: c.text for c in app.chunks.all_chunks() if "china_revenue" in c.doc}
+    chunks = app.core.documents.chunks.all_chunks()
+    texts = {c.doc: c.text for c in chunks if "china_revenue" in c.doc}
     assert len(texts) == 2
     assert any("Shanghai" in t for t in texts.values())
     assert any("Beijing" in t for t in texts.values())
@@ -251,7 +252,7 @@ def test_two_folders_keep_their_own_documents(tmp_path: Path, app: App, sources:
     ingest(app, root / "docs2", prune=True)  # prunes the second folder only
     left = [d for d in docs(app) if "china_revenue" in d]
     assert len(left) == 1
-    assert any("Shanghai" in c.text for c in app.chunks.all_chunks())
+    assert any("Shanghai" in c.text for c in app.core.documents.chunks.all_chunks())
     assert len(docs(app)) == 3  # the first folder's three documents are all still there
 
 
@@ -306,8 +307,9 @@ def test_a_data_dir_from_before_sources_is_adopted(tmp_path: Path) -> None:
 
     app = build_app(load_settings(data_dir=data, embedder="hashing"))
     try:
-        assert app.notices and "1 documents" in app.notices[0] and "'default'" in app.notices[0]
-        assert [(d.path, d.source) for d in app.chunks.documents()] == [
+        notices = app.storage.notices
+        assert notices and "1 documents" in notices[0] and "'default'" in notices[0]
+        assert [(d.path, d.source) for d in app.core.documents.chunks.documents()] == [
             ("supplier_portal.md", "default")
         ]
         lines = ingest(app, root / "glossary.toml", root / "docs")
@@ -317,7 +319,7 @@ def test_a_data_dir_from_before_sources_is_adopted(tmp_path: Path) -> None:
         app.close()
     again = build_app(load_settings(data_dir=data, embedder="hashing"))
     try:
-        assert again.notices == []  # adopted once
+        assert again.storage.notices == []  # adopted once
         assert "supplier portal" in ask(again, UNCLEARED, "When does the supplier portal open?")
     finally:
         again.close()

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.documents.narrative_channel import DocumentNarrative
@@ -43,12 +43,12 @@ def test_a_confirmed_question_still_teaches_its_paraphrases_in_serve_mode(tmp_pa
     the thumbs-up observes it, so the paraphrase is served by the autopath it promoted."""
     app = serve_app(tmp_path, l0_cosine_threshold=0.9999)  # L0b: exact matches only
     try:
-        first = app.answer(Request(CHINA24))
+        first = app.core.answering.answer(Request(CHINA24))
         assert first.served_by == "planner" and "1,320" in first.text
-        assert app.feedback.record(first.turn_id, "u1", "positive", via="test").applied
-        learnt = app.answer(Request("Tell me the ACME China revenue for FY2024"))
+        assert app.core.feedback.record(first.turn_id, "u1", "positive", via="test").applied
+        learnt = app.core.answering.answer(Request("Tell me the ACME China revenue for FY2024"))
         assert learnt.served_by == "L1" and "1,320" in learnt.text
-        other = app.answer(Request("Tell me the ACME China revenue for FY2025"))
+        other = app.core.answering.answer(Request("Tell me the ACME China revenue for FY2025"))
         assert other.served_by == "L1" and "1,188" in other.text and "1,320" not in other.text
     finally:
         app.close()
@@ -57,17 +57,17 @@ def test_a_confirmed_question_still_teaches_its_paraphrases_in_serve_mode(tmp_pa
 def test_admin_listing_counts_every_use_at_once_and_close_keeps_them(tmp_path: Path) -> None:
     app = serve_app(tmp_path)
     try:
-        answers = [app.answer(Request(CHINA24)) for _ in range(3)]
+        answers = [app.core.answering.answer(Request(CHINA24)) for _ in range(3)]
         assert [a.served_by for a in answers] == ["planner", "L0a", "L0a"]
-        (entry,) = app.admin.list_fastpaths()
+        (entry,) = app.core.admin.list_fastpaths()
         assert entry.n_uses == 2  # the writer thread's use counts are written before a listing
         for _ in range(2):
-            app.answer(Request(CHINA24))
+            app.core.answering.answer(Request(CHINA24))
     finally:
         app.close()  # what the writer still had queued is written first
     reopened = build_app(load_settings(data_dir=tmp_path, embedder="use"))
     try:
-        (entry,) = reopened.fastpaths.list()
+        (entry,) = reopened.storage.fastpaths.list()
         assert entry.n_uses == 4
     finally:
         reopened.close()

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.types import Request
@@ -111,12 +111,13 @@ def test_embedder_failure_leaves_the_planner_answering(tmp_path: Path) -> None:
     app = build_app(load_settings(data_dir=tmp_path, embedder="hashing"))
     try:
         ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-        app.__dict__["embedder"] = BrokenEmbedder()  # what every cached lookup will use now
+        # what every cached lookup will use now
+        app.core.documents.__dict__["embedder"] = BrokenEmbedder()
         for question in (CHINA_2024, "ACME China revenue FY2024, please", CHINA_2024):
-            answer = app.cascade.answer(Request(text=question, chat="console:f", user="u"))
+            answer = app.core.cascade.answer(Request(text=question, chat="console:f", user="u"))
             assert [f.fact.value for f in answer.facts if f.fact] == [1320.0], answer.text
             assert answer.served_by in ("planner", "L0a")
-        assert len(app.turns.recent_turns(10, chat="console:f")) == 3
+        assert len(app.storage.turns.recent_turns(10, chat="console:f")) == 3
     finally:
         app.close()
 
@@ -161,7 +162,7 @@ def test_database_outage_gets_an_apology_then_normal_answers(
         assert "410" in ask(bot, slack, channel, hk)
         assert "1,320" in ask(bot, slack, channel, CHINA_2024)
         assert alive(bot)
-        turns = loader.turns.recent_turns(100, chat=f"slack:{channel}")
+        turns = loader.storage.turns.recent_turns(100, chat=f"slack:{channel}")
         # every answer the user saw is recorded; the apology is not a turn
         assert sorted(t.question for t in turns) == sorted([CHINA_2024, hk, CHINA_2024])
     finally:
@@ -235,10 +236,10 @@ def test_bot_api_5xx_then_sigkill_mid_answer_lose_nothing(acme_dir: Path) -> Non
         fake.stop()
     app = build_app(load_settings(data_dir=acme_dir, embedder="hashing"))
     try:
-        recorded = {t.chat for t in app.turns.recent_turns(100)}
+        recorded = {t.chat for t in app.storage.turns.recent_turns(100)}
         assert {"telegram:31", "telegram:32", "telegram:33"} <= recorded  # the killed one too
         table = MessageMapRow.__table__  # type: ignore[attr-defined]
-        with app.engine.connect() as conn:
+        with app.storage.engine.connect() as conn:
             mapped = {row.chat for row in conn.execute(select(table.c.chat))}
         assert {"telegram:31", "telegram:33"} <= mapped
     finally:

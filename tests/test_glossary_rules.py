@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.errors import ConfigError
@@ -104,15 +104,15 @@ def test_a_refused_glossary_leaves_the_stored_one_in_use(
     app = build_app(load_settings(data_dir=tmp_path / "data", embedder="hashing"))
     try:
         ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-        before = app.glossaries.load()
+        before = app.storage.glossaries.load()
         bad = tmp_path / "glossary.toml"
         bad.write_text(text, encoding="utf-8")
         with pytest.raises(ConfigError, match=reason.replace("(", r"\(")):
             ingest_paths(app, [bad])
-        assert app.glossaries.load() == before
+        assert app.storage.glossaries.load() == before
         question = Request(text="What was ACME China revenue in FY2024?",
                            reference_date=dt.date.fromisoformat(REF))
-        answer = app.answer(question)
+        answer = app.core.answering.answer(question)
         assert "1,320" in answer.text
     finally:
         app.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
-from bot.app import App, build_app
+from bot.build import App, build_app
 from bot.health import HealthServer, start_health_server
 from bot.ingest import ingest_paths
 from bot.metrics import Metrics
@@ -62,9 +62,9 @@ def test_healthz_ok_with_only_a_database_configured(server: HealthServer) -> Non
 
 
 def test_healthz_503_when_the_database_is_unreachable(app: App, server: HealthServer) -> None:
-    app.engine.dispose()
+    app.storage.engine.dispose()
     # the database "goes away": a PostgreSQL server that is not listening
-    app.engine = create_engine(f"postgresql+psycopg://nobody@127.0.0.1:{free_port()}/gone",
+    app.storage.engine = create_engine(f"postgresql+psycopg://nobody@127.0.0.1:{free_port()}/gone",
                                connect_args={"connect_timeout": 2})
     status, body = get(server, "/healthz")
     assert status == 503
@@ -110,7 +110,7 @@ def sample(text: str, name: str, **labels: str) -> float | None:
 
 def test_metrics_count_answers_by_route_and_level(app: App, server: HealthServer) -> None:
     for _ in range(3):
-        assert app.cascade.answer(Request(CHINA24)).succeeded
+        assert app.core.cascade.answer(Request(CHINA24)).succeeded
     status, body = get(server, "/metrics")
     assert status == 200
     # the first was planned, the next two replayed from the exact-hash cache
@@ -121,17 +121,17 @@ def test_metrics_count_answers_by_route_and_level(app: App, server: HealthServer
 
 
 def test_metrics_count_feedback_by_verdict(app: App, server: HealthServer) -> None:
-    turn = app.cascade.answer(Request(CHINA24)).turn_id
-    app.feedback.record(turn, "u1", "positive", via="test")
-    app.feedback.record(turn, "u2", "negative", via="test")
-    app.feedback.record(turn, "u2", "negative", via="test")  # unchanged: not counted again
+    turn = app.core.cascade.answer(Request(CHINA24)).turn_id
+    app.core.feedback.record(turn, "u1", "positive", via="test")
+    app.core.feedback.record(turn, "u2", "negative", via="test")
+    app.core.feedback.record(turn, "u2", "negative", via="test")  # unchanged: not counted again
     body = get(server, "/metrics")[1]
     assert sample(body, "ricorda_feedback_total", verdict="positive") == 1
     assert sample(body, "ricorda_feedback_total", verdict="negative") == 1
     # the negative verdict replaced the plan by a rejection marker (core.fastpath.rejections): one
     # row
     assert sample(body, "ricorda_fastpath_entries") == 1
-    assert [e.origin for e in app.fastpaths.list()] == ["rejected"]
+    assert [e.origin for e in app.storage.fastpaths.list()] == ["rejected"]
 
 
 def test_a_failing_observer_never_costs_an_answer_or_a_verdict(
@@ -140,14 +140,14 @@ def test_a_failing_observer_never_costs_an_answer_or_a_verdict(
     def broken(_: object) -> None:
         raise RuntimeError("metrics backend exploded")
 
-    app.cascade.on_answer = broken
-    app.feedback.on_feedback = broken
+    app.core.cascade.on_answer = broken
+    app.core.feedback.on_feedback = broken
     with caplog.at_level(logging.ERROR):
-        answer = app.cascade.answer(Request(CHINA24))
-        outcome = app.feedback.record(answer.turn_id, "u1", "positive", via="test")
+        answer = app.core.cascade.answer(Request(CHINA24))
+        outcome = app.core.feedback.record(answer.turn_id, "u1", "positive", via="test")
     assert answer.succeeded and "1,320" in answer.text
     assert outcome.applied
-    assert app.turns.get_turn(answer.turn_id) is not None
+    assert app.storage.turns.get_turn(answer.turn_id) is not None
     assert caplog.text.count("observer failed") == 2
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from bot.app import App
+from bot.build import App
 from core.ports import ChatMessage
 from core.types import Request
 from tests.demo_kb import demo_with_document
@@ -53,13 +53,12 @@ def demo_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
 
 def _use_llm(app: App, llm: SpyLLM | None) -> None:
     """Swap the model: the narrative channel and answerer are rebuilt on next use."""
-    for cached in ("llm", "narrative", "answerer"):
-        app.__dict__.pop(cached, None)
-    app.__dict__["llm"] = llm
+    app.core.__dict__["llm"] = llm
+    app.core.reload_glossary(app.core.glossary)  # a new generation: both rebuilt
 
 
 def _ask(app: App, question: str, chat: str) -> str:
-    ans = app.answerer.answer(Request(question, chat=chat))
+    ans = app.core.answerer.answer(Request(question, chat=chat))
     return json.dumps(ans.to_dict(), ensure_ascii=False)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.knowledge.glossary import load_glossary
@@ -92,7 +92,7 @@ def test_a_huge_exponent_cell_never_reaches_the_table_or_an_answer(tmp_path: Pat
     try:
         summary = ingest_paths(app, [ACME / "glossary.toml", facts])
         assert any("line 3" in p and "too large" in p for p in summary.problems)
-        ans = app.answerer.answer(Request("ACME China revenue FY2001", reference_date=REF))
+        ans = app.core.answerer.answer(Request("ACME China revenue FY2001", reference_date=REF))
         assert ans.facts[0].status is FactStatus.NOT_FOUND
     finally:
         app.close()

@@ -9,6 +9,7 @@ number, the old permissions, until it restarted. Now: fresh within 1 s of the in
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import App, build_app
+from bot.build import App, build_app
 from bot.settings import load_settings
 from core.knowledge.freshness import Freshness
 from core.types import Answer, Request, Route
@@ -62,7 +63,7 @@ def bot(tmp_path: Path, shared: str | None) -> Iterator[App]:
 
 
 def ask(app: App, text: str, chat: str = UNCLEARED) -> Answer:
-    return app.answer(Request(text=text, chat=chat, user="u", reference_date=REF))
+    return app.core.answering.answer(Request(text=text, chat=chat, user="u", reference_date=REF))
 
 
 def first_fresh(app: App, since: float, fresh: Callable[[], Answer | None]) -> tuple[Answer, float]:
@@ -135,12 +136,12 @@ def test_a_glossary_reload_keeps_the_cascade_and_its_observers(
     bot: App, tmp_path: Path, shared: str | None
 ) -> None:
     """Adapters and the metrics hook hold the cascade: it must survive a glossary change."""
-    cascade, seen = bot.cascade, []
+    cascade, seen = bot.core.cascade, []
     cascade.on_answer = seen.append
     glossary = write(tmp_path / "kb", "glossary.toml", HK_RESTRICTED)
     done = ingest_process(ingester(tmp_path, shared), glossary, database_url=shared)
     first_fresh(bot, done, lambda: _refused(ask(bot, HK_2024)))
-    assert bot.cascade is cascade and seen and seen[-1].route is Route.REFUSED
+    assert bot.core.cascade is cascade and seen and seen[-1].route is Route.REFUSED
 
 
 def test_admin_commands_see_the_current_glossary(
@@ -149,16 +150,21 @@ def test_admin_commands_see_the_current_glossary(
     """Listings decide what to show by clearance: an admin command brings the glossary up to
     date first, as a question does."""
     from bot.chat_wiring import chat_services
+    from core.chat.chat_ports import ChatServices
 
-    admin = chat_services(bot, "123:token")["admin"]
-    assert bot.glossary.is_cleared(CLEARED)
+    services = chat_services(bot, "123:token", ChatServices)
+    assert bot.core.glossary.is_cleared(CLEARED)
     glossary = write(tmp_path / "kb", "glossary.toml", TELEGRAM_9001_REVOKED)
     done = ingest_process(ingester(tmp_path, shared), glossary, database_url=shared)
     deadline = done + budget(FRESH_WITHIN_S)
-    while bot.glossary.is_cleared(CLEARED) and time.monotonic() < deadline:
-        admin.stats_text()
-        time.sleep(0.01)
-    assert not bot.glossary.is_cleared(CLEARED)
+    try:
+        while bot.core.glossary.is_cleared(CLEARED) and time.monotonic() < deadline:
+            asyncio.run(services.admin_reply("stats", "", user="telegram:1", is_admin=True,
+                                             chat=CLEARED))
+            time.sleep(0.01)
+    finally:
+        services.core_worker.shutdown()  # type: ignore[union-attr]
+    assert not bot.core.glossary.is_cleared(CLEARED)
 
 
 def test_a_stored_glossary_that_does_not_load_keeps_the_one_in_use(
@@ -169,9 +175,10 @@ def test_a_stored_glossary_that_does_not_load_keeps_the_one_in_use(
     from storage.glossary_store import SqlGlossaryStore
 
     broken = HK_RESTRICTED.replace('"12-31"', '"02-30"')
-    assert SqlGlossaryStore(bot.engine).save(broken, "other/glossary.toml")  # no validation
-    assert bot.freshness is not None
-    time.sleep(bot.freshness.interval_s)  # PostgreSQL: the next check is due after the interval
+    assert SqlGlossaryStore(bot.storage.engine).save(broken, "other/glossary.toml")  # no validation
+    freshness = bot.core.answering.freshness
+    assert freshness is not None
+    time.sleep(freshness.interval_s)  # PostgreSQL: the next check is due after the interval
     with caplog.at_level("ERROR", logger="ricorda"):
         answer = ask(bot, HK_2024)
     assert "410" in answer.text  # the glossary in use: HK not restricted, no crash

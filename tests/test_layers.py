@@ -143,7 +143,7 @@ def test_the_rules_see_real_imports() -> None:
     assert "core.planning.answering" in GRAPH["core.fastpath.cascade"]
     assert "storage.engine" in GRAPH["storage.db"]
     assert "telegram" in {m.split(".")[0] for m in GRAPH["adapters.telegram.application"]}
-    assert "bot.maintenance_wiring" in GRAPH["bot.app"]  # imported inside a method only
+    assert "bot.maintenance_wiring" in GRAPH["bot.core_services"]  # imported inside a method only
 
 
 def test_a_lazy_import_closing_a_loop_is_a_cycle() -> None:
@@ -162,11 +162,11 @@ def test_a_lazy_import_closing_a_loop_is_a_cycle() -> None:
 def test_type_checking_imports_are_not_run_time_edges() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from bot.app import App\n"
+        "if TYPE_CHECKING:\n    from bot.build import App\n"
         "if not TYPE_CHECKING:\n    from bot.metrics import Metrics\n"
     )
     found = imports_in(source, "bot.health")
-    assert "bot.app" not in found and "bot.metrics" in found
+    assert "bot.build" not in found and "bot.metrics" in found
 
 
 def test_relative_imports_are_resolved() -> None:

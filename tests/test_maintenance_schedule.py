@@ -141,10 +141,11 @@ def test_a_bad_schedule_setting_fails_before_anything_starts(
 ) -> None:
     from bot.maintenance_wiring import build_catalog, maintenance_services
     from bot.settings import Settings
+    from bot.settings_checks import check_settings
     from core.errors import ConfigError
 
     engine = open_database(f"sqlite:///{tmp_path / 'ricorda.db'}")
     with pytest.raises(ConfigError, match=message):  # named, before anything is built
-        settings = Settings(data_dir=tmp_path, **{setting: value})
-        maintenance_services(settings, engine, build_catalog(engine))
+        checked = check_settings(Settings(data_dir=tmp_path, **{setting: value}))
+        maintenance_services(checked, engine, build_catalog(engine))
     engine.dispose()

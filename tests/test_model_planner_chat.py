@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.settings import load_settings
 from tests.acme import load_acme
 from tests.fake_planner_llm import FakePlannerLLM, reading
@@ -45,7 +45,7 @@ def planner_env(model: FakePlannerLLM) -> dict[str, str]:
 
 
 def verdicts(db: Any, turn: str) -> list[str]:
-    return [f.verdict for f in db.turns.feedback_for(turn)]
+    return [f.verdict for f in db.storage.turns.feedback_for(turn)]
 
 
 # -- Telegram ------------------------------------------------------------------------------
@@ -93,7 +93,7 @@ def test_telegram_types_while_the_model_plans_then_replays_without_it(
     assert model.requests == asked + 1  # the paraphrase cost no model call
 
     # 👎 on the model's answer: the question is worked out afresh, by the model
-    turn = tg_turn_of(db.turns, chat, answer["message_id"])
+    turn = tg_turn_of(db.storage.turns, chat, answer["message_id"])
     fake.inject(fake.reaction(chat, chat, answer["message_id"], ["👎"]))
     wait_until(lambda: verdicts(db, turn) == ["negative"])
     again = tg_reply(fake, chat, TILLS)

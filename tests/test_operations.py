@@ -187,7 +187,7 @@ def _metrics_port(bot: BotProcess) -> int:
 def test_healthz_says_warming_until_ready_and_head_is_answered(tmp_path: Path) -> None:
     import threading
 
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.health import start_health_server
     from bot.metrics import Metrics
 

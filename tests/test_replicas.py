@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from tests.chroma_server import ChromaServer
@@ -140,16 +140,16 @@ def test_feedback_on_one_replica_reaches_the_shared_fast_path(
     turn: list[str | None] = [None]
 
     def mapped() -> str | None:
-        turn[0] = db.turns.turn_for_message("slack", f"slack:{channel}", second["ts"])
+        turn[0] = db.storage.turns.turn_for_message("slack", f"slack:{channel}", second["ts"])
         return turn[0]
 
     wait_until(mapped)
     fake.react(channel, second["ts"], "U0000201", "x")
     assert b.sender.reaction(channel, second["ts"], "U0000201", "x").status_code == 200
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn[0])] == ["negative"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn[0])] == ["negative"])
     # B stored the verdict, then put the rejection marker in place of the plan
     # (core.fastpath.rejections)
-    wait_until(lambda: "rejected" in [e.origin for e in db.fastpaths.list()])
+    wait_until(lambda: "rejected" in [e.origin for e in db.storage.fastpaths.list()])
     assert served_by(ask(a, fake, channel, question)) == "planner"  # A forgot it too
 
 
@@ -162,9 +162,9 @@ def test_a_narrative_question_is_answered_with_citations_by_each_replica(
 
 def test_nightly_maintenance_started_by_two_replicas_runs_once(
         shared_env: dict[str, str], db: Any, tmp_path: Path) -> None:
-    script = ("from bot.app import build_app; from bot.settings import load_settings; "
+    script = ("from bot.build import build_app; from bot.settings import load_settings; "
               "import json, sys; app = build_app(load_settings()); "
-              "r = app.maintenance.maintenance.run_nightly(); "
+              "r = app.core.maintenance.maintenance.run_nightly(); "
               "print(json.dumps({'skipped': r.skipped, 'run_id': r.run_id}))")
     env = {**os.environ, **shared_env, "RICORDA_EMBEDDER": "hashing", "HF_HUB_OFFLINE": "1"}
     procs = [subprocess.Popen([sys.executable, "-c", script], cwd=REPO, text=True,
@@ -177,7 +177,7 @@ def test_nightly_maintenance_started_by_two_replicas_runs_once(
         assert proc.returncode == 0, err
         results.append(json.loads(out.strip().splitlines()[-1]))
     assert sorted(r["skipped"] is None for r in results) == [False, True], results
-    with db.engine.connect() as conn:
+    with db.storage.engine.connect() as conn:
         runs = conn.execute(text("SELECT run_id FROM maintenance_runs")).all()
     ran = next(r["run_id"] for r in results if r["skipped"] is None)
     assert [r.run_id for r in runs] == [ran]

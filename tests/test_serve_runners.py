@@ -72,7 +72,7 @@ def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
 def stand_in_app() -> Any:
     """What run_serve reads before the shared parts: the settings and the glossary."""
     return SimpleNamespace(settings=SimpleNamespace(metrics_host="127.0.0.1", metrics_port=0),
-                           glossary=object())
+                           core=SimpleNamespace(glossary=object()))
 
 
 def test_every_check_then_every_confirmation_then_shared_parts_then_runners(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import load_acme
@@ -86,7 +86,7 @@ def turn_of(db: Any, channel: str, ts: str) -> str:
     found: list[str | None] = [None]
 
     def mapped() -> str | None:
-        found[0] = db.turns.turn_for_message("slack", f"slack:{channel}", ts)
+        found[0] = db.storage.turns.turn_for_message("slack", f"slack:{channel}", ts)
         return found[0]
 
     wait_until(mapped)
@@ -139,7 +139,7 @@ def test_button_reanswers_with_that_slot_in_the_thread(bot: BotProcess, fake: Fa
     narrowed = fake.wait_for(lambda: fake.posted("C0000103")[1:])[0]
     assert "1,188 USD_M" in text_of(narrowed)  # ACME China, FY2025
     assert narrowed["thread_ts"] == reply["thread_ts"]
-    turn = db.turns.get_turn(turn_of(db, "C0000103", narrowed["ts"]))
+    turn = db.storage.turns.get_turn(turn_of(db, "C0000103", narrowed["ts"]))
     assert turn.fixed_slots == {"entity": "ACME_CN"}
     assert turn.parent_turn == turn_of(db, "C0000103", reply["ts"])
 
@@ -165,7 +165,7 @@ def test_an_option_is_answered_once_and_shows_it_was_chosen(bot: BotProcess,
 def test_forged_button_value_changes_nothing(bot: BotProcess, fake: FakeSlack, db: Any) -> None:
     reply = answer(bot, fake, "C0000104", "What was revenue?")
     kind, turn, index, mac = buttons(reply)[0]["value"].split(":")
-    turns_before = len(db.turns.recent_turns(1000))
+    turns_before = len(db.storage.turns.recent_turns(1000))
     forged = (f"{kind}:{turn}:{int(index) + 1}:{mac}", f"{kind}:{turn}:{index}:AAAAAAAAAAAA",
               "o:0000000000000000:0:xxxxxxxxxxxx", "garbage")
     for value in forged:
@@ -175,7 +175,8 @@ def test_forged_button_value_changes_nothing(bot: BotProcess, fake: FakeSlack, d
     assert all("expired" in n["text"] for n in notes)
     time.sleep(0.3)
     assert len(fake.posted("C0000104")) == 1  # no re-answer
-    assert len(db.turns.recent_turns(1000)) == turns_before  # nothing asked, nothing recorded
+    # nothing asked, nothing recorded
+    assert len(db.storage.turns.recent_turns(1000)) == turns_before
 
 
 def test_x_reaction_forgets_the_cached_plan(bot: BotProcess, fake: FakeSlack, db: Any) -> None:
@@ -186,7 +187,7 @@ def test_x_reaction_forgets_the_cached_plan(bot: BotProcess, fake: FakeSlack, db
     turn = turn_of(db, channel, second["ts"])
     fake.react(channel, second["ts"], "U0000105", "x")
     bot.sender.reaction(channel, second["ts"], "U0000105", "x")
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["negative"])
     assert served_by(answer(bot, fake, channel, question)) == "planner"
 
 
@@ -198,15 +199,16 @@ def test_removed_reaction_withdraws_unless_another_remains(bot: BotProcess, fake
     for name in ("+1::skin-tone-3", "white_check_mark"):
         fake.react(channel, reply["ts"], user, name)
         bot.sender.reaction(channel, reply["ts"], user, name)
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["positive"])
     fake.react(channel, reply["ts"], user, "white_check_mark", add=False)
     bot.sender.reaction(channel, reply["ts"], user, "white_check_mark", added=False)
     fake.wait_for(lambda: fake.calls("reactions.get", channel=channel))
     time.sleep(0.3)
-    assert [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"]  # +1 still there
+    # +1 still there
+    assert [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["positive"]
     fake.react(channel, reply["ts"], user, "+1::skin-tone-3", add=False)
     bot.sender.reaction(channel, reply["ts"], user, "+1::skin-tone-3", added=False)
-    wait_until(lambda: db.turns.feedback_for(turn) == [])
+    wait_until(lambda: db.storage.turns.feedback_for(turn) == [])
 
 
 def test_unsigned_or_stale_requests_are_refused(bot: BotProcess, fake: FakeSlack) -> None:
@@ -247,7 +249,7 @@ def assert_answered_once_each(fake: FakeSlack, channel: str, numbers: list[str])
 def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) -> None:
     channel, question = "C0000109", "What was ACME Group revenue in FY2024?"
     answer(bot, fake, channel, question)
-    fastpaths = SqlFastpathStore(db.engine)
+    fastpaths = SqlFastpathStore(db.storage.engine)
     count = plans_stored(fastpaths, question)
     assert count > 0
     assert bot.sender.command(channel, "U0000109", "purge all").status_code == 200
@@ -308,7 +310,7 @@ def test_slash_command_text_is_decoded_like_event_text(bot: BotProcess, fake: Fa
     bot.sender.command("C0000113", "U0000113",
                        "ask What was ACME China revenue &amp; EBITDA in FY2024?")
     fake.wait_for(lambda: fake.ephemeral("U0000113"))
-    asked = [t.question for t in db.turns.recent_turns(20, chat="slack:C0000113")]
+    asked = [t.question for t in db.storage.turns.recent_turns(20, chat="slack:C0000113")]
     assert asked == ["What was ACME China revenue & EBITDA in FY2024?"]
 
 
@@ -330,20 +332,20 @@ def test_a_reaction_is_recorded_and_acknowledged_with_the_bots_reaction(
     for user, name in (("U0000115", "+1"), ("U0000116", "x")):
         fake.react(channel, reply["ts"], user, name)
         bot.sender.reaction(channel, reply["ts"], user, name)
-    wait_until(lambda: sorted(f.verdict for f in db.turns.feedback_for(turn)) == [
+    wait_until(lambda: sorted(f.verdict for f in db.storage.turns.feedback_for(turn)) == [
         "negative", "positive"])
     fake.wait_for(lambda: len(fake.calls("reactions.add", channel=channel)) == 2)
     assert fake.reactions_on(channel, reply["ts"]) == ["memo"]  # one ack for everyone
     assert len(fake.posted(channel)) == 1  # and no message
     fake.react(channel, reply["ts"], "U0000116", "x", add=False)
     bot.sender.reaction(channel, reply["ts"], "U0000116", "x", added=False)
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["positive"])
     time.sleep(0.3)
     assert fake.reactions_on(channel, reply["ts"]) == ["memo"]  # U0000115's verdict stands
     fake.react(channel, reply["ts"], "U0000115", "+1", add=False)
     bot.sender.reaction(channel, reply["ts"], "U0000115", "+1", added=False)
     fake.wait_for(lambda: fake.reactions_on(channel, reply["ts"]) == [])
-    assert db.turns.feedback_for(turn) == []
+    assert db.storage.turns.feedback_for(turn) == []
 
 
 def test_a_refused_ack_still_records_the_feedback(bot: BotProcess, fake: FakeSlack,
@@ -356,7 +358,7 @@ def test_a_refused_ack_still_records_the_feedback(bot: BotProcess, fake: FakeSla
     try:
         fake.react(channel, reply["ts"], "U0000117", "-1")
         bot.sender.reaction(channel, reply["ts"], "U0000117", "-1")
-        wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+        wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["negative"])
         fake.wait_for(lambda: fake.calls("reactions.add", channel=channel))
     finally:
         fake.refuse("reactions.add", None)

@@ -19,8 +19,9 @@ from adapters.slack.blocks import (
     text_message,
 )
 from adapters.slack.commands import parse
-from bot.serve_slack import check_slack_settings, listen_address
+from bot.serve_slack import listen_address, slack_mode
 from bot.settings import load_settings
+from bot.settings_checks import check_settings
 from core.chat.callback_token import CallbackSigner
 from core.chat.presentation import Presentation
 from core.errors import ConfigError
@@ -102,7 +103,9 @@ def test_slash_command_parsing() -> None:
 
 
 def _app(tmp_path: Path, **kw: object) -> SimpleNamespace:
-    return SimpleNamespace(settings=load_settings(data_dir=tmp_path, **kw))
+    """What the Slack runner reads: the settings, checked as every command checks them."""
+    checked = check_settings(load_settings(data_dir=tmp_path, **kw))
+    return SimpleNamespace(settings=checked.settings, checked=checked)
 
 
 def test_settings_are_checked_before_anything_starts(tmp_path: Path,
@@ -112,16 +115,15 @@ def test_settings_are_checked_before_anything_starts(tmp_path: Path,
         monkeypatch.delenv(name, raising=False)
     token = SecretStr("xoxb-1")
     with pytest.raises(ConfigError, match="SIGNING_SECRET"):
-        check_slack_settings(_app(tmp_path, slack_bot_token=token))  # type: ignore[arg-type]
+        _app(tmp_path, slack_bot_token=token)
     with pytest.raises(ConfigError, match="xapp-"):
-        check_slack_settings(_app(tmp_path, slack_bot_token=token,  # type: ignore[arg-type]
-                                  slack_app_token=SecretStr("xoxb-2")))
+        _app(tmp_path, slack_bot_token=token, slack_app_token=SecretStr("xoxb-2"))
     socket = _app(tmp_path, slack_bot_token=token, slack_app_token=SecretStr("xapp-1"))
-    assert check_slack_settings(socket) == "socket"  # type: ignore[arg-type]
+    assert slack_mode(socket) == "socket"  # type: ignore[arg-type]
     http = _app(tmp_path, slack_bot_token=token, slack_signing_secret=SecretStr("s"))
-    assert check_slack_settings(http) == "http"  # type: ignore[arg-type]
+    assert slack_mode(http) == "http"  # type: ignore[arg-type]
     assert listen_address(http) == ("0.0.0.0", 3000)  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="RICORDA_SLACK_PORT"):  # when the settings load
+    with pytest.raises(ConfigError, match="RICORDA_SLACK_PORT"):  # when the settings are checked
         _app(tmp_path, slack_bot_token=token, slack_signing_secret=SecretStr("s"),
              slack_port=70000)
     monkeypatch.setenv("RICORDA_SLACK_PORT", "nope")

@@ -25,7 +25,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.settings import load_settings
 from tests.fake_teams import APP_ID, PASSWORD, FakeTeams, buttons_of, card_of, new_key, text_of
 from tests.loopback import free_port, stop_process
@@ -235,19 +235,19 @@ def test_a_reaction_on_an_answer_is_a_verdict_on_its_turn(teams: TeamsBot,
         found: list[str | None] = []
 
         def mapped() -> str | None:
-            found.append(app.turns.turn_for_message("teams", f"teams:{conversation}",
+            found.append(app.storage.turns.turn_for_message("teams", f"teams:{conversation}",
                                                     reply["_id"]))
             return found[-1]
 
         turn = teams.fake.wait_for(mapped, timeout=10)
         user = "aad-user-4"
         teams.post(teams.fake.reaction(conversation, user, reply["_id"], added=("like",)))
-        teams.fake.wait_for(lambda: [f.verdict for f in app.turns.feedback_for(turn)]
+        teams.fake.wait_for(lambda: [f.verdict for f in app.storage.turns.feedback_for(turn)]
                             == ["positive"], timeout=20)
         teams.post(teams.fake.reaction(conversation, user, reply["_id"], removed=("like",)))
-        teams.fake.wait_for(lambda: app.turns.feedback_for(turn) == [], timeout=20)
+        teams.fake.wait_for(lambda: app.storage.turns.feedback_for(turn) == [], timeout=20)
         teams.post(teams.fake.reaction(conversation, user, reply["_id"], added=("👎",)))
-        teams.fake.wait_for(lambda: [f.verdict for f in app.turns.feedback_for(turn)]
+        teams.fake.wait_for(lambda: [f.verdict for f in app.storage.turns.feedback_for(turn)]
                             == ["negative"], timeout=20)
     finally:
         app.close()

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.app import build_app
+from bot.build import build_app
 from bot.settings import load_settings
 from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
@@ -152,9 +152,9 @@ def test_narrowing_tap_reanswers_with_that_slot(bot: BotProcess, fake: FakeTeleg
     assert "1,188 USD_M" in narrowed["text"]  # ACME China, FY2025
     assert narrowed["_params"]["reply_parameters"]["message_id"] == reply["message_id"]
     assert fake.message(104, reply["message_id"])["text"] == reply["text"]  # original stays
-    turn = db.turns.get_turn(turn_of(db.turns, 104, narrowed["message_id"]))
+    turn = db.storage.turns.get_turn(turn_of(db.storage.turns, 104, narrowed["message_id"]))
     assert turn.fixed_slots == {"entity": "ACME_CN"}
-    assert turn.parent_turn == turn_of(db.turns, 104, reply["message_id"])
+    assert turn.parent_turn == turn_of(db.storage.turns, 104, reply["message_id"])
 
 
 def test_an_option_is_answered_once_and_shows_it_was_chosen(bot: BotProcess,
@@ -178,7 +178,7 @@ def test_forged_callback_says_expired_and_changes_nothing(bot: BotProcess, fake:
     reply = ask(fake, 105, "What was revenue?")
     genuine = reply["reply_markup"]["inline_keyboard"][1][0]["callback_data"]  # under a header
     kind, turn, index, mac = genuine.split(":")
-    turns_before = len(db.turns.recent_turns(1000))
+    turns_before = len(db.storage.turns.recent_turns(1000))
     for forged in (f"{kind}:{turn}:{int(index) + 1}:{mac}", f"{kind}:{turn}:{index}:AAAA",
                    "o:0000000000000000:0:xxxxxxxxxxxx", "garbage"):
         fake.inject(fake.tap(105, 105, reply["message_id"], forged))
@@ -186,7 +186,8 @@ def test_forged_callback_says_expired_and_changes_nothing(bot: BotProcess, fake:
     assert all(c.params["show_alert"] == "true" for c in expired)
     time.sleep(0.3)
     assert len(fake.sent(105)) == 1  # no re-answer
-    assert len(db.turns.recent_turns(1000)) == turns_before  # nothing asked, nothing recorded
+    # nothing asked, nothing recorded
+    assert len(db.storage.turns.recent_turns(1000)) == turns_before
 
 
 def test_thumbs_down_forgets_the_cached_plan(bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
@@ -194,37 +195,38 @@ def test_thumbs_down_forgets_the_cached_plan(bot: BotProcess, fake: FakeTelegram
     first = ask(fake, 106, question)
     second = ask(fake, 106, question)
     assert (served_by(first), served_by(second)) == ("planner", "L0a")
-    turn = turn_of(db.turns, 106, second["message_id"])
+    turn = turn_of(db.storage.turns, 106, second["message_id"])
     fake.inject(fake.reaction(106, 106, second["message_id"], ["👎"]))
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["negative"])
     third = ask(fake, 106, question)
     assert served_by(third) == "planner"
 
 
 def test_thumbs_up_confirms_for_l1(bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
     reply = ask(fake, 107, "What was ACME HK revenue in FY2025?")
-    turn = turn_of(db.turns, 107, reply["message_id"])
+    turn = turn_of(db.storage.turns, 107, reply["message_id"])
     fake.inject(fake.reaction(107, 107, reply["message_id"], ["❤"]))
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["positive"])
     listing = ask(fake, ADMIN, "/autopaths")
     assert re.search(r"ok=1\b", listing["text"]), listing["text"]
     # a changed reaction replaces the user's verdict
     fake.inject(fake.reaction(107, 107, reply["message_id"], ["👎"], old=["❤"]))
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["negative"])
 
 
 def test_check_mark_reply_counts_as_positive(bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
     reply = ask(fake, 108, CHINA_2024)
-    turn = turn_of(db.turns, 108, reply["message_id"])
+    turn = turn_of(db.storage.turns, 108, reply["message_id"])
     ack = ask(fake, 108, "✅", reply_to=reply["message_id"])
     assert "noted as correct" in ack["text"]
-    assert [(f.verdict, f.via) for f in db.turns.feedback_for(turn)] == [("positive", "reply")]
+    verdicts = [(f.verdict, f.via) for f in db.storage.turns.feedback_for(turn)]
+    assert verdicts == [("positive", "reply")]
 
 
 def test_purge_is_for_admins_and_asks_before_purging_all(bot: BotProcess, fake: FakeTelegram,
                                                          db: Any) -> None:
     ask(fake, 109, "What was ACME Group revenue in FY2024?")
-    fastpaths = SqlFastpathStore(db.engine)
+    fastpaths = SqlFastpathStore(db.storage.engine)
     assert plans_stored(fastpaths, "What was ACME Group revenue in FY2024?") > 0
     refused = ask(fake, 109, "/purge all")
     assert "only ricorda admins" in refused["text"]
@@ -260,11 +262,11 @@ def test_flood_control_429_is_retried(bot: BotProcess, fake: FakeTelegram) -> No
 
 def test_feedback_after_restart(bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
     reply = ask(fake, 112, "What was ACME China EBITDA in FY2025?")
-    turn = turn_of(db.turns, 112, reply["message_id"])
+    turn = turn_of(db.storage.turns, 112, reply["message_id"])
     bot.stop()
     bot.start()
     fake.inject(fake.reaction(112, 112, reply["message_id"], ["👎"]))
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["negative"])
 
 
 def test_webhook_checks_the_secret(data_dir: Path, fake: FakeTelegram) -> None:
@@ -296,7 +298,7 @@ def test_an_edited_message_never_runs_a_command(bot: BotProcess, fake: FakeTeleg
                                                 db: Any) -> None:
     ask(fake, 114, "What was ACME Group revenue in FY2024?")
     ask(fake, 114, "What was ACME HK revenue in FY2024?")
-    fastpaths = SqlFastpathStore(db.engine)
+    fastpaths = SqlFastpathStore(db.storage.engine)
     count = plans_stored(fastpaths, "What was ACME Group revenue in FY2024?",
                          "What was ACME HK revenue in FY2024?")
     sent_before = {c: len(fake.sent(c)) for c in (114, ADMIN, -114)}
@@ -313,7 +315,7 @@ def test_an_edited_message_never_runs_a_command(bot: BotProcess, fake: FakeTeleg
 
 def test_a_used_purge_confirmation_cannot_be_replayed(bot: BotProcess, fake: FakeTelegram,
                                                       db: Any) -> None:
-    fastpaths = SqlFastpathStore(db.engine)
+    fastpaths = SqlFastpathStore(db.storage.engine)
     prompt = ask(fake, ADMIN, "/purge all")
     confirm = prompt["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
     fake.inject(fake.tap(ADMIN, ADMIN, prompt["message_id"], confirm))
@@ -330,13 +332,13 @@ def test_a_used_purge_confirmation_cannot_be_replayed(bot: BotProcess, fake: Fak
 def test_a_reaction_is_recorded_and_acknowledged_with_the_bots_reaction(
         bot: BotProcess, fake: FakeTelegram, db: Any) -> None:
     reply = ask(fake, 116, "What was ACME HK revenue in FY2024?")
-    turn = turn_of(db.turns, 116, reply["message_id"])
+    turn = turn_of(db.storage.turns, 116, reply["message_id"])
     fake.inject(fake.reaction(116, 116, reply["message_id"], ["👍"]))
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["positive"])
     assert fake.wait_for(lambda: fake.bot_reactions(116, reply["message_id"])) == ["✍"]
     assert len(fake.sent(116)) == 1  # acknowledged without a chat message
     fake.inject(fake.reaction(116, 116, reply["message_id"], [], old=["👍"]))  # withdrawn
-    wait_until(lambda: db.turns.feedback_for(turn) == [])
+    wait_until(lambda: db.storage.turns.feedback_for(turn) == [])
     fake.wait_for(lambda: fake.bot_reactions(116, reply["message_id"]) == [])
     assert len(fake.sent(116)) == 1
 
@@ -345,16 +347,16 @@ def test_in_a_group_the_ack_stays_while_a_verdict_stands(bot: BotProcess, fake: 
                                                          db: Any) -> None:
     group = -2117
     reply = ask(fake, group, "/ask What was ACME HK revenue in FY2024?", user=31)
-    turn = turn_of(db.turns, group, reply["message_id"])
+    turn = turn_of(db.storage.turns, group, reply["message_id"])
     fake.inject(fake.reaction(group, 31, reply["message_id"], ["👍"]))
     fake.inject(fake.reaction(group, 32, reply["message_id"], ["👎"]))
-    wait_until(lambda: len(db.turns.feedback_for(turn)) == 2)
+    wait_until(lambda: len(db.storage.turns.feedback_for(turn)) == 2)
     before = len(fake.calls("setMessageReaction", message_id=reply["message_id"]))
     fake.inject(fake.reaction(group, 32, reply["message_id"], [], old=["👎"]))
     fake.wait_for(lambda: len(fake.calls("setMessageReaction",
                                          message_id=reply["message_id"])) > before)
     # the acknowledgement is not the stored state: wait for the removal itself to be stored
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["positive"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["positive"])
     assert fake.bot_reactions(group, reply["message_id"]) == ["✍"]  # user 31's verdict stands
 
 
@@ -363,10 +365,10 @@ def test_a_refused_ack_still_records_the_feedback(bot: BotProcess, fake: FakeTel
     """A chat whose admins limited the reactions refuses the bot's: the verdict counts, the
     user sees nothing (no apology), the log says why without the token."""
     reply = ask(fake, 118, "What was ACME Italia revenue in FY2025?")
-    turn = turn_of(db.turns, 118, reply["message_id"])
+    turn = turn_of(db.storage.turns, 118, reply["message_id"])
     fake.fail_once("setMessageReaction", status=400, description="Bad Request: REACTION_INVALID")
     fake.inject(fake.reaction(118, 118, reply["message_id"], ["👎"]))
-    wait_until(lambda: [f.verdict for f in db.turns.feedback_for(turn)] == ["negative"])
+    wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["negative"])
     fake.wait_for(lambda: fake.calls("setMessageReaction", message_id=reply["message_id"]))
     # the call is recorded when the fake refuses it, the log line after: wait for the line
     wait_until(lambda: "cannot set the reaction" in bot.output())

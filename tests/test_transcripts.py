@@ -71,7 +71,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo knowledge base, ingested as `ricorda demo` does."""
-    from bot.app import build_app
+    from bot.build import build_app
     from bot.ingest import ingest_paths
     from bot.settings import load_settings
 

@@ -104,6 +104,9 @@ class ChatServices:
     # chat messages one answer may take (core.chat.oversized): a table too big for one goes as
     # a CSV file, the rest is cut with a line saying so
     max_messages: int = 4
+    # brings the knowledge base up to date before an admin command, exactly as `ask` does
+    # before an answer: what a listing may show depends on the glossary (clearance)
+    ensure_fresh: Callable[[], None] | None = None
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 
@@ -133,6 +136,8 @@ class ChatServices:
         from core.chat.admin_commands import run_admin_command
 
         def reply() -> str:
+            if self.ensure_fresh is not None:
+                self.ensure_fresh()
             return run_admin_command(
                 self.admin, name, args, user=user, is_admin=is_admin, confirmed=confirmed,
                 cleared=self.is_cleared(chat), language=language,

@@ -6,6 +6,7 @@ imported here, so importing one loads only what it needs."""
 __all__ = [
     "clearance",
     "comparable",
+    "current_glossary",
     "disclosure",
     "document_sources",
     "examples",

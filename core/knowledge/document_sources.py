@@ -122,3 +122,65 @@ def parse_document_sources(
                 raise fail(i, "path", f"folder already declared as source {other.name!r}")
         out.append(DocumentSource(str(name), root, restricted))
     return tuple(out)
+
+
+# --- which source a folder named on the command line belongs to ---------------------------
+
+
+def source_of_folder(
+    folder: Path, declared: Sequence[DocumentSource], known: Sequence[DocumentSource]
+) -> tuple[DocumentSource, set[Path]]:
+    """The source a folder's documents belong to, and the roots of sources nested in it.
+
+    Declared sources (the glossary's [[documents]]) decide alone when there are any. With
+    none, a folder is an undeclared source of its own (or of the undeclared folder holding
+    it, among the `known` sources already stored), RESTRICTED when its resolved path has a
+    `restricted` component.
+    """
+    if not folder.is_dir():
+        raise IngestError(f"{folder}: not a folder")
+    if declared:
+        source = locate(folder, declared)
+        return source, nested_roots(source, declared)
+    return undeclared_source(folder, known), set()
+
+
+def sources_to_ingest(
+    folder: Path, declared: Sequence[DocumentSource], known: Sequence[DocumentSource]
+) -> list[tuple[Path, DocumentSource]]:
+    """What ingesting `folder` means: (folder, its source), then (root, source) for every
+    declared source nested inside it, so `ricorda ingest docs/` ingests all of docs/."""
+    source, nested = source_of_folder(folder, declared, known)
+    by_root = {s.root: s for s in declared}
+    inside = [r for r in nested if r == folder.resolve() or folder.resolve() in r.parents]
+    return [(folder, source)] + [(r, by_root[r]) for r in sorted(inside)]
+
+
+def undeclared_source(folder: Path, known: Sequence[DocumentSource]) -> DocumentSource:
+    """The implicit source of a folder named while no source is declared.
+
+    The undeclared source already holding the folder, else a new one: `default` while that
+    name is free (documents adopted from before sources existed live there), else the folder's
+    name made unique. RESTRICTED follows the resolved path, never the spelling of `folder`.
+    """
+    resolved = folder.resolve()
+    restricted = path_is_restricted(resolved)
+    holders = [
+        s for s in known if not s.declared and (s.root == resolved or s.root in resolved.parents)
+    ]
+    if holders:
+        holder = max(holders, key=lambda s: len(s.root.parts))
+        return DocumentSource(holder.name, holder.root, path_is_restricted(holder.root), False)
+    taken = {s.name for s in known if not (s.name == DEFAULT_SOURCE and unrooted(s))}
+    if DEFAULT_SOURCE not in taken:
+        return DocumentSource(DEFAULT_SOURCE, resolved, restricted, False)
+    base = re.sub(r"[^A-Za-z0-9_.-]", "-", resolved.name).strip(".-") or "documents"
+    name, n = base[:60], 2
+    while name in taken:
+        name, n = f"{base[:56]}-{n}", n + 1
+    return DocumentSource(name, resolved, restricted, False)
+
+
+def unrooted(source: DocumentSource) -> bool:
+    """The `default` source recorded by adoption, before any folder claimed it."""
+    return str(source.root) in ("", ".")

@@ -21,6 +21,9 @@ from core.ports import KbVersions as KbVersions  # declared with every storage p
 
 log = logging.getLogger("ricorda.freshness")
 
+# the parts of the knowledge base, each with its own version (storage.kb_version writes them)
+FACTS, GLOSSARY, DOCUMENTS = "facts", "glossary", "documents"
+
 
 class Freshness:
     """Reads the versions at most every `interval_s` (0: before every answer) and runs the
@@ -42,10 +45,12 @@ class Freshness:
         self._seen: dict[str, int] | None = None
         self._checked_at: float | None = None
 
-    def baseline(self) -> None:
+    def baseline(self, current: Mapping[str, int] | None = None) -> None:
         """Record the current versions as loaded: call before anything is loaded, so what is
-        loaded afterwards is at least this fresh."""
-        current = self._versions.read()
+        loaded afterwards is at least this fresh. `current`: the versions read then, when the
+        reloaders are only built later (bot.build reads them before opening the fact store)."""
+        if current is None:
+            current = self._versions.read()
         with self._lock:
             self._seen = {part: current.get(part, 0) for part in self._reloaders}
             self._checked_at = self._clock()

@@ -5,6 +5,7 @@ imported here, so importing one loads only what it needs."""
 
 __all__ = [
     "answering",
+    "answering_service",
     "bounds",
     "catalog",
     "executors",
