@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from bot.maintenance_wiring import MaintenanceServices
     from bot.metrics import Metrics
     from core.chat.admin import Admin
+    from core.documents.chunk_tokens import ChunkTokenizer
     from core.documents.document_ingest import DocumentIngestReport
     from core.documents.lexical_sync import LexicalSync
     from core.documents.narrative_channel import DocumentNarrative
@@ -359,9 +360,7 @@ class App:
 
         if self._lexical is None:  # kept in the data dir: a restart maps it, not re-tokenises
             self._lexical = LexicalSync(LexicalSnapshots(self.settings.data_dir / "lexical"))
-        # the glossary's names shape the tokens: a glossary that changed them starts over
-        names = tuple(sorted({n for t in self._all_terms() for n in t.names}))
-        bm25 = self._lexical.current(self.chunks, names)
+        bm25 = self._lexical.current(self.chunks, self.chunk_tokenizer().words)
         if bm25 is None:
             return None
         # connected on first search, again after a failure: a vector store that is down
@@ -370,6 +369,14 @@ class App:
         return HybridRetriever(
             self.chunks, bm25, vectors, self.embedder, relevance_floor=self.thresholds().relevance
         )
+
+    def chunk_tokenizer(self) -> ChunkTokenizer:
+        """The BM25 tokenizer for the glossary's names (they shape the tokens of Chinese text:
+        a glossary that changed them starts the index over). Ingest stores each chunk's tokens
+        made with it; the serving index reads them back (core.documents.chunk_tokens)."""
+        from core.documents.chunk_tokens import ChunkTokenizer
+
+        return ChunkTokenizer(tuple(sorted({n for t in self._all_terms() for n in t.names})))
 
     def _all_terms(self) -> list[Term]:
         g = self.glossary
@@ -411,6 +418,7 @@ class App:
             tagger=glossary_tagger(NameIndex(self.glossary)),
             reader=read_document,
             titler=read_title,
+            tokens_of=self.chunk_tokenizer().stored,
         )
         if self.freshness is not None:  # this process answers from what it just ingested
             self.freshness.check(force=True)

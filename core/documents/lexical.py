@@ -17,7 +17,7 @@ import threading
 import unicodedata
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -36,6 +36,18 @@ _CJK = (
 _CJK_RUN = re.compile(f"([{_CJK}]+)")
 _HAS_CJK = re.compile(f"[{_CJK}]")
 _WORD = re.compile(r"\w+")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether tokenising `text` involves jieba (after NFKC, as `Tokenizer.tokenize` sees it)."""
+    return not text.isascii() and bool(_HAS_CJK.search(unicodedata.normalize("NFKC", text)))
+
+
+def cjk_words(words: Iterable[str]) -> list[str]:
+    """The names that change how CJK text is segmented, normalised as the tokenizer uses them
+    (other names are split into words anyway)."""
+    new = [unicodedata.normalize("NFKC", w).strip() for w in words]
+    return [w for w in new if w and _HAS_CJK.search(w)]
 
 
 class Tokenizer:
@@ -57,8 +69,7 @@ class Tokenizer:
 
         Only names containing CJK characters matter; others are split into words anyway.
         """
-        new = [unicodedata.normalize("NFKC", w).strip() for w in words]
-        new = [w for w in new if w and _HAS_CJK.search(w)]
+        new = cjk_words(words)
         with self._lock:
             self._user_words.extend(new)
             if self._jieba is not None:
@@ -129,6 +140,8 @@ def guarded_idf(n_docs: int, df: np.ndarray | float) -> np.ndarray | float:
 
 _WEIGHT_CACHE_POSTINGS = 4_000_000  # per-term weights kept between queries (32 MB of float64)
 _META_SEP = ","
+# a chunk's terms: its tokens in order, or their counts (core.documents.chunk_tokens)
+Terms = Sequence[str] | Mapping[str, int]
 _COMPACT_MIN = 1000  # removed rows before a compaction is considered (and a quarter of all)
 
 
@@ -147,9 +160,10 @@ class Bm25Index:
         *,
         k1: float = 1.5,
         b: float = 0.75,
-        corpus: Sequence[list[str]] | None = None,
+        corpus: Sequence[Terms] | None = None,
     ) -> None:
-        """`corpus`: the chunks' tokens when already known (TokenMemo), else tokenised here."""
+        """`corpus`: the chunks' tokens (or term counts) when already known (TokenMemo,
+        core.documents.chunk_tokens), else tokenised here."""
         self.tokenizer = tokenizer
         self.k1, self.b = k1, b
         self.ids: list[str] = []
@@ -162,7 +176,7 @@ class Bm25Index:
         self._meta: dict[tuple[str, str], np.ndarray] = {}  # (key, value): rows
         self._docs: dict[str, np.ndarray] = {}  # document: its rows
         self._norm: np.ndarray | None = None
-        self._weights: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._weights: OrderedDict[str, _Weights] = OrderedDict()
         self._cached = 0
         self._lock = threading.Lock()
         self._append(list(chunks), corpus)
@@ -181,7 +195,7 @@ class Bm25Index:
         self,
         removed: Iterable[str] = (),
         added: Sequence[Chunk] = (),
-        corpus: Sequence[list[str]] | None = None,
+        corpus: Sequence[Terms] | None = None,
     ) -> Bm25Index:
         """A new index without the chunks of the `removed` documents and with `added` (whose
         documents are removed first: a re-ingested file replaces its old chunks). Only the
@@ -211,7 +225,7 @@ class Bm25Index:
             new._compact()
         return new
 
-    def _append(self, chunks: list[Chunk], corpus: Sequence[list[str]] | None) -> None:
+    def _append(self, chunks: list[Chunk], corpus: Sequence[Terms] | None) -> None:
         self._norm = None
         if not chunks:
             return
@@ -224,8 +238,9 @@ class Bm25Index:
         lengths = np.empty(len(chunks), dtype=np.float64)
         for i, (chunk, tokens) in enumerate(zip(chunks, corpus, strict=True)):
             row = base + i
-            lengths[i] = len(tokens)
-            for term, tf in Counter(tokens).items():
+            counts = tokens if isinstance(tokens, Mapping) else Counter(tokens)
+            lengths[i] = sum(counts.values())
+            for term, tf in counts.items():
                 entry = terms.get(term)
                 if entry is None:
                     terms[term] = ([row], [tf])
@@ -349,7 +364,8 @@ class Bm25Index:
             allowed &= hit
         return allowed
 
-    def _term_weights(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+    def _term_weights(self, term: str) -> _Weights | None:
+        """A term's rows, their BM25 weights and the largest of them (its MaxScore bound)."""
         posting = self._postings.get(term)
         if posting is None:
             return None
@@ -357,7 +373,7 @@ class Bm25Index:
             cached = self._weights.get(term)
             if cached is not None:
                 self._weights.move_to_end(term)
-                return posting[0], cached
+                return cached
             if self._norm is None:
                 avgdl = self._len_sum / self._n_alive if self._n_alive else 1.0
                 self._norm = self.k1 * (1.0 - self.b + self.b * self._doc_len / (avgdl or 1.0))
@@ -370,22 +386,29 @@ class Bm25Index:
         weight = guarded_idf(self._n_alive, df) * tf64 * (self.k1 + 1.0) / (tf64 + norm[rows])
         if self._dead:
             weight[~self._alive[rows]] = 0.0
+        found = _Weights(rows, weight, float(weight.max()))
         with self._lock:
             if weight.size <= _WEIGHT_CACHE_POSTINGS and term not in self._weights:
-                self._weights[term] = weight
+                self._weights[term] = found
                 self._cached += weight.size
                 while self._cached > _WEIGHT_CACHE_POSTINGS:
-                    self._cached -= self._weights.popitem(last=False)[1].size
-        return rows, weight
+                    self._cached -= self._weights.popitem(last=False)[1].weight.size
+        return found
+
+    def _query_terms(self, tokens: Sequence[str]) -> list[_Weights]:
+        """The query's terms found in the index, in the one order every score is summed in:
+        largest bound first (ties by term; a repeated token stays, and counts twice). Both
+        `scores` and the pruned `search` add in this order, so a chunk's score is the same
+        float either way and their rankings are identical, ties included."""
+        found = [(t, w) for t in tokens if (w := self._term_weights(t)) is not None]
+        found.sort(key=lambda tw: (-tw[1].bound, tw[0]))
+        return [w for _, w in found]
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every row for these query tokens (a repeated token counts twice)."""
         out = np.zeros(self.rows, dtype=np.float64)
-        for token in tokens:
-            found = self._term_weights(token)
-            if found is not None:
-                rows, weight = found
-                out[rows] += weight
+        for term in self._query_terms(tokens):
+            out[term.rows] += term.weight
         return out
 
     def search(
@@ -395,18 +418,75 @@ class Bm25Index:
 
         `allowed` is a boolean mask over the index rows (`mask`); rows outside it are never
         returned.
+
+        Exact MaxScore pruning (docs/scale.md): terms are added best bound first, and a
+        lower bound on the k-th best score (`theta`, from the partial sums) is kept. Once the
+        bounds of the terms left add up to less than it, no row they alone contain can reach
+        the top k: those terms' long posting lists are not walked, only looked up for the rows
+        that still can (binary search; postings are sorted by row). The result is the one
+        exhaustive scoring gives (tests/test_lexical_pruning.py).
         """
         if k <= 0 or not self._postings:
             return []
-        scores = self.scores(tokens)
-        if allowed is not None:
-            scores[~allowed] = 0.0
-        # The k-th best score over all rows (one partition; cheaper than gathering the rows
-        # that matched first, which are most of them for common words), then every row tied
-        # with it, so the id tie-break sees all of them.
+        terms = self._query_terms(tokens)
+        if not terms:
+            return []
+        # partial scores; rows outside `allowed` start at -inf, so they never rank or count
+        acc = np.zeros(self.rows) if allowed is None else np.where(allowed, 0.0, -np.inf)
+        left = [*np.cumsum([t.bound for t in terms][::-1])[::-1].tolist(), 0.0]  # bounds to come
+        theta = 0.0  # no fewer than k rows score at least this
+        for i, term in enumerate(terms):
+            if theta > 0.0 and left[i] < _safe(theta):
+                return self._finish(self._candidates(acc, terms, i, left, theta), k)
+            acc[term.rows] += term.weight
+            if term.rows.size >= k:
+                part = acc[term.rows]
+                theta = max(theta, float(np.partition(part, part.size - k)[part.size - k]))
+        return self._finish((None, acc), k)
+
+    def _candidates(
+        self, acc: np.ndarray, terms: list[_Weights], first: int, left: list[float], theta: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Rows that can still reach the top k and their full scores: terms from `first` on
+        are looked up for them only, in the same order as `scores` adds them, and rows drop
+        out as soon as the terms left cannot lift them to `theta`."""
+        rows = np.flatnonzero(acc + left[first] >= _safe(theta))
+        score = acc[rows]
+        for i in range(first, len(terms)):
+            term = terms[i]
+            at = np.minimum(np.searchsorted(term.rows, rows), term.rows.size - 1)
+            hit = term.rows[at] == rows
+            score[hit] += term.weight[at[hit]]
+            keep = score + left[i + 1] >= _safe(theta)
+            rows, score = rows[keep], score[keep]
+        return rows, score
+
+    def _finish(
+        self, found: tuple[np.ndarray | None, np.ndarray], k: int
+    ) -> list[tuple[str, float]]:
+        """The best `k` of these rows (None: every row) by score, then chunk id; only positive
+        scores."""
+        rows, scores = found
+        # The k-th best score (one partition; cheaper than gathering the rows that matched
+        # first, which are most of them for common words), then every row tied with it, so
+        # the id tie-break sees all of them.
         kth = np.partition(scores, scores.size - k)[scores.size - k] if scores.size > k else 0.0
         hits = np.flatnonzero(scores >= kth) if kth > 0.0 else np.flatnonzero(scores > 0.0)
         if hits.size == 0:
             return []
-        best = sorted((-float(scores[i]), self.ids[i]) for i in hits)[:k]
-        return [(cid, -neg) for neg, cid in best]
+        ids = self.ids
+        where = hits if rows is None else rows[hits]
+        best = sorted(zip((-scores[hits]).tolist(), (ids[r] for r in where.tolist()), strict=True))
+        return [(cid, -neg) for neg, cid in best[:k]]
+
+
+class _Weights(NamedTuple):
+    rows: np.ndarray  # sorted row ids
+    weight: np.ndarray  # BM25 weight of the term in each row
+    bound: float  # the largest weight: no row gains more from this term
+
+
+def _safe(theta: float) -> float:
+    """`theta` lowered by far more than the rounding of a sum of a few floats: a row is
+    dropped only when its bound is below the k-th best score beyond doubt."""
+    return theta * (1.0 - 1e-9)
