@@ -4,14 +4,17 @@ default (SQLite + embedded Chroma) and on PostgreSQL + a Chroma server with repl
     python bench/bench_scale.py --chunks 100000 --facts 1000000 --store sqlite
     python bench/bench_scale.py --chunks 100000 --facts 1000000 --store postgres --replicas 2
     python bench/bench_scale.py --tiny      # seconds: what the smoke test runs
+    python bench/bench_scale.py --lexical-only --chunks 1000000 --compare-with /tmp/before
 
 Every measured part runs in its own process, as in production, so start-up time and memory are
 those of a real replica: `build_app(load_settings(...))`, the first structured answer, the first
 hybrid retrieval. Measures (one table per store):
 
-- ingest: fact rows/s, chunk rows/s (SQL), vectors/s (Chroma), the ingest process's peak RSS;
+- ingest: fact rows/s, chunk rows/s (SQL), chunk tokens/s (made for storing with the chunks),
+  vectors/s (Chroma), the ingest process's peak RSS, the SQLite database's size;
 - replica: seconds from process start to the first structured answer and to the first hybrid
-  retrieval, resident memory (RSS) after both, peak RSS;
+  retrieval (split into the lexical index, the query embedder and the first search), how many
+  chunks it had to tokenise, resident memory (RSS) after both, peak RSS;
 - hybrid retrieval p50/p99 (5 rewritten queries, BM25 + vector + RRF; query embeddings made
   beforehand, as bench/bench_retrieval.py), uncleared chat;
 - structured answer p50/p99 (`App.answer`, as a serving adapter calls it) against the same
@@ -25,6 +28,12 @@ Chinese sentences, every tenth chunk restricted, 20 chunks a document); chunk ve
 unit vectors (search cost does not depend on what they mean, and embedding a million chunks
 with USE would take hours); queries are embedded with USE, the offline default. Facts are
 monthly, quarterly, half-year and yearly figures per unit, metric and channel.
+
+`--lexical-only` times BM25 search alone in one process (no database: the index is built from
+the generated chunks), the 5 rewritten queries of each hybrid retrieval; `--compare-with DIR`
+also searches the same arrays with another checkout's core/documents/lexical.py (e.g. main,
+from `git archive`) and counts the rankings that differ. The bench runs against such a copy
+too (then no tokens are stored at ingest): the before column of docs/scale.md.
 """
 
 from __future__ import annotations
@@ -167,7 +176,8 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
     out["facts_per_s"] = args.facts / (time.perf_counter() - start)
     chunks = synthetic_chunks(args.chunks, random.Random(7))
     dim = DIMENSIONS[EMBEDDER]
-    vectors = np.random.default_rng(7).standard_normal((len(chunks), dim)).astype(np.float32)
+    n_vectors = 0 if args.no_vectors else len(chunks)
+    vectors = np.random.default_rng(7).standard_normal((n_vectors, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     sql_s = vec_s = tok_s = 0.0
     index = app.vector_index() if chunks else None
@@ -187,13 +197,14 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
             app.chunks.replace_document(record, part, tokens)
         sql_s += time.perf_counter() - t
     t = time.perf_counter()
-    for s in range(0, len(chunks), 5000):
+    for s in range(0, n_vectors, 5000):
         assert index is not None
         index.upsert(chunks[s : s + 5000], vectors[s : s + 5000])
     vec_s = time.perf_counter() - t
     if chunks:
         out["chunks_per_s"] = len(chunks) / sql_s
-        out["vectors_per_s"] = len(chunks) / vec_s
+        if n_vectors:
+            out["vectors_per_s"] = n_vectors / vec_s
         if stored is not None:
             out["tokens_per_s"] = len(chunks) / tok_s
     out["peak_rss_mb"] = peak_rss_mb()
@@ -464,7 +475,8 @@ def measure_store(args: argparse.Namespace, store: str, tmp: Path) -> dict[str, 
     with backend(store, tmp, "big") as (db, chroma):
         writer = tmp / f"{store}-writer"
         start = time.perf_counter()
-        result["ingest"] = run_json(worker("ingest", args, data_dir=writer, db=db, chroma=chroma))
+        result["ingest"] = run_json(worker("ingest", args, data_dir=writer, db=db, chroma=chroma,
+                                           no_vectors=args.no_vectors))
         result["ingest"]["seconds"] = time.perf_counter() - start
         n = args.replicas if store == "postgres" else 1
         # the embedded default serves from the writer's data dir; replicas each have their own
@@ -564,6 +576,9 @@ def main() -> None:
     parser.add_argument("--embedder", choices=sorted(DIMENSIONS), default="use")
     parser.add_argument("--tiny", action="store_true", help="a few seconds: the smoke test")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--no-vectors", action="store_true",
+                        help="write no chunk vectors: the lexical side of a replica's start at "
+                        "sizes where writing vectors into Chroma takes too long")
     parser.add_argument("--lexical-only", action="store_true",
                         help="BM25 search alone, in this process (no database, no Chroma)")
     parser.add_argument("--compare-with", type=Path,
