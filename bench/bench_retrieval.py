@@ -120,6 +120,11 @@ class NumpyIndex:
         top = top[np.argsort(-sims[top], kind="stable")]
         return [(self.ids[i], float(sims[i])) for i in top]
 
+    def query_many(
+        self, embeddings: np.ndarray, k: int, where: dict[str, Any] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        return [self.query(e, k, where) for e in embeddings]
+
 
 class ListStore:
     def __init__(self, chunks: Sequence[Chunk]) -> None:

@@ -4,14 +4,17 @@ default (SQLite + embedded Chroma) and on PostgreSQL + a Chroma server with repl
     python bench/bench_scale.py --chunks 100000 --facts 1000000 --store sqlite
     python bench/bench_scale.py --chunks 100000 --facts 1000000 --store postgres --replicas 2
     python bench/bench_scale.py --tiny      # seconds: what the smoke test runs
+    python bench/bench_scale.py --lexical-only --chunks 1000000 --compare-with /tmp/before
 
 Every measured part runs in its own process, as in production, so start-up time and memory are
 those of a real replica: `build_app(load_settings(...))`, the first structured answer, the first
 hybrid retrieval. Measures (one table per store):
 
-- ingest: fact rows/s, chunk rows/s (SQL), vectors/s (Chroma), the ingest process's peak RSS;
+- ingest: fact rows/s, chunk rows/s (SQL), chunk tokens/s (made for storing with the chunks),
+  vectors/s (Chroma), the ingest process's peak RSS, the SQLite database's size;
 - replica: seconds from process start to the first structured answer and to the first hybrid
-  retrieval, resident memory (RSS) after both, peak RSS;
+  retrieval (split into the lexical index, the query embedder and the first search), how many
+  chunks it had to tokenise, resident memory (RSS) after both, peak RSS;
 - hybrid retrieval p50/p99 (5 rewritten queries, BM25 + vector + RRF; query embeddings made
   beforehand, as bench/bench_retrieval.py), uncleared chat;
 - structured answer p50/p99 (`app.core.answering.answer`, as a serving adapter calls it)
@@ -26,6 +29,12 @@ Chinese sentences, every tenth chunk restricted, 20 chunks a document); chunk ve
 unit vectors (search cost does not depend on what they mean, and embedding a million chunks
 with USE would take hours); queries are embedded with USE, the offline default. Facts are
 monthly, quarterly, half-year and yearly figures per unit, metric and channel.
+
+`--lexical-only` times BM25 search alone in one process (no database: the index is built from
+the generated chunks), the 5 rewritten queries of each hybrid retrieval; `--compare-with DIR`
+also searches the same arrays with another checkout's core/documents/lexical.py (e.g. main,
+from `git archive`) and counts the rankings that differ. The bench runs against such a copy
+too (then no tokens are stored at ingest): the before column of docs/scale.md.
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -167,29 +177,50 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
     out["facts_per_s"] = args.facts / (time.perf_counter() - start)
     chunks = synthetic_chunks(args.chunks, random.Random(7))
     dim = DIMENSIONS[EMBEDDER]
-    vectors = np.random.default_rng(7).standard_normal((len(chunks), dim)).astype(np.float32)
+    n_vectors = 0 if args.no_vectors else len(chunks)
+    vectors = np.random.default_rng(7).standard_normal((n_vectors, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    sql_s = vec_s = 0.0
+    sql_s = vec_s = tok_s = 0.0
     index = app.core.documents.vector_index() if chunks else None
     app.core.documents.chunks.save_source(DocumentSource("default", data / "docs", False, False))
+    stored = tokens_of(app)
     for s in range(0, len(chunks), CHUNKS_PER_DOC):
         part = chunks[s : s + CHUNKS_PER_DOC]
         record = DocumentRecord(path=part[0].doc, sha256=f"{s:064x}", restricted=False,
                                 ingested_at=utcnow(), n_chunks=len(part), source="default")
         t = time.perf_counter()
-        app.core.documents.chunks.replace_document(record, part)
+        tokens = stored(part) if stored is not None else None
+        tok_s += time.perf_counter() - t
+        t = time.perf_counter()
+        if tokens is None:
+            app.core.documents.chunks.replace_document(record, part)
+        else:
+            app.core.documents.chunks.replace_document(record, part, tokens)
         sql_s += time.perf_counter() - t
     t = time.perf_counter()
-    for s in range(0, len(chunks), 5000):
+    for s in range(0, n_vectors, 5000):
         assert index is not None
         index.upsert(chunks[s : s + 5000], vectors[s : s + 5000])
     vec_s = time.perf_counter() - t
     if chunks:
         out["chunks_per_s"] = len(chunks) / sql_s
-        out["vectors_per_s"] = len(chunks) / vec_s
+        if n_vectors:
+            out["vectors_per_s"] = n_vectors / vec_s
+        if stored is not None:
+            out["tokens_per_s"] = len(chunks) / tok_s
     out["peak_rss_mb"] = peak_rss_mb()
     app.close()
+    if args.db is None:  # SQLite: the database file (WAL included) the chunks live in
+        out["db_mb"] = sum(f.stat().st_size for f in data.glob("ricorda.db*")) / 2**20
     return out
+
+
+def tokens_of(app: Any) -> Any:
+    """What ingest stores with each chunk (`ChunkTokenizer.stored`); None on an older release,
+    which stores no tokens (the bench runs against a copy of one for the before column)."""
+    documents = getattr(getattr(app, "core", None), "documents", None)
+    tokenizer = getattr(documents, "chunk_tokenizer", None)
+    return tokenizer().stored if tokenizer is not None else None
 
 
 def run_one_doc(args: argparse.Namespace) -> dict[str, Any]:
@@ -207,8 +238,11 @@ def run_one_doc(args: argparse.Namespace) -> dict[str, Any]:
                             ingested_at=utcnow(), n_chunks=1, source="default")
     start = time.perf_counter()
     app.core.documents.vector_index().upsert([chunk], vector / np.linalg.norm(vector))
-    # the version moves with this commit
-    app.core.documents.chunks.replace_document(record, [chunk])
+    stored = tokens_of(app)  # the version moves with the chunks' commit
+    if stored is None:
+        app.core.documents.chunks.replace_document(record, [chunk])
+    else:
+        app.core.documents.chunks.replace_document(record, [chunk], stored([chunk]))
     out = {"committed_at": time.time(), "writer_s": time.perf_counter() - start}
     app.close()
     return out
@@ -219,7 +253,7 @@ def count_reads(app: Any) -> dict[str, int]:
     few an answer quotes, `get_chunks`, are not counted)."""
     counter = {"rows": 0}
     store = app.core.documents.chunks
-    for name in ("all_chunks", "chunks_of"):
+    for name in ("all_chunks", "chunks_of", "indexed_chunks"):
         method = getattr(store, name, None)
         if method is None:
             continue
@@ -259,11 +293,17 @@ def run_replica(args: argparse.Namespace) -> None:
         print(json.dumps(out), flush=True)
         return
     reads = count_reads(app)
+    t = time.perf_counter()
     retriever = app.core.documents.narrative.retriever()
     assert retriever is not None
+    out["lexical_index_s"] = time.perf_counter() - t  # read the chunks, build or map the index
     query_sets = hybrid_query_sets()
+    t = time.perf_counter()
     embeddings = [app.core.documents.embedder.embed(qs) for qs in query_sets]
+    out["embedder_s"] = time.perf_counter() - t  # the query embedder loaded, queries embedded
+    t = time.perf_counter()
     retriever.search(query_sets[0], embeddings[0], cleared=False, filters=None, k=8)
+    out["first_search_s"] = time.perf_counter() - t  # Chroma opened, the first search
     out["hybrid_ready_s"] = time.time() - spawned
     samples = []
     for i in range(args.iterations):
@@ -275,6 +315,8 @@ def run_replica(args: argparse.Namespace) -> None:
     out["hybrid_p50_ms"], out["hybrid_p99_ms"] = quantile(samples, 50), quantile(samples, 99)
     out["rss_mb"] = rss_mb()
     out["chunk_rows_read_at_start"] = reads["rows"]
+    # an older release keeps no tokens: it tokenises every chunk row it reads
+    out["chunks_tokenised_at_start"] = getattr(app.core.documents._lexical, "tokenised", reads["rows"])
     print(json.dumps(out), flush=True)  # ready: the driver ingests one document now
     if args.restart:
         return
@@ -296,6 +338,62 @@ def run_replica(args: argparse.Namespace) -> None:
     seen = {"seen_at": time.time(), "update_s": took, "chunk_rows_read_for_one_doc": most,
             "peak_rss_mb": peak_rss_mb()}
     print(json.dumps(seen), flush=True)
+
+
+# --- the lexical channel alone ----------------------------------------------------------------
+
+
+def run_lexical_only(args: argparse.Namespace) -> dict[str, Any]:
+    """BM25 search alone over `args.chunks` chunks, in this process: the 5 rewritten queries of
+    a hybrid retrieval, uncleared, at the retriever's depth. With `--compare-with DIR` the
+    same index (its arrays, not rebuilt) is also searched by that checkout's
+    core/documents/lexical.py, and the two rankings compared."""
+    import importlib.util
+
+    from core.documents.lexical import Bm25Index, Tokenizer
+    from core.documents.retrieval import DEPTH_PER_K, MIN_DEPTH
+
+    names = tuple(sorted({n for group in ENTITIES + METRICS for n in group}))
+    start = time.perf_counter()
+    index = Bm25Index((), Tokenizer(names))
+    batch = 50_000
+    for b in range(0, args.chunks, batch):  # never the whole corpus in memory as text
+        part = synthetic_chunks(min(batch, args.chunks - b), random.Random(7 + b))
+        index._append([replace(c, id=f"c{b + i:07d}", doc=f"doc{(b + i) // CHUNKS_PER_DOC:06d}")
+                       for i, c in enumerate(part)], None)
+    out: dict[str, Any] = {"chunks": args.chunks, "build_s": time.perf_counter() - start}
+    searchers = {"after": index}
+    if args.compare_with:
+        spec = importlib.util.spec_from_file_location(
+            "before_lexical", Path(args.compare_with) / "core" / "documents" / "lexical.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        arrays, header = index.state()
+        searchers["before"] = module.Bm25Index.from_state(arrays, header, index.tokenizer)
+    depth = max(DEPTH_PER_K * 8, MIN_DEPTH)
+    allowed = index.mask(cleared=False)
+    query_sets = [[index.tokenizer.tokenize(q) for q in qs] for qs in hybrid_query_sets()]
+    rankings: dict[str, list[list[str]]] = {}
+    for label, searcher in searchers.items():
+        for qs in query_sets:  # warm: weights computed once per term, as a serving replica
+            for tokens in qs:
+                searcher.search(tokens, depth, allowed=allowed)
+        samples, found = [], []
+        for i in range(args.iterations):
+            qs = query_sets[i % len(query_sets)]
+            t = time.perf_counter()
+            hits = [searcher.search(tokens, depth, allowed=allowed) for tokens in qs]
+            samples.append((time.perf_counter() - t) * 1000)
+            found.append([cid for h in hits for cid, _ in h])
+        out[f"{label}_p50_ms"] = quantile(samples, 50)
+        out[f"{label}_p99_ms"] = quantile(samples, 99)
+        rankings[label] = found
+    if "before" in rankings:
+        out["rankings_differ"] = sum(a != b for a, b in zip(rankings["before"],
+                                                            rankings["after"], strict=True))
+    out["rss_mb"] = rss_mb()
+    return out
 
 
 # --- the driver ------------------------------------------------------------------------------
@@ -379,7 +477,8 @@ def measure_store(args: argparse.Namespace, store: str, tmp: Path) -> dict[str, 
     with backend(store, tmp, "big") as (db, chroma):
         writer = tmp / f"{store}-writer"
         start = time.perf_counter()
-        result["ingest"] = run_json(worker("ingest", args, data_dir=writer, db=db, chroma=chroma))
+        result["ingest"] = run_json(worker("ingest", args, data_dir=writer, db=db, chroma=chroma,
+                                           no_vectors=args.no_vectors))
         result["ingest"]["seconds"] = time.perf_counter() - start
         n = args.replicas if store == "postgres" else 1
         # the embedded default serves from the writer's data dir; replicas each have their own
@@ -434,13 +533,21 @@ def table(results: list[dict[str, Any]]) -> str:
     row("ingest facts (rows/s)", lambda r: f"{r['ingest']['facts_per_s']:,.0f}")
     row("ingest chunks, SQL (rows/s)", lambda r: f"{r['ingest']['chunks_per_s']:,.0f}")
     row("ingest vectors, Chroma (/s)", lambda r: f"{r['ingest']['vectors_per_s']:,.0f}")
+    row("ingest chunk tokens (chunks/s)", lambda r: f"{r['ingest']['tokens_per_s']:,.0f}")
     row("ingest peak RSS (MB)", lambda r: f"{r['ingest']['peak_rss_mb']:,.0f}")
+    row("database after ingest (MB)", lambda r: f"{r['ingest']['db_mb']:,.0f}")
     row("replica: first structured answer (s)", per_replica("structured_ready_s", ".1f"))
     row("replica: first hybrid retrieval (s)", per_replica("hybrid_ready_s", ".1f"), "≤ 30")
+    row("of which: lexical index built or mapped (s)", per_replica("lexical_index_s", ".1f"))
+    row("of which: query embedder loaded (s)", per_replica("embedder_s", ".1f"))
+    row("of which: vector store opened, first search (s)", per_replica("first_search_s", ".1f"))
     row("restarted replica: first structured answer (s)",
         lambda r: f"{r['restarted']['structured_ready_s']:.1f}")
     row("restarted replica: first hybrid retrieval (s)",
         lambda r: f"{r['restarted']['hybrid_ready_s']:.1f}", "≤ 30")
+    row("replica start: chunks tokenised", per_replica("chunks_tokenised_at_start", ","), "0")
+    row("restarted replica: chunks tokenised",
+        lambda r: f"{r['restarted']['chunks_tokenised_at_start']:,}")
     row("restarted replica: chunk rows read to index",
         lambda r: f"{r['restarted']['chunk_rows_read_at_start']:,}", "changed documents only")
     row("replica RSS after warm-up (MB)", per_replica("rss_mb", ",.0f"), "stated, bounded")
@@ -471,6 +578,13 @@ def main() -> None:
     parser.add_argument("--embedder", choices=sorted(DIMENSIONS), default="use")
     parser.add_argument("--tiny", action="store_true", help="a few seconds: the smoke test")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--no-vectors", action="store_true",
+                        help="write no chunk vectors: the lexical side of a replica's start at "
+                        "sizes where writing vectors into Chroma takes too long")
+    parser.add_argument("--lexical-only", action="store_true",
+                        help="BM25 search alone, in this process (no database, no Chroma)")
+    parser.add_argument("--compare-with", type=Path,
+                        help="with --lexical-only: also search with this checkout's BM25")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", help=argparse.SUPPRESS)
     parser.add_argument("--max-facts", type=int, help=argparse.SUPPRESS)
@@ -493,6 +607,12 @@ def main() -> None:
         return
     if args.tiny:
         args.chunks, args.facts, args.iterations = 400, 12_000, 10
+    if args.lexical_only:
+        result = run_lexical_only(args)
+        print(json.dumps(result, indent=1))
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=1))
+        return
     stores = ["sqlite", "postgres"] if args.store == "both" else [args.store]
     results = []
     with tempfile.TemporaryDirectory(prefix="ricorda-scale-") as tmp:

@@ -19,6 +19,7 @@ from bot.settings import Settings
 from core.knowledge.current_glossary import CurrentGlossary
 
 if TYPE_CHECKING:
+    from core.documents.chunk_tokens import ChunkTokenizer
     from core.documents.document_ingest import DocumentIngestReport
     from core.documents.lexical_sync import LexicalSync
     from core.documents.narrative_channel import DocumentNarrative
@@ -116,11 +117,7 @@ class DocumentServices:
 
         if self._lexical is None:  # kept in the data dir: a restart maps it, not re-tokenises
             self._lexical = LexicalSync(LexicalSnapshots(self.settings.data_dir / "lexical"))
-        # the glossary's names shape the tokens: a glossary that changed them starts over
-        g = self.glossary.get()
-        terms = [*g.metrics.values(), *g.entities.values(), *g.channels.values()]
-        names = tuple(sorted({n for t in terms for n in t.names}))
-        bm25 = self._lexical.current(self.chunks, names)
+        bm25 = self._lexical.current(self.chunks, self.chunk_tokenizer().words)
         if bm25 is None:
             return None
         # connected on first search, again after a failure: a vector store that is down
@@ -129,6 +126,16 @@ class DocumentServices:
         return HybridRetriever(
             self.chunks, bm25, vectors, self.embedder, relevance_floor=self._relevance_floor()
         )
+
+    def chunk_tokenizer(self) -> ChunkTokenizer:
+        """The BM25 tokenizer for the glossary's names (they shape the tokens of Chinese text:
+        a glossary that changed them starts the index over). Ingest stores each chunk's tokens
+        made with it; the serving index reads them back (core.documents.chunk_tokens)."""
+        from core.documents.chunk_tokens import ChunkTokenizer
+
+        g = self.glossary.get()
+        terms = [*g.metrics.values(), *g.entities.values(), *g.channels.values()]
+        return ChunkTokenizer(tuple(sorted({n for t in terms for n in t.names})))
 
     def ingest_documents(
         self,
@@ -168,6 +175,7 @@ class DocumentServices:
             tagger=glossary_tagger(NameIndex(glossary)),
             reader=read_document,
             titler=read_title,
+            tokens_of=self.chunk_tokenizer().stored,
         )
         self._after_ingest()  # a serving process answers from what it just ingested
         return report

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
+    from core.documents.chunk_tokens import StoredTokens
     from core.documents.document_ingest import DocumentRecord
     from core.fastpath.autopath_records import AntiView, AutopathView, Observation
     from core.fastpath.fastpath_entry import FastpathEntry
@@ -125,6 +126,13 @@ class VectorIndex(Protocol):
         self, embedding: np.ndarray, k: int, where: dict[str, Any] | None = None
     ) -> list[tuple[str, float]]:
         """(chunk id, cosine similarity) best first."""
+        ...
+
+    def query_many(
+        self, embeddings: np.ndarray, k: int, where: dict[str, Any] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """`query` for each row of `embeddings`, in one request (a retrieval's five rewritten
+        queries: one round trip to a Chroma server instead of five)."""
         ...
 
 
@@ -294,8 +302,14 @@ class DocumentCatalog(ChunkStore, Protocol):
         """Every record, or those of one source."""
         ...
 
-    def replace_document(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        """Atomically replace every chunk of `record.path` and its record."""
+    def replace_document(
+        self,
+        record: DocumentRecord,
+        chunks: Sequence[Chunk],
+        tokens: Sequence[StoredTokens] | None = None,
+    ) -> None:
+        """Atomically replace every chunk of `record.path` and its record; `tokens`: each
+        chunk's BM25 tokens, kept with it (core.documents.chunk_tokens)."""
         ...
 
     def delete_document(self, doc: str) -> None: ...

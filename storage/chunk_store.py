@@ -17,6 +17,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
+from core.documents.chunk_tokens import IndexedChunk, StoredTokens
 from core.documents.document_ingest import DocumentRecord
 from core.errors import StorageError
 from core.knowledge.document_sources import DocumentSource
@@ -77,6 +78,25 @@ class SqlChunkStore:
                 out.extend(_to_chunk(row) for row in conn.execute(stmt).mappings())
         return out
 
+    def indexed_chunks(self, docs: Sequence[str]) -> list[IndexedChunk]:
+        """`chunks_of` with each chunk's stored BM25 tokens (None for chunks ingested before
+        they were stored): what the lexical index is built from without tokenising again."""
+        unique = list(dict.fromkeys(docs))
+        out: list[IndexedChunk] = []
+        with _guard("read chunks"), self._engine.connect() as conn:
+            for start in range(0, len(unique), _IN_BATCH):
+                batch = unique[start : start + _IN_BATCH]
+                stmt = (
+                    select(_CHUNKS)
+                    .where(_CHUNKS.c.doc.in_(batch))
+                    .order_by(_CHUNKS.c.doc, _CHUNKS.c.ordinal)
+                )
+                out.extend(
+                    IndexedChunk(_to_chunk(row), row["tokens"], row["tokens_key"])
+                    for row in conn.execute(stmt).mappings()
+                )
+        return out
+
     def documents(self, source: str | None = None) -> list[DocumentRecord]:
         """Every document record (or one source's), by key."""
         stmt = select(_DOCS).order_by(_DOCS.c.path)
@@ -130,11 +150,21 @@ class SqlChunkStore:
             conn.execute(self._upsert_source, values)
             bump_kb_version(conn, DOCUMENTS)  # a classification may have changed with it
 
-    def replace_document(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        """Swap a file's record and all its chunks in one transaction."""
+    def replace_document(
+        self,
+        record: DocumentRecord,
+        chunks: Sequence[Chunk],
+        tokens: Sequence[StoredTokens] | None = None,
+    ) -> None:
+        """Swap a file's record and all its chunks in one transaction; `tokens` (one per chunk,
+        `ChunkTokenizer.stored`) are kept with them for the lexical index."""
         if any(c.doc != record.path for c in chunks):
             raise ValueError(f"every chunk must belong to {record.path!r}")
+        if tokens is not None and len(tokens) != len(chunks):
+            raise ValueError(f"{len(tokens)} token rows for {len(chunks)} chunks")
         rows = [_to_row(c, ordinal) for ordinal, c in enumerate(chunks)]
+        for row, stored in zip(rows, tokens or (), strict=False):
+            row["tokens"], row["tokens_key"] = stored.text, stored.key
         with _guard(f"store {record.path}"), self._engine.begin() as conn:
             conn.execute(delete(_CHUNKS).where(_CHUNKS.c.doc == record.path))
             conn.execute(delete(_DOCS).where(_DOCS.c.path == record.path))
@@ -204,6 +234,8 @@ def _to_row(chunk: Chunk, ordinal: int) -> dict[str, Any]:
         "text": chunk.text,
         "restricted": chunk.restricted,
         "metadata": dict(chunk.metadata),
+        "tokens": None,
+        "tokens_key": None,
     }
 
 

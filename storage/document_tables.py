@@ -1,7 +1,8 @@
 """Tables for ingested documents and their chunks: the source of truth for the narrative channel.
 
 The vector index and the in-memory BM25 index are both rebuilt from these rows, so they hold
-everything a citation needs (file, locator, text) and the RESTRICTED flag on every chunk.
+everything a citation needs (file, locator, text) and the RESTRICTED flag on every chunk, and
+each chunk's BM25 tokens, so a replica's index is built without tokenising the text again.
 """
 
 from __future__ import annotations
@@ -65,3 +66,7 @@ class ChunkRow(SQLModel, table=True):
     meta: dict[str, Any] = Field(
         default_factory=dict, sa_column=Column("metadata", JSON, nullable=False)
     )
+    # the chunk's BM25 term counts and the key they were made under
+    # (core.documents.chunk_tokens); NULL for chunks ingested before they were stored
+    tokens: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    tokens_key: str | None = None

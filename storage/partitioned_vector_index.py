@@ -45,13 +45,22 @@ class PartitionedVectorIndex:
         self, embedding: np.ndarray, k: int, where: dict[str, Any] | None = None
     ) -> list[tuple[str, float]]:
         """(chunk id, cosine similarity) best first, ties by id, over the partitions allowed."""
+        return self.query_many(np.asarray(embedding).reshape(1, -1), k, where)[0]
+
+    def query_many(
+        self, embeddings: np.ndarray, k: int, where: dict[str, Any] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """`query` for each row of `embeddings`: one batched call per partition searched."""
+        vectors = np.asarray(embeddings)
         rest = dict(where or {})
         wanted = (
             rest.pop("restricted", None) if not any(key.startswith("$") for key in rest) else None
         )
-        hits: list[tuple[str, float]] = []
-        if wanted is not True:
-            hits += self.public.query(embedding, k, rest or None)
-        if wanted is not False:
-            hits += self.restricted.query(embedding, k, rest or None)
-        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:k]
+        hits: list[list[tuple[str, float]]] = [[] for _ in range(len(vectors))]
+        parts = [(self.public, wanted is not True), (self.restricted, wanted is not False)]
+        for index, searched in parts:
+            if searched:
+                more = index.query_many(vectors, k, rest or None)
+                for found, extra in zip(hits, more, strict=True):
+                    found += extra
+        return [sorted(found, key=lambda hit: (-hit[1], hit[0]))[:k] for found in hits]

@@ -204,26 +204,34 @@ class ChromaVectorIndex:
         self, embedding: np.ndarray, k: int, where: dict[str, Any] | None = None
     ) -> list[tuple[str, float]]:
         """(chunk id, cosine similarity) best first, ties broken by id."""
-        vector = np.asarray(embedding, dtype=np.float32).reshape(1, -1)
-        if vector.shape[1] != self.dimension:
+        return self.query_many(np.asarray(embedding).reshape(1, -1), k, where)[0]
+
+    def query_many(
+        self, embeddings: np.ndarray, k: int, where: dict[str, Any] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """`query` for each row of `embeddings` in one Chroma call: a retrieval's rewritten
+        queries cost one round trip to a Chroma server, not one each."""
+        vectors = np.asarray(embeddings, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[1] != self.dimension:
             raise StorageError(
-                f"Query embedding has dimension {vector.shape[1]}, the index {self.dimension}."
+                f"Query embeddings have shape {vectors.shape}, the index {self.dimension} "
+                "dimensions."
             )
-        if k <= 0:
-            return []
+        if k <= 0 or not len(vectors):
+            return [[] for _ in range(len(vectors))]
         with _translated("search the document index"):
             # chromadb 1.x caps n_results at what matches (and answers [] when empty)
             result = self._collection.query(
-                query_embeddings=vector,
+                query_embeddings=vectors,
                 n_results=k,
                 where=_where_clause(where),
                 include=["distances"],
             )
-        pairs = [
-            (chunk_id, 1.0 - float(distance))
-            for chunk_id, distance in zip(result["ids"][0], result["distances"][0], strict=True)
-        ]
-        return sorted(pairs, key=lambda p: (-p[1], p[0]))
+        out = []
+        for ids, distances in zip(result["ids"], result["distances"], strict=True):
+            pairs = [(cid, 1.0 - float(d)) for cid, d in zip(ids, distances, strict=True)]
+            out.append(sorted(pairs, key=lambda p: (-p[1], p[0])))
+        return out
 
     # --- maintenance ---------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ class InMemoryVectorIndex:
         self.meta: list[dict[str, Any]] = []
         self.matrix = np.zeros((0, 0), dtype=np.float32)
         self.queries: list[dict[str, Any] | None] = []
+        self.batches = 0  # query_many calls
 
     def upsert(self, chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
         drop = {c.id for c in chunks}
@@ -49,6 +50,12 @@ class InMemoryVectorIndex:
         rows = [i for i in range(len(self.ids)) if _matches(self.meta[i], where)]
         rows.sort(key=lambda i: (-float(sims[i]), self.ids[i]))
         return [(self.ids[i], float(sims[i])) for i in rows[:k]]
+
+    def query_many(
+        self, embeddings: np.ndarray, k: int, where: dict[str, Any] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        self.batches += 1
+        return [self.query(e, k, where) for e in np.asarray(embeddings)]
 
     def docs(self) -> set[str]:
         return {m["doc"] for m in self.meta}

@@ -33,6 +33,8 @@ def test_the_scale_bench_runs_and_a_one_document_ingest_rebuilds_nothing(tmp_pat
     assert replica["hybrid_p50_ms"] <= replica["hybrid_p99_ms"]
     assert result["baseline_structured_p50_ms"] > 0
     assert replica["chunk_rows_read_at_start"] == 400
+    assert replica["chunks_tokenised_at_start"] == 0  # the tokens stored at ingest were read
+    assert ingest["tokens_per_s"] > 0 and ingest["db_mb"] > 0
     assert replica["chunk_rows_read_for_one_doc"] == 1  # the new document only
     # restarted on the same data dir: the saved index is mapped; only the document ingested
     # since it was saved is read

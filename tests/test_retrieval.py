@@ -198,6 +198,16 @@ def test_query_embeddings_are_computed_in_one_batch() -> None:
     assert embedder.batches == [["China revenue", "Cina fatturato", "中国区营收"]]
 
 
+def test_the_rewritten_queries_reach_the_vector_index_in_one_request() -> None:
+    """Five query variants, one `query_many` (one round trip to a Chroma server, which
+    answers each as a single query would: tests/test_vector_store.py)."""
+    variants = ["China revenue 2025", "layoffs", "store closures", "Italy", "revenue fell"]
+    index = InMemoryVectorIndex()
+    found = build(index).retrieve(variants, cleared=False, k=4)
+    assert index.batches == 1 and index.queries == [{"restricted": False}] * 5
+    assert found and all(not s.chunk.restricted for s in found)
+
+
 def test_results_are_stable_and_sorted_by_fused_score() -> None:
     retriever = build()
     first = retriever.retrieve(["revenue grew", "revenue fell"], cleared=True, k=5)

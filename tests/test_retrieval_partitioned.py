@@ -88,3 +88,14 @@ def test_hybrid_retrieval_over_partitioned_chroma_keeps_restricted_out(tmp_path:
     question = ["China revenue fell, layoffs planned?"]
     assert "r1" not in {s.chunk.id for s in retriever.retrieve(question, cleared=False)}
     assert retriever.retrieve(question, cleared=True)[0].chunk.id == "r1"
+
+
+def test_query_many_asks_each_partition_once_and_equals_single_queries() -> None:
+    index, public, restricted = loaded()
+    queries = EMBEDDER.embed(["China revenue", "Italy", "layoffs planned", "revenue", "grew"])
+    for where in (None, {"restricted": False}, {"year": "2025"}):
+        before = (public.batches, restricted.batches)
+        many = index.query_many(queries, 2, where)
+        assert public.batches == before[0] + 1
+        assert restricted.batches == before[1] + (where != {"restricted": False})
+        assert many == [index.query(q, 2, where) for q in queries]

@@ -223,3 +223,16 @@ def test_http_client_against_a_real_chroma_server(chroma_server: str) -> None:
         ChromaVectorIndex(embedder_name="other", dimension=DIM, url=chroma_server)
     idx.delete_doc("b.pdf")
     assert idx.count() == 3
+
+
+def test_query_many_answers_each_embedding_as_a_single_query_would(
+    index: ChromaVectorIndex,
+) -> None:
+    """A retrieval's rewritten queries go to Chroma in one call: same hits, same cosines."""
+    queries = np.stack([_unit(1, 0, 0, 0), _unit(0, 1, 0, 0), _unit(1, 1, 0, 0),
+                        _unit(0, 0, 1, 0), _unit(1, 0.1, 0, 0)])
+    for where in (None, {"restricted": False}, {"entity": "ORBIS_CN"}):
+        assert index.query_many(queries, 3, where) == [index.query(q, 3, where) for q in queries]
+    assert index.query_many(queries, 0) == [[]] * 5
+    with pytest.raises(StorageError):
+        index.query_many(np.ones((2, 7), dtype=np.float32), 1)

@@ -11,9 +11,10 @@ import datetime as dt
 import hashlib
 import os
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.documents.chunking import Section, chunk_document
 from core.errors import IngestError
@@ -27,12 +28,16 @@ from core.knowledge.document_sources import (
 from core.ports import Chunk, Embedder, VectorIndex
 from core.ports import DocumentCatalog as DocumentCatalog  # declared with every storage port
 
+if TYPE_CHECKING:
+    from core.documents.chunk_tokens import StoredTokens
+
 DOCUMENT_SUFFIXES = frozenset({".md", ".txt", ".pdf", ".docx", ".pptx"})
 EMBED_BATCH = 64
 
 Reader = Callable[[Path], list[Section]]
 Tagger = Callable[[str], dict[str, str]]
 Progress = Callable[[int, int, str], None]
+TokensOf = Callable[[Sequence[Chunk]], "list[StoredTokens]"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,7 @@ def ingest_documents(
     tagger: Tagger | None = None,
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     titler: Callable[[Path], str | None] | None = None,
+    tokens_of: TokensOf | None = None,
 ) -> DocumentIngestReport:
     """Bring the chunk store and vector index in line with the documents under `folder`.
 
@@ -107,8 +113,10 @@ def ingest_documents(
     which otherwise removes documents of this source, under `folder`, gone from disk.
     `tagger(text)` returns metadata (e.g. entity codes and years found in the chunk) stored with
     each chunk; `titler(path)` the document's own title, kept with each chunk as "title" (what a
-    citation shows: core.documents.source_titles). `progress(done, total, current_file)` is
-    called after each file. With no embedder or vector index only the lexical (BM25) channel is fed.
+    citation shows: core.documents.source_titles). `tokens_of(chunks)` gives each chunk's BM25
+    tokens to store with it (`ChunkTokenizer.stored`), so no serving process tokenises them
+    again. `progress(done, total, current_file)` is called after each file. With no embedder or
+    vector index only the lexical (BM25) channel is fed.
     """
     if not folder.is_dir():
         raise IngestError(f"{folder}: not a folder")
@@ -173,7 +181,10 @@ def ingest_documents(
             for batch in _batches(chunks, EMBED_BATCH):
                 vector_index.upsert(batch, embedder.embed([c.text for c in batch]))
         record = DocumentRecord(key, digest, restricted, clock(), len(chunks), source.name)
-        chunk_store.replace_document(record, chunks)
+        if tokens_of is None:
+            chunk_store.replace_document(record, chunks)
+        else:
+            chunk_store.replace_document(record, chunks, tokens_of(chunks))
         (report.replaced if previous else report.added).append(key)
         report.chunks_written += len(chunks)
         _report_progress(progress, done, len(files), key)

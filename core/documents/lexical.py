@@ -17,7 +17,7 @@ import threading
 import unicodedata
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -36,6 +36,18 @@ _CJK = (
 _CJK_RUN = re.compile(f"([{_CJK}]+)")
 _HAS_CJK = re.compile(f"[{_CJK}]")
 _WORD = re.compile(r"\w+")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether tokenising `text` involves jieba (after NFKC, as `Tokenizer.tokenize` sees it)."""
+    return not text.isascii() and bool(_HAS_CJK.search(unicodedata.normalize("NFKC", text)))
+
+
+def cjk_words(words: Iterable[str]) -> list[str]:
+    """The names that change how CJK text is segmented, normalised as the tokenizer uses them
+    (other names are split into words anyway)."""
+    new = [unicodedata.normalize("NFKC", w).strip() for w in words]
+    return [w for w in new if w and _HAS_CJK.search(w)]
 
 
 class Tokenizer:
@@ -57,8 +69,7 @@ class Tokenizer:
 
         Only names containing CJK characters matter; others are split into words anyway.
         """
-        new = [unicodedata.normalize("NFKC", w).strip() for w in words]
-        new = [w for w in new if w and _HAS_CJK.search(w)]
+        new = cjk_words(words)
         with self._lock:
             self._user_words.extend(new)
             if self._jieba is not None:
@@ -128,8 +139,14 @@ def guarded_idf(n_docs: int, df: np.ndarray | float) -> np.ndarray | float:
 
 
 _WEIGHT_CACHE_POSTINGS = 4_000_000  # per-term weights kept between queries (32 MB of float64)
+_BOUNDS_KEPT = 100_000  # query terms whose IDF and largest weight are remembered
 _META_SEP = ","
+# a chunk's terms: its tokens in order, or their counts (core.documents.chunk_tokens)
+Terms = Sequence[str] | Mapping[str, int]
 _COMPACT_MIN = 1000  # removed rows before a compaction is considered (and a quarter of all)
+# a posting list is added to every row (not looked up row by row) when it is shorter than
+# this many times the rows still in the race: a binary search costs ~log2(list) steps a row
+_DENSE_BELOW = 8
 
 
 class Bm25Index:
@@ -147,9 +164,10 @@ class Bm25Index:
         *,
         k1: float = 1.5,
         b: float = 0.75,
-        corpus: Sequence[list[str]] | None = None,
+        corpus: Sequence[Terms] | None = None,
     ) -> None:
-        """`corpus`: the chunks' tokens when already known (TokenMemo), else tokenised here."""
+        """`corpus`: the chunks' tokens (or term counts) when already known (TokenMemo,
+        core.documents.chunk_tokens), else tokenised here."""
         self.tokenizer = tokenizer
         self.k1, self.b = k1, b
         self.ids: list[str] = []
@@ -162,7 +180,8 @@ class Bm25Index:
         self._meta: dict[tuple[str, str], np.ndarray] = {}  # (key, value): rows
         self._docs: dict[str, np.ndarray] = {}  # document: its rows
         self._norm: np.ndarray | None = None
-        self._weights: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._weight_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._bounds: dict[str, tuple[Any, float]] = {}  # term: (IDF, largest weight)
         self._cached = 0
         self._lock = threading.Lock()
         self._append(list(chunks), corpus)
@@ -181,7 +200,7 @@ class Bm25Index:
         self,
         removed: Iterable[str] = (),
         added: Sequence[Chunk] = (),
-        corpus: Sequence[list[str]] | None = None,
+        corpus: Sequence[Terms] | None = None,
     ) -> Bm25Index:
         """A new index without the chunks of the `removed` documents and with `added` (whose
         documents are removed first: a re-ingested file replaces its old chunks). Only the
@@ -194,7 +213,8 @@ class Bm25Index:
         new.ids = list(self.ids)
         new._position = dict(self._position)
         new._alive = self._alive.copy()
-        new._weights, new._cached, new._lock = OrderedDict(), 0, threading.Lock()
+        new._weight_cache, new._cached, new._lock = OrderedDict(), 0, threading.Lock()
+        new._bounds = {}
         gone = set(removed) | {c.doc for c in added}
         for doc in gone:
             rows = new._docs.pop(doc, None)
@@ -211,7 +231,7 @@ class Bm25Index:
             new._compact()
         return new
 
-    def _append(self, chunks: list[Chunk], corpus: Sequence[list[str]] | None) -> None:
+    def _append(self, chunks: list[Chunk], corpus: Sequence[Terms] | None) -> None:
         self._norm = None
         if not chunks:
             return
@@ -224,8 +244,9 @@ class Bm25Index:
         lengths = np.empty(len(chunks), dtype=np.float64)
         for i, (chunk, tokens) in enumerate(zip(chunks, corpus, strict=True)):
             row = base + i
-            lengths[i] = len(tokens)
-            for term, tf in Counter(tokens).items():
+            counts = tokens if isinstance(tokens, Mapping) else Counter(tokens)
+            lengths[i] = sum(counts.values())
+            for term, tf in counts.items():
                 entry = terms.get(term)
                 if entry is None:
                     terms[term] = ([row], [tf])
@@ -349,43 +370,90 @@ class Bm25Index:
             allowed &= hit
         return allowed
 
-    def _term_weights(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        posting = self._postings.get(term)
-        if posting is None:
-            return None
+    def _norms(self) -> np.ndarray:
         with self._lock:
-            cached = self._weights.get(term)
-            if cached is not None:
-                self._weights.move_to_end(term)
-                return posting[0], cached
             if self._norm is None:
                 avgdl = self._len_sum / self._n_alive if self._n_alive else 1.0
                 self._norm = self.k1 * (1.0 - self.b + self.b * self._doc_len / (avgdl or 1.0))
-            norm = self._norm
-        rows, tf = posting
-        df = float(rows.size if not self._dead else np.count_nonzero(self._alive[rows]))
-        if df == 0:
+            return self._norm
+
+    def _term(self, name: str) -> _Term | None:
+        """A query term: its posting, IDF and bound (the bound is kept per index version in
+        a small table apart from the weights, so pruning never needs a long list's weights)."""
+        posting = self._postings.get(name)
+        if posting is None:
             return None
+        with self._lock:
+            known = self._bounds.get(name)
+        if known is None:
+            rows = posting[0]
+            df = float(rows.size if not self._dead else np.count_nonzero(self._alive[rows]))
+            if df == 0:
+                return None
+            idf = guarded_idf(self._n_alive, df)
+            weight = self._weights_of(name, posting, idf)
+            known = (idf, float(weight.max()))
+            with self._lock:
+                if len(self._bounds) >= _BOUNDS_KEPT:
+                    self._bounds.clear()
+                self._bounds[name] = known
+        return _Term(name, posting[0], posting[1], known[0], known[1])
+
+    def _weights_of(
+        self, name: str, posting: tuple[np.ndarray, np.ndarray], idf: Any
+    ) -> np.ndarray:
+        """The term's BM25 weight in each row of its posting (removed rows weigh nothing),
+        remembered in a bounded LRU between queries."""
+        with self._lock:
+            cached = self._weight_cache.get(name)
+            if cached is not None:
+                self._weight_cache.move_to_end(name)
+                return cached
+        rows, tf = posting
         tf64 = tf.astype(np.float64)
-        weight = guarded_idf(self._n_alive, df) * tf64 * (self.k1 + 1.0) / (tf64 + norm[rows])
+        weight = idf * tf64 * (self.k1 + 1.0) / (tf64 + self._norms()[rows])
         if self._dead:
             weight[~self._alive[rows]] = 0.0
         with self._lock:
-            if weight.size <= _WEIGHT_CACHE_POSTINGS and term not in self._weights:
-                self._weights[term] = weight
+            if weight.size <= _WEIGHT_CACHE_POSTINGS and name not in self._weight_cache:
+                self._weight_cache[name] = weight
                 self._cached += weight.size
                 while self._cached > _WEIGHT_CACHE_POSTINGS:
-                    self._cached -= self._weights.popitem(last=False)[1].size
-        return rows, weight
+                    self._cached -= self._weight_cache.popitem(last=False)[1].size
+        return weight
+
+    def _weights(self, term: _Term) -> np.ndarray:
+        return self._weights_of(term.name, (term.rows, term.tf), term.idf)
+
+    def _weights_at(self, term: _Term, at: np.ndarray) -> np.ndarray:
+        """The term's weights at these positions of its posting: from the LRU when it holds
+        them, else computed for those positions only (the same expression, element by
+        element, as `_weights_of`: the same floats)."""
+        with self._lock:
+            cached = self._weight_cache.get(term.name)
+        if cached is not None:
+            return cached[at]
+        rows = term.rows[at]
+        tf64 = term.tf[at].astype(np.float64)
+        weight = term.idf * tf64 * (self.k1 + 1.0) / (tf64 + self._norms()[rows])
+        if self._dead:
+            weight[~self._alive[rows]] = 0.0
+        return weight
+
+    def _query_terms(self, tokens: Sequence[str]) -> list[_Term]:
+        """The query's terms found in the index, in the one order every score is summed in:
+        largest bound first (ties by term; a repeated token stays, and counts twice). Both
+        `scores` and the pruned `search` add in this order, so a chunk's score is the same
+        float either way and their rankings are identical, ties included."""
+        found = [t for name in tokens if (t := self._term(name)) is not None]
+        found.sort(key=lambda t: (-t.bound, t.name))
+        return found
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every row for these query tokens (a repeated token counts twice)."""
         out = np.zeros(self.rows, dtype=np.float64)
-        for token in tokens:
-            found = self._term_weights(token)
-            if found is not None:
-                rows, weight = found
-                out[rows] += weight
+        for term in self._query_terms(tokens):
+            out[term.rows] += self._weights(term)
         return out
 
     def search(
@@ -395,18 +463,88 @@ class Bm25Index:
 
         `allowed` is a boolean mask over the index rows (`mask`); rows outside it are never
         returned.
+
+        Exact MaxScore pruning (docs/scale.md): terms are added best bound first, and a
+        lower bound on the k-th best score (`theta`, from the partial sums) is kept. Once the
+        bounds of the terms left add up to less than it, no row they alone contain can reach
+        the top k: those terms' long posting lists are not walked, only looked up for the rows
+        that still can (binary search; postings are sorted by row). The result is the one
+        exhaustive scoring gives (tests/test_lexical_pruning.py).
         """
         if k <= 0 or not self._postings:
             return []
-        scores = self.scores(tokens)
-        if allowed is not None:
-            scores[~allowed] = 0.0
-        # The k-th best score over all rows (one partition; cheaper than gathering the rows
-        # that matched first, which are most of them for common words), then every row tied
-        # with it, so the id tie-break sees all of them.
+        terms = self._query_terms(tokens)
+        if not terms:
+            return []
+        # partial scores; rows outside `allowed` start at -inf, so they never rank or count
+        acc = np.zeros(self.rows) if allowed is None else np.where(allowed, 0.0, -np.inf)
+        left = [*np.cumsum([t.bound for t in terms][::-1])[::-1].tolist(), 0.0]  # bounds to come
+        theta = 0.0  # no fewer than k rows score at least this
+        pool = np.zeros(0, dtype=np.int64)  # the best rows of each term added: theta's witnesses
+        for i, term in enumerate(terms):
+            if theta > 0.0 and left[i] < _safe(theta):
+                return self._finish(self._candidates(acc, terms, i, left, theta), k)
+            acc[term.rows] += self._weights(term)
+            part = acc[term.rows]
+            best = term.rows if part.size <= k else term.rows[np.argpartition(part, -k)[-k:]]
+            pool = np.union1d(pool, best)
+            if pool.size >= k:
+                scored = acc[pool]
+                theta = float(np.partition(scored, scored.size - k)[scored.size - k])
+        return self._finish((None, acc), k)
+
+    def _candidates(
+        self, acc: np.ndarray, terms: list[_Term], first: int, left: list[float], theta: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Rows that can still reach the top k and their full scores: terms from `first` on
+        are looked up for them only, in the same order as `scores` adds them, and rows drop
+        out as soon as the terms left cannot lift them to `theta`. While the rows are many
+        against a posting list, the list is added to every row instead (cheaper than a
+        binary search per row; the sums are the same)."""
+        rows = np.flatnonzero(acc >= _safe(theta) - left[first])
+        score = acc[rows]
+        for i in range(first, len(terms)):
+            term = terms[i]
+            if rows.size * _DENSE_BELOW > term.rows.size:
+                acc[rows] = score
+                acc[term.rows] += self._weights(term)
+                score = acc[rows]
+            else:
+                at = np.minimum(np.searchsorted(term.rows, rows), term.rows.size - 1)
+                hit = term.rows[at] == rows
+                score[hit] += self._weights_at(term, at[hit])
+            keep = score >= _safe(theta) - left[i + 1]
+            rows, score = rows[keep], score[keep]
+        return rows, score
+
+    def _finish(
+        self, found: tuple[np.ndarray | None, np.ndarray], k: int
+    ) -> list[tuple[str, float]]:
+        """The best `k` of these rows (None: every row) by score, then chunk id; only positive
+        scores."""
+        rows, scores = found
+        # The k-th best score (one partition; cheaper than gathering the rows that matched
+        # first, which are most of them for common words), then every row tied with it, so
+        # the id tie-break sees all of them.
         kth = np.partition(scores, scores.size - k)[scores.size - k] if scores.size > k else 0.0
         hits = np.flatnonzero(scores >= kth) if kth > 0.0 else np.flatnonzero(scores > 0.0)
         if hits.size == 0:
             return []
-        best = sorted((-float(scores[i]), self.ids[i]) for i in hits)[:k]
-        return [(cid, -neg) for neg, cid in best]
+        ids = self.ids
+        where = hits if rows is None else rows[hits]
+        best = sorted(zip((-scores[hits]).tolist(), (ids[r] for r in where.tolist()), strict=True))
+        return [(cid, -neg) for neg, cid in best[:k]]
+
+
+class _Term(NamedTuple):
+    name: str
+    rows: np.ndarray  # sorted row ids
+    tf: np.ndarray  # the term's frequency in each
+    idf: Any  # numpy float64, as `guarded_idf` returns it
+    bound: float  # the largest weight: no row gains more from this term
+
+
+def _safe(theta: float) -> float:
+    """`theta` lowered by far more than the rounding of a sum of a few floats: a row is
+    dropped only when its bound is below the k-th best score beyond doubt."""
+    return theta * (1.0 - 1e-9)

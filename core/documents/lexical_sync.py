@@ -14,6 +14,7 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
+from core.documents.chunk_tokens import ChunkTokenizer, IndexedChunk
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.ports import Chunk
 
@@ -31,7 +32,9 @@ class DocumentRow(Protocol):
 
 
 class IndexedChunks(Protocol):
-    """What the sync reads: the document list and the chunks of some documents."""
+    """What the sync reads: the document list and the chunks of some documents. A store that
+    also has `indexed_chunks` (storage.chunk_store) is read through it: the chunks with the
+    tokens stored at ingest, so they are not tokenised again."""
 
     def documents(self) -> Sequence[DocumentRow]: ...
 
@@ -56,7 +59,9 @@ class LexicalSync:
 
     `words` are the glossary names the tokenizer keeps whole; when they change the tokens
     change, and the next `current` builds afresh. `last_read` is how many chunk rows the last
-    call read (the whole corpus on a build, the changed documents' after an ingest)."""
+    call read (the whole corpus on a build, the changed documents' after an ingest);
+    `tokenised` how many of all the chunks read had no usable stored tokens, so their text was
+    tokenised (chunks ingested before tokens were stored, or under another glossary)."""
 
     def __init__(self, snapshots: Snapshots | None = None) -> None:
         """`snapshots`: where the index is kept between runs; None: in memory only."""
@@ -65,7 +70,9 @@ class LexicalSync:
         self._words: tuple[str, ...] | None = None
         self._seen: dict[str, Signature] = {}
         self._unsaved = 0  # chunk rows indexed since the snapshot was written
+        self._tokens: ChunkTokenizer | None = None
         self.last_read = 0
+        self.tokenised = 0
 
     def current(self, store: IndexedChunks, words: tuple[str, ...]) -> Bm25Index | None:
         """The index for what `store` holds now; None when it holds no chunk."""
@@ -79,7 +86,7 @@ class LexicalSync:
                 self._index, self._seen = loaded
                 self._words = words
         if self._index is None or self._words != words:
-            self._index = self._build(store, list(signature), Tokenizer(words))
+            self._index = self._build(store, list(signature), words)
             self._words = words
             self._unsaved = self._index.rows
         else:
@@ -87,9 +94,9 @@ class LexicalSync:
             removed = [p for p in self._seen if p not in signature]
             self.last_read = 0
             if changed or removed:
-                added = store.chunks_of(changed)
+                added, corpus = self._read(store, changed, self._tokenizer(self._index, words))
                 self.last_read = len(added)
-                self._index = self._index.updated(removed + changed, added)
+                self._index = self._index.updated(removed + changed, added, corpus)
                 self._unsaved += len(added) + len(removed)
         self._seen = signature
         self._save_if_due()
@@ -108,11 +115,32 @@ class LexicalSync:
         except OSError as exc:  # a full disk costs the next start its time, not an answer
             log.warning("could not save the lexical index: %s", exc)
 
-    def _build(self, store: IndexedChunks, docs: list[str], tokenizer: Tokenizer) -> Bm25Index:
-        index = Bm25Index((), tokenizer)
+    def _tokenizer(self, index: Bm25Index, words: tuple[str, ...]) -> ChunkTokenizer:
+        """Stored tokens are judged, and missing ones made, with the index's own tokenizer
+        (one jieba dictionary per index)."""
+        if self._tokens is None or self._tokens.tokenizer is not index.tokenizer:
+            self._tokens = ChunkTokenizer(words, index.tokenizer)
+        return self._tokens
+
+    def _read(
+        self, store: IndexedChunks, docs: Sequence[str], tokens: ChunkTokenizer
+    ) -> tuple[list[Chunk], list[dict[str, int]]]:
+        """The chunks of `docs` and their term counts: stored ones where they fit."""
+        reader = getattr(store, "indexed_chunks", None)
+        rows: Sequence[IndexedChunk] = (
+            reader(docs) if reader is not None else [IndexedChunk(c) for c in store.chunks_of(docs)]
+        )
+        before = tokens.tokenised
+        counts = tokens.counts(rows)
+        self.tokenised += tokens.tokenised - before
+        return [r.chunk for r in rows], counts
+
+    def _build(self, store: IndexedChunks, docs: list[str], words: tuple[str, ...]) -> Bm25Index:
+        index = Bm25Index((), Tokenizer(words))
+        tokens = self._tokenizer(index, words)
         self.last_read = 0
         for start in range(0, len(docs), _READ_DOCS):
-            chunks = store.chunks_of(docs[start : start + _READ_DOCS])
+            chunks, counts = self._read(store, docs[start : start + _READ_DOCS], tokens)
             self.last_read += len(chunks)
-            index._append(chunks, None)  # not shared yet: appended in place
+            index._append(chunks, counts)  # not shared yet: appended in place
         return index

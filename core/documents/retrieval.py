@@ -191,10 +191,8 @@ class HybridRetriever:
         assert self.vector_index is not None
         where: dict[str, Any] | None = None if cleared else {"restricted": False}
         fetch = depth * 4 if filters else depth  # metadata is filtered here, so ask for more
-        raw: list[list[tuple[str, float]]] = []
-        try:
-            for embedding in embeddings:
-                raw.append(self.vector_index.query(embedding, fetch, where=where))
+        try:  # one request for every query variant (one round trip to a Chroma server)
+            raw = self.vector_index.query_many(embeddings, fetch, where=where)
         except StorageError as exc:
             log.warning("vector search failed, lexical retrieval only: %s", exc)
             return [], None, None
