@@ -316,7 +316,8 @@ def run_replica(args: argparse.Namespace) -> None:
     out["rss_mb"] = rss_mb()
     out["chunk_rows_read_at_start"] = reads["rows"]
     # an older release keeps no tokens: it tokenises every chunk row it reads
-    out["chunks_tokenised_at_start"] = getattr(app.core.documents._lexical, "tokenised", reads["rows"])
+    lexical = app.core.documents._lexical
+    out["chunks_tokenised_at_start"] = getattr(lexical, "tokenised", reads["rows"])
     print(json.dumps(out), flush=True)  # ready: the driver ingests one document now
     if args.restart:
         return
