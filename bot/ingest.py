@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bot.build import App
 from core.errors import IngestError, RicordaError
-from core.knowledge.document_sources import DocumentSource
+from core.knowledge.document_sources import DocumentSource, restricted_in, source_rel
 from core.knowledge.glossary import read_glossary
 
 FACT_SUFFIXES = {".csv", ".xlsx"}
@@ -117,7 +117,7 @@ def _reclassified_sources(app: App, folders: list[Path], summary: IngestSummary)
     for source in app.core.glossary.documents:
         stale = [
             d for d in app.core.documents.chunks.documents(source.name)
-            if d.restricted != source.is_restricted(source.rel_of(d.path))
+            if d.restricted != restricted_in(source, source_rel(source, d.path))
         ]
         covered = any(source.root == g or g in source.root.parents for g in given)
         if not stale or covered:

@@ -1,9 +1,8 @@
 """The database side of document ingest: chunks and per-file records on SQLite or PostgreSQL.
 
-Implements `core.ports.ChunkStore` and `core.documents.document_ingest.DocumentCatalog` with
-SQLAlchemy
-Core statements (bulk inserts; one transaction per document), so replacing a file's chunks is
-all-or-nothing and 10,000 chunks load in well under a second.
+Implements `core.ports.ChunkStore` and `core.documents.document_ingest.DocumentCatalog`
+with SQLAlchemy Core statements (bulk inserts; one transaction per document), so replacing a
+file's chunks is all-or-nothing and 10,000 chunks load in well under a second.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.documents.chunk_tokens import IndexedChunk, StoredTokens
+from core.contracts.documents import IndexedChunk, StoredTokens
 from core.documents.document_ingest import DocumentRecord
 from core.errors import StorageError
 from core.knowledge.document_sources import DocumentSource

@@ -1,5 +1,5 @@
-"""The fact table behind `core.ports.FactStore`: the database is the source of truth, lookups
-are answered from an in-memory index so a structured answer costs microseconds, not a query.
+"""The fact table behind `core.ports.FactStore`: the database is the source of truth,
+lookups are answered from an in-memory index so a structured answer costs microseconds, not a query.
 
 The index is loaded once (lazily), replaced after every upsert and on `refresh()`. A serving
 process calls `catch_up()` when the knowledge-base version of the facts moved

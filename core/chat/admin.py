@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.catalog.lookup import LANGUAGES, say
+from core.fastpath.autopath_score import autopath_score
 from core.fastpath.canonical import canonical_hash, canonical_text
 from core.fastpath.fastpath_entry import FastpathEntry, FastpathStore
 from core.knowledge.clearance import shown_question
@@ -128,7 +129,7 @@ class Admin:
         lines = [say("autopaths_head", language)]
         for a in self.autopaths.autopaths():
             lines.append(
-                f"#{a.id} cluster={a.cluster_id} {a.status} score={a.score:.2f} "
+                f"#{a.id} cluster={a.cluster_id} {a.status} score={autopath_score(a):.2f} "
                 f"ok={a.confirmations} fail={a.failures} uses={a.uses} {a.intent_hash}"
             )
         anti = self.autopaths.anti_autopaths()

@@ -19,27 +19,12 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
+from core.contracts.documents import IndexedChunk, StoredTokens
+from core.contracts.ports import Chunk
 from core.documents.lexical import Tokenizer, cjk_words, has_cjk
-from core.ports import Chunk
 
 FORMAT = "t1"
-
-
-class StoredTokens(NamedTuple):
-    """What is stored with a chunk: its encoded term counts and the key they were made under."""
-
-    text: str
-    key: str
-
-
-class IndexedChunk(NamedTuple):
-    """A chunk as the lexical index reads it: the chunk and its stored tokens (None: none)."""
-
-    chunk: Chunk
-    tokens: str | None = None
-    key: str | None = None
 
 
 def encode(tokens: Iterable[str]) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.documents.chunking import Section, chunk_document
+from core.contracts.documents import DocumentRecord
 from core.errors import IngestError
 from core.knowledge.document_sources import (
     DEFAULT_SOURCE,
@@ -24,12 +25,15 @@ from core.knowledge.document_sources import (
     DocumentSource,
     is_restricted,
     path_is_restricted,
+    restricted_in,
+    source_key,
+    source_rel,
 )
 from core.ports import Chunk, Embedder, VectorIndex
 from core.ports import DocumentCatalog as DocumentCatalog  # declared with every storage port
 
 if TYPE_CHECKING:
-    from core.documents.chunk_tokens import StoredTokens
+    from core.contracts.documents import StoredTokens
 
 DOCUMENT_SUFFIXES = frozenset({".md", ".txt", ".pdf", ".docx", ".pptx"})
 EMBED_BATCH = 64
@@ -38,18 +42,6 @@ Reader = Callable[[Path], list[Section]]
 Tagger = Callable[[str], dict[str, str]]
 Progress = Callable[[int, int, str], None]
 TokensOf = Callable[[Sequence[Chunk]], "list[StoredTokens]"]
-
-
-@dataclass(frozen=True)
-class DocumentRecord:
-    """What the database remembers about one ingested file."""
-
-    path: str  # the document key: "source/china/2025_review.pdf" (plain path in "default")
-    sha256: str
-    restricted: bool
-    ingested_at: dt.datetime
-    n_chunks: int
-    source: str = DEFAULT_SOURCE
 
 
 @dataclass
@@ -140,13 +132,13 @@ def ingest_documents(
     known = {
         record.path: record
         for record in chunk_store.documents(source.name)
-        if source.rel_of(record.path).startswith(prefix)
+        if source_rel(source, record.path).startswith(prefix)
     }
     use_vectors = vector_index is not None and embedder is not None
     on_disk: dict[str, tuple[str, bool]] = {}  # key -> (sha256, restricted)
     for done, path in enumerate(files, start=1):
         rel = doc_name(path, source.root)
-        key = source.key(rel)
+        key = source_key(source, rel)
         try:
             content = path.read_bytes()
         except OSError as exc:
@@ -154,7 +146,7 @@ def ingest_documents(
             _report_progress(progress, done, len(files), key)
             continue
         digest = hashlib.sha256(content).hexdigest()
-        restricted = source.is_restricted(rel)
+        restricted = restricted_in(source, rel)
         on_disk[key] = (digest, restricted)
         previous = known.get(key)
         if previous and previous.sha256 == digest and previous.restricted == restricted:
@@ -267,7 +259,6 @@ __all__ = [
     "RESTRICTED_FOLDER",
     "DocumentCatalog",
     "DocumentIngestReport",
-    "DocumentRecord",
     "document_files",
     "ingest_documents",
     "is_restricted",

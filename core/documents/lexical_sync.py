@@ -14,7 +14,9 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
-from core.documents.chunk_tokens import ChunkTokenizer, IndexedChunk
+from core.contracts.documents import Signature
+from core.contracts.documents import IndexedChunk
+from core.documents.chunk_tokens import ChunkTokenizer
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.ports import Chunk
 
@@ -39,9 +41,6 @@ class IndexedChunks(Protocol):
     def documents(self) -> Sequence[DocumentRow]: ...
 
     def chunks_of(self, docs: Sequence[str]) -> list[Chunk]: ...
-
-
-Signature = tuple[str, bool, dt.datetime, int]  # sha256, restricted, ingested_at, n_chunks
 
 
 class Snapshots(Protocol):

@@ -6,12 +6,10 @@ imported here, so importing one loads only what it needs."""
 __all__ = [
     "autopath",
     "autopath_index",
-    "autopath_records",
     "autopath_score",
     "canonical",
     "cascade",
     "cosine_index",
-    "fastpath_entry",
     "feedback",
     "learning",
     "rejections",

@@ -45,25 +45,14 @@ from core.fastpath.autopath_records import (
     Observation,
     Plan,
 )
-from core.fastpath.autopath_score import status_for
+from core.fastpath.autopath_score import anti_blocks, autopath_score, status_for
 from core.fastpath.thresholds import CosineThresholds
 from core.ports import AutopathStore as AutopathStore
 from core.ports import (  # declared with every storage port
     AutopathTransaction as AutopathTransaction,
 )
 
-__all__ = [
-    "VERDICTS",
-    "AntiView",
-    "AutopathHit",
-    "AutopathStore",
-    "AutopathTransaction",
-    "AutopathView",
-    "Autopaths",
-    "Observation",
-    "Plan",
-    "champion_key",
-]
+__all__ = ["AutopathStore", "AutopathTransaction", "Autopaths", "champion_key"]
 
 log = logging.getLogger("ricorda.autopath")
 
@@ -72,7 +61,7 @@ _EPS = 1e-6  # float32 rounding: a cosine of exactly 0.90 must meet a 0.90 thres
 
 def champion_key(autopath: AutopathView) -> tuple[float, int, int, int]:
     """Sort key, best first: score, then confirmations, then uses, then the older id."""
-    return (-autopath.score, -autopath.confirmations, -autopath.uses, autopath.id or 0)
+    return (-autopath_score(autopath), -autopath.confirmations, -autopath.uses, autopath.id or 0)
 
 
 class Autopaths:
@@ -174,7 +163,7 @@ class Autopaths:
         cluster_id, cosine, route = found
         autopaths, antis = self._store.cluster_state(cluster_id)
         now = self._clock()
-        blocked = {a.framework_hash for a in antis if a.blocks(now)}
+        blocked = {a.framework_hash for a in antis if anti_blocks(a, now)}
         eligible = [
             a
             for a in autopaths
@@ -187,7 +176,8 @@ class Autopaths:
             return None
         champion = min(eligible, key=champion_key)
         assert champion.id is not None
-        return AutopathHit(champion.plan, champion.id, cluster_id, champion.score, cosine, route)
+        score = autopath_score(champion)
+        return AutopathHit(champion.plan, champion.id, cluster_id, score, cosine, route)
 
     def active_frameworks(self) -> frozenset[str]:
         """The frameworks of the active autopaths: the cascade asks before paying for an
@@ -261,7 +251,7 @@ class Autopaths:
     def anti_autopaths(self) -> list[AntiView]:
         """Blocks in force now (failure counts below the threshold are not listed)."""
         now = self._clock()
-        return [a for a in self._store.anti_autopaths() if a.blocks(now)]
+        return [a for a in self._store.anti_autopaths() if anti_blocks(a, now)]
 
     # --- internals ------------------------------------------------------------------------
 
@@ -340,7 +330,7 @@ class Autopaths:
                 if delta > 0:
                     for anti in tx.antis(obs.intent_hash, obs.framework_hash):
                         tx.delete_anti(anti.cluster_id, anti.intent_hash, anti.framework_hash)
-                        if anti.blocks(now):
+                        if anti_blocks(anti, now):
                             log.info("anti-autopath %s lifted by turn %s", _key(anti), turn_id)
             elif first(intent_hash=obs.intent_hash):
                 self._count_on_anti(tx, obs, delta, now)

@@ -20,7 +20,12 @@ uses, then the lower id (the older autopath), so the choice is stable.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.contracts.autopaths import AntiView, AutopathView
 
 WILSON_Z = 1.96
 LATENCY_PER_SECOND = 0.01
@@ -49,6 +54,19 @@ def latency_penalty(mean_latency_ms: float | None) -> float:
 def composite_score(ok: int, fail: int, mean_latency_ms: float | None) -> float:
     """The champion/challenger score (see the module docstring)."""
     return wilson_lower_bound(ok, fail) - latency_penalty(mean_latency_ms)
+
+
+def autopath_score(autopath: AutopathView) -> float:
+    """The champion/challenger score of one autopath: its confirmations against its negative
+    verdicts and failed replays, less its replay latency."""
+    return composite_score(
+        autopath.confirmations, autopath.failures + autopath.failed_uses, autopath.mean_latency_ms
+    )
+
+
+def anti_blocks(anti: AntiView, now: dt.datetime) -> bool:
+    """Whether an anti-autopath still blocks its framework in its cluster at `now`."""
+    return anti.blocked_until is not None and anti.blocked_until > now
 
 
 def status_for(

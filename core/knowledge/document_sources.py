@@ -16,36 +16,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.contracts.documents import DEFAULT_SOURCE, DocumentSource
 from core.errors import ConfigError, IngestError
 
-DEFAULT_SOURCE = "default"
 RESTRICTED_FOLDER = "restricted"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-@dataclass(frozen=True)
-class DocumentSource:
-    """A folder of documents with a stable name and a classification."""
+def source_key(source: DocumentSource, rel: str) -> str:
+    """The document key of `rel` (POSIX path relative to the source's root)."""
+    return doc_key(source.name, rel)
 
-    name: str
-    root: Path  # resolved, absolute
-    restricted: bool = False
-    declared: bool = True  # False: a folder ingested while no source was declared
 
-    def key(self, rel: str) -> str:
-        """The document key of `rel` (POSIX path relative to the root)."""
-        return doc_key(self.name, rel)
+def source_rel(source: DocumentSource, key: str) -> str:
+    """The path relative to the source's root of the document keyed `key`."""
+    return key if source.name == DEFAULT_SOURCE else key.removeprefix(f"{source.name}/")
 
-    def rel_of(self, key: str) -> str:
-        return key if self.name == DEFAULT_SOURCE else key.removeprefix(f"{self.name}/")
 
-    def is_restricted(self, rel: str) -> bool:
-        """RESTRICTED when the source is, or a folder below its root is named `restricted`."""
-        return self.restricted or is_restricted(rel)
+def restricted_in(source: DocumentSource, rel: str) -> bool:
+    """RESTRICTED when the source is, or a folder below its root is named `restricted`."""
+    return source.restricted or is_restricted(rel)
 
 
 def doc_key(source: str, rel: str) -> str:

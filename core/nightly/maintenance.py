@@ -31,6 +31,7 @@ from core.nightly.maintenance_rules import (
     autopath_removals,
     fastpath_removals,
     promotion_groups,
+    removal_why,
 )
 from core.nightly.promotion import PromotionNote, Promotions
 from core.planning.catalog import Catalog
@@ -88,7 +89,7 @@ class MaintenanceReport:
         lines += [f"note: {n}" for n in self.notes]
         for rule, count in counts.items():
             picked = [r for r in self.removals if r.rule == rule]
-            lines.append(f"{verb} {count} ({rule}: {picked[0].why}):")
+            lines.append(f"{verb} {count} ({rule}: {removal_why(picked[0])}):")
             shown = picked if per_rule is None else picked[:per_rule]
             for r in shown:
                 extra = f" uses={r.uses}" + (f" -> {r.heir}" if r.heir else "")

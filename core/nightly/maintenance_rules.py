@@ -13,7 +13,15 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FASTPATH, AUTOPATH = "fastpath", "autopath"
+from core.contracts.maintenance import (
+    AUTOPATH,
+    FASTPATH,
+    AutopathSummary,
+    EntrySummary,
+    Provenance,
+    Removal,
+)
+
 MISSING_TOOL, SUPERSEDED = "missing_tool", "superseded"
 NEVER_REUSED, UNUSED, OVER_CAP = "never_reused", "unused", "over_cap"
 AUTOPATH_DEMOTED, AUTOPATH_IDLE = "autopath_demoted", "autopath_idle"
@@ -29,67 +37,14 @@ WHY = {
 }
 
 
-@dataclass(slots=True)
-class EntrySummary:
-    """What maintenance needs of an L0 entry (no embedding). `revision` is the row version
-    seen: a removal applies only if the row has not been rewritten or used since. Treated as
-    read-only; not frozen because a night builds 100,000 of them and frozen init is slow."""
-
-    id: str
-    canonical_hash: str
-    canonical_text: str
-    framework_hash: str
-    intent: str
-    route: str
-    plan: dict[str, Any]
-    query_specific: bool
-    created_at: dt.datetime
-    last_used_at: dt.datetime
-    n_uses: int
-    revision: int = 0
-    restricted: bool = False  # asked from a cleared chat: text for cleared viewers only
-
-    @property
-    def tools(self) -> list[str]:
-        return [str(step.get("tool", "")) for step in self.plan.get("steps", [])]
+def removal_why(removal: Removal) -> str:
+    """The sentence the maintenance report gives for a removal's rule."""
+    return WHY.get(removal.rule, removal.rule)
 
 
-@dataclass(frozen=True)
-class AutopathSummary:
-    id: int
-    cluster_id: str
-    status: str  # candidate | active | demoted
-    created_at: dt.datetime
-    updated_at: dt.datetime
-    promoted_at: dt.datetime | None
-    last_used_at: dt.datetime | None
-    demoted_at: dt.datetime | None
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """One L0 entry an approved executor replaced (a row of `promotions`)."""
-
-    executor_name: str
-    fastpath_id: str
-    canonical_hash: str
-    framework_hash: str
-
-
-@dataclass(frozen=True, slots=True)
-class Removal:
-    kind: str  # fastpath | autopath
-    entry_id: str
-    rule: str
-    detail: str = ""
-    uses: int = 0
-    heir: str | None = None
-    revision: int = 0
-    restricted: bool = False  # `detail` quotes a question asked from a cleared chat
-
-    @property
-    def why(self) -> str:
-        return WHY.get(self.rule, self.rule)
+def plan_tools(plan: dict[str, Any]) -> list[str]:
+    """The tool of each step of a stored plan, in order."""
+    return [str(step.get("tool", "")) for step in plan.get("steps", [])]
 
 
 @dataclass(frozen=True)
@@ -181,7 +136,7 @@ def _rule(
     provenance: Mapping[str, Provenance],
 ) -> tuple[str | None, str, str | None]:
     if tools is not None:
-        missing = [t for t in e.tools if t not in tools]
+        missing = [t for t in plan_tools(e.plan) if t not in tools]
         if missing:
             names = ", ".join(sorted(set(missing)))
             return MISSING_TOOL, f"missing {names}: {e.canonical_text}", None
@@ -228,7 +183,7 @@ def promotion_groups(
     plans naming anything else (a macro) are left out."""
     groups: dict[tuple[str, str], Group] = {}
     for e in entries:
-        tools = e.tools
+        tools = plan_tools(e.plan)
         if e.query_specific or len(tools) < 2:
             continue
         if builtin_tools is not None and any(t not in builtin_tools for t in tools):

@@ -21,53 +21,25 @@ from typing import Any
 
 from core.catalog.lookup import say
 from core.knowledge.clearance import RESTRICTED_PROPOSAL
-from core.nightly.maintenance_rules import Group, PromotionPolicy, meets_tier2, promotion_groups
+from core.contracts.promotion import (
+    APPROVED,
+    AUTO,
+    PENDING,
+    REJECTED,
+    ExecutorView,
+    ProposalView,
+)
+from core.nightly.maintenance_rules import (
+    Group,
+    PromotionPolicy,
+    meets_tier2,
+    plan_tools,
+    promotion_groups,
+)
 from core.planning.catalog import Catalog, CompositeSpec, macro_name, valid_name
 from core.ports import PromotionStore as PromotionStore  # declared with every storage port
 
 log = logging.getLogger("ricorda.promotion")
-
-PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
-AUTO = "auto (tier 2)"
-
-
-@dataclass(frozen=True)
-class ProposalView:
-    id: int | None
-    framework_hash: str
-    intent: str
-    route: str
-    plan: dict[str, Any]  # the representative entry's plan: its steps become the macro's
-    members: list[tuple[str, str]]  # (fastpath id, canonical hash)
-    entries: int
-    uses: int
-    oldest_at: dt.datetime
-    status: str = PENDING
-    tier2_nights: int = 0
-    last_seen_night: str = ""
-    created_at: dt.datetime | None = None
-    decided_at: dt.datetime | None = None
-    decided_by: str | None = None
-    decided_night: str | None = None
-    executor_name: str | None = None
-    restricted: bool = False  # a member was asked from a cleared chat
-
-    @property
-    def tools(self) -> list[str]:
-        return [str(s.get("tool")) for s in self.plan.get("steps", [])]
-
-
-@dataclass(frozen=True)
-class ExecutorView:
-    name: str
-    intent: str
-    steps: list[dict[str, Any]]
-    status: str
-    inherited_uses: int
-    approved_by: str
-    created_at: dt.datetime
-    retired_at: dt.datetime | None = None
-
 
 @dataclass
 class PromotionNote:
@@ -203,7 +175,7 @@ class Promotions:
             lines.append(
                 f"#{p.id} {p.status} "
                 f"{RESTRICTED_PROPOSAL if p.restricted and not cleared else p.intent} "
-                f"[{' > '.join(p.tools)}]: {p.entries} entries, "
+                f"[{' > '.join(plan_tools(p.plan))}]: {p.entries} entries, "
                 f"{p.uses} uses, oldest {days} days"
                 + (f" -> {p.executor_name}" if p.executor_name else "")
             )
@@ -272,7 +244,7 @@ class Promotions:
             entries=len(group.members),
             uses=group.uses,
             oldest_days=(now - group.oldest_at).days,
-            tools=proposal.tools,
+            tools=plan_tools(proposal.plan),
             executor=executor,
         )
 

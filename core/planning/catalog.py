@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.contracts.composites import CompositeSpec
 from core.errors import RicordaError
 from core.planning.executors import (
     BUILTIN,
@@ -37,40 +38,16 @@ log = logging.getLogger("ricorda.catalog")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{2,63}$")
 
 
-@dataclass(frozen=True)
-class CompositeSpec:
-    """A named macro: the steps of the multi-step plan it stands for, run in order.
-
-    `framework_hash` and `intent` are those of the plan it replaces: the planner emits the macro
-    for a request whose own plan has exactly these steps and this shape."""
-
-    name: str
-    route: str
-    steps: list[dict[str, Any]]
-    intent: str
-    framework_hash: str
-    shape: dict[str, int] = field(default_factory=dict)
-    assumed: list[str] = field(default_factory=list)
-
-    def replaced_plan(self) -> Plan:
-        return Plan(
-            route=self.route,
-            steps=[dict(s) for s in self.steps],
-            shape=dict(self.shape),
-            assumed=list(self.assumed),
-            intent=self.intent,
-        )
-
-    def macro_plan(self, plan: Plan) -> Plan:
-        """The one-step plan naming this macro, keeping the request's shape and intent."""
-        return Plan(
-            route=plan.route,
-            steps=[{"tool": self.name, "args": {}}],
-            shape=dict(plan.shape),
-            assumed=list(plan.assumed),
-            query_specific=plan.query_specific,
-            intent=plan.intent,
-        )
+def macro_plan(spec: CompositeSpec, plan: Plan) -> Plan:
+    """The one-step plan naming the macro `spec`, keeping the request's shape and intent."""
+    return Plan(
+        route=plan.route,
+        steps=[{"tool": spec.name, "args": {}}],
+        shape=dict(plan.shape),
+        assumed=list(plan.assumed),
+        query_specific=plan.query_specific,
+        intent=plan.intent,
+    )
 
 
 def valid_name(name: str) -> bool:
@@ -153,7 +130,7 @@ class Catalog(Mapping[str, Executor]):
         spec = self._by_steps.get((_steps_key(plan.steps), plan.framework_hash()))
         if spec is None or spec.intent != plan.intent:
             return plan
-        return spec.macro_plan(plan)
+        return macro_plan(spec, plan)
 
     # -- internals -----------------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
 """The model planner: the cascade's last tier, for the questions the rules could not read.
 
-A configured chat model (core.ports.LLM: a local GGUF through llama.cpp, or an OpenAI-compatible
-server) reads the question and *chooses*, under constrained decoding, a route, slot values from
-the glossary codes this chat may see, periods from the period grammar and a table shape. It
-never writes a figure: the JSON schema it is held to has enums of codes and nothing free.
+A configured chat model (core.ports.LLM: a local GGUF through llama.cpp, or an
+OpenAI-compatible server) reads the question and *chooses*, under constrained decoding, a
+route, slot values from the glossary codes this chat may see, periods from the period
+grammar and a table shape. It never writes a figure: the JSON schema it is held to has
+enums of codes and nothing free.
 
 What it chose is a `reading`: the same fixed slots a tapped option or a follow-up carries
 (`{"metric": "REVENUE", "entity": "ACME_HK", "period": "FY2023"}`). The answerer checks a

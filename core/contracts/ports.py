@@ -2,11 +2,11 @@
 
 Implementations live in `storage/` (databases, vector collections) and `bot/` (model
 providers). Core code depends only on these shapes, so every part can be swapped for a fake in
-tests and for another engine in production. Every store core uses is declared here; the modules
-that use one re-export it under its old name (`core.fastpath.fastpath_entry.FastpathStore` ...).
-What a
-chat adapter is handed (the turn/message map, the delivery log, the inbox) is declared beside
-the chat services in `core/chat/chat_ports.py`.
+tests and for another engine in production. Every store core uses is declared here, with the
+records it traffics in from this package only; some modules that use a port re-export it under
+its old name (`core.fastpath.autopath.AutopathStore` ...). What a chat adapter is handed (the
+turn/message map, the delivery log, the inbox) is declared beside the chat services in
+`core/chat/chat_ports.py`.
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-    from core.documents.chunk_tokens import StoredTokens
-    from core.documents.document_ingest import DocumentRecord
-    from core.fastpath.autopath_records import AntiView, AutopathView, Observation
-    from core.fastpath.fastpath_entry import FastpathEntry
-    from core.nightly.maintenance_rules import AutopathSummary, EntrySummary, Provenance, Removal
-    from core.nightly.promotion import ExecutorView, ProposalView
-    from core.planning.catalog import CompositeSpec
-    from core.types import Fact, Period
+    from core.contracts.autopaths import AntiView, AutopathView, Observation
+    from core.contracts.composites import CompositeSpec
+    from core.contracts.documents import DocumentRecord, StoredTokens
+    from core.contracts.fastpath import FastpathEntry
+    from core.contracts.maintenance import AutopathSummary, EntrySummary, Provenance, Removal
+    from core.contracts.promotion import ExecutorView, ProposalView
+    from core.contracts.types import Fact, Period
 
 
 # --- facts -------------------------------------------------------------------------------
@@ -151,7 +150,8 @@ class ChatMessage:
 
 
 class LLM(Protocol):
-    """A chat model. Any failure raises `core.errors.ModelError`; callers degrade honestly."""
+    """A chat model. Any failure raises `core.errors.ModelError`; callers degrade
+    honestly."""
 
     name: str
 

@@ -1,4 +1,4 @@
-"""An L0 plan-cache entry and the store Protocol the cascade depends on.
+"""An L0 plan-cache entry (its store is `core.contracts.ports.FastpathStore`).
 
 An entry remembers one answered question (its canonical text and hash, its embedding) and the plan
 that answered it, so the same or an equivalent question replays the plan instead of planning
@@ -11,8 +11,6 @@ import datetime as dt
 import uuid
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
-
-from core.ports import FastpathStore as FastpathStore  # declared with every storage port
 
 if TYPE_CHECKING:
     import numpy as np

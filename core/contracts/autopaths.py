@@ -1,19 +1,19 @@
 """What L1 remembers and serves: observations, autopaths, anti-autopaths and hits.
 
 Plain frozen records shared by `core.fastpath.autopath` (the rules) and `storage.autopath_store`
-(the
-rows); state changes make new records with `dataclasses.replace`.
+(the rows); state changes make new records with `dataclasses.replace`. What is computed from
+them (an autopath's score, whether an anti-autopath blocks) lives in
+`core.fastpath.autopath_score`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from core.fastpath.autopath_score import composite_score
+if TYPE_CHECKING:
+    import numpy as np
 
 Plan = dict[str, Any] | list[Any]
 """Opaque to this module: stored as JSON and handed back unchanged."""
@@ -62,13 +62,6 @@ class AutopathView:
     last_used_at: dt.datetime | None = None
     demoted_at: dt.datetime | None = None
 
-    @property
-    def score(self) -> float:
-        """The champion/challenger score (see core.fastpath.autopath_score)."""
-        return composite_score(
-            self.confirmations, self.failures + self.failed_uses, self.mean_latency_ms
-        )
-
 
 @dataclass(frozen=True)
 class AntiView:
@@ -80,9 +73,6 @@ class AntiView:
     failures: int
     blocked_until: dt.datetime | None
     updated_at: dt.datetime
-
-    def blocks(self, now: dt.datetime) -> bool:
-        return self.blocked_until is not None and self.blocked_until > now
 
 
 @dataclass(frozen=True)
