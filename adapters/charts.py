@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from core.types import Answer, Table
+from core.contracts.types import Answer, Table
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -15,9 +15,9 @@ from typing import Protocol, TextIO
 
 from core.catalog.lookup import say
 from core.chat.presentation import present, sources_heading
+from core.contracts.types import Answer, Request
 from core.language import detect_language
 from core.planning.thinking import while_thinking
-from core.types import Answer, Request
 
 PROMPT = "you> "
 QUIT = {"/quit", "/exit", "quit", "exit", ":q"}

@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from core.chat.chat_ports import Inbox
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 
 log = logging.getLogger("ricorda.inbox")
 T = TypeVar("T")

@@ -59,7 +59,7 @@ from benchkit import nearest_rank  # noqa: E402
 from bot.build import build_app  # noqa: E402
 from bot.ingest import ingest_paths  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
-from core.types import Request  # noqa: E402
+from core.contracts.types import Request  # noqa: E402
 
 DEMO = ROOT / "bot" / "demo"
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchkit import quantile  # noqa: E402
 
-from core.types import Answer, Line, Route, Table  # noqa: E402
+from core.contracts.types import Answer, Line, Route, Table  # noqa: E402
 
 
 def series(n: int, *, chinese: bool = False) -> Table:

@@ -33,9 +33,9 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
+from core.contracts.fastpath import FastpathEntry, new_fastpath_id
 from core.fastpath.canonical import canonical_hash
 from core.fastpath.cosine_index import CosineIndex
-from core.fastpath.fastpath_entry import FastpathEntry, new_fastpath_id
 from storage.db import open_database
 from storage.fastpath_store import SqlFastpathStore
 from storage.fastpath_tables import FastpathGenerationRow, FastpathRow

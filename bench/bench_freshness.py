@@ -40,10 +40,10 @@ from bot.build import App, build_app  # noqa: E402
 from bot.ingest import ingest_paths  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 from bot.settings_checks import kb_check_interval_ms  # noqa: E402
+from core.contracts.ports import Chunk  # noqa: E402
+from core.contracts.types import Request, Route  # noqa: E402
 from core.knowledge.freshness import Freshness  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
-from core.ports import Chunk  # noqa: E402
-from core.types import Request, Route  # noqa: E402
 from storage.kb_version import DOCUMENTS, FACTS, GLOSSARY, SqlKbVersions  # noqa: E402
 
 QUESTION = "What was Entity 01 metric02 in FY2020?"
@@ -194,7 +194,7 @@ def preload_chunks(app: App, n: int) -> None:
     corpus a re-ingested document joins (embedding them all would take minutes)."""
     from bench_retrieval import synthetic_chunks
 
-    from core.documents.document_ingest import DocumentRecord
+    from core.contracts.documents import DocumentRecord
 
     by_doc: dict[str, list[Chunk]] = {}
     for c in synthetic_chunks(n, random.Random(7)):

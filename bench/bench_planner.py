@@ -38,12 +38,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from core.contracts.ports import LLM  # noqa: E402
+from core.contracts.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
 from core.knowledge.glossary import load_glossary  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
 from core.planning.model_planner import ModelPlanner  # noqa: E402
-from core.ports import LLM  # noqa: E402
 from core.question.conversation import TABLE  # noqa: E402
-from core.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
 
 DEMO = ROOT / "bot" / "demo"
 REFERENCE = dt.date(2026, 3, 15)  # FY2025 is the last complete fiscal year (as the set's)

@@ -32,10 +32,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from core.contracts.ports import Chunk
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.documents.query_rewrite import rewrite_queries
 from core.documents.retrieval import HybridRetriever
-from core.ports import Chunk
 
 _EN = """revenue sales margin store stores footfall online channel price discount promotion
 customer member loyalty inventory warehouse logistics delivery supplier cost energy tourism visitor

@@ -106,7 +106,7 @@ def periods(year: int) -> Iterator[tuple[str, str]]:
 
 def facts(n: int) -> Iterator[Any]:
     """`n` fact rows, unit by unit; the first 10,000 are the baseline's."""
-    from core.types import Fact, Period, PeriodType, Source
+    from core.contracts.types import Fact, Period, PeriodType, Source
 
     made = 0
     for e in range(n_entities(n)):
@@ -162,8 +162,7 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
     """Load the glossary, the facts and the chunks (SQL rows + vectors) into a fresh KB."""
     from bot.build import build_app
     from bot.ingest import ingest_paths
-    from core.documents.document_ingest import DocumentRecord
-    from core.knowledge.document_sources import DocumentSource
+    from core.contracts.documents import DocumentRecord, DocumentSource
     from storage.columns import utcnow
 
     data = Path(args.data_dir)
@@ -226,8 +225,8 @@ def tokens_of(app: Any) -> Any:
 def run_one_doc(args: argparse.Namespace) -> dict[str, Any]:
     """Ingest one new document (chunk rows + vectors) the replicas have never seen."""
     from bot.build import build_app
-    from core.documents.document_ingest import DocumentRecord
-    from core.ports import Chunk
+    from core.contracts.documents import DocumentRecord
+    from core.contracts.ports import Chunk
     from storage.columns import utcnow
 
     app = build_app(settings(Path(args.data_dir), args.db, args.chroma), one_shot=True)
@@ -271,7 +270,7 @@ def count_reads(app: Any) -> dict[str, int]:
 def run_replica(args: argparse.Namespace) -> None:
     """A serving replica: start, answer, measure, then wait for the one-document ingest."""
     from bot.build import build_app
-    from core.types import Request
+    from core.contracts.types import Request
 
     spawned = args.spawned
     out: dict[str, Any] = {}

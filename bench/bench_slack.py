@@ -131,7 +131,7 @@ def busy_phase(senders: int, per_sender: int, slow: float, fake_url: str) -> dic
     from adapters.slack import SlackServices, build_bolt_app, start_site, web_application
     from adapters.slack import web_client as make_client
     from core.chat.callback_token import CallbackSigner
-    from core.types import Answer, Request, Route
+    from core.contracts.types import Answer, Request, Route
 
     busy = threading.Event()
 

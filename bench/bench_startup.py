@@ -53,7 +53,7 @@ def child(data: Path, mode: str, kind: str) -> dict[str, float]:
     started = time.perf_counter()
     from bot.build import build_app
     from bot.settings import load_settings
-    from core.types import Request
+    from core.contracts.types import Request
 
     app = build_app(load_settings(data_dir=data, embedder="use", reference_date="2026-06-15"))
     app.core.cascade  # noqa: B018  (what serve did before: the glossary checked, nothing else)

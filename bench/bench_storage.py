@@ -23,8 +23,8 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from core.ports import TurnRecord
-from core.types import Fact, Period, PeriodType, Source
+from core.contracts.ports import TurnRecord
+from core.contracts.types import Fact, Period, PeriodType, Source
 from storage.db import open_database
 from storage.fact_store import SqlFactStore
 from storage.turn_store import SqlTurnStore, new_turn_id

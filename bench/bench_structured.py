@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchkit import nearest_rank  # noqa: E402
 
+from core.contracts.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
 from core.knowledge.glossary import parse_glossary  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
-from core.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.fact_store import SqlFactStore  # noqa: E402
 from storage.turn_store import SqlTurnStore  # noqa: E402

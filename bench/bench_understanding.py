@@ -74,8 +74,8 @@ class InProcess:
 
     def __call__(self, entry: Json) -> Json:
         from bot.ask_once import _json_line
+        from core.contracts.types import Request
         from core.question.conversation import STANDALONE
-        from core.types import Request
 
         app = self._app(reference_date(entry))
         answer = app.core.cascade.answer(

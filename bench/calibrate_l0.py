@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.embedders import HashingEmbedder, UseEmbedder  # noqa: E402
+from core.contracts.types import Request  # noqa: E402
 from core.fastpath.cascade import Cascade  # noqa: E402
 from core.knowledge.glossary import load_glossary  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
-from core.types import Request  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.fact_files import read_fact_file  # noqa: E402
 from storage.fact_store import SqlFactStore  # noqa: E402

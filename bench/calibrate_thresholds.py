@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.embedders import BgeM3Embedder, HashingEmbedder, UseEmbedder  # noqa: E402
-from core.ports import Embedder  # noqa: E402
+from core.contracts.ports import Embedder  # noqa: E402
 
 PAIRS = ROOT / "tests" / "fixtures" / "paraphrases.jsonl"
 

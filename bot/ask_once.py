@@ -34,9 +34,9 @@ def ask_once(
     alone
     in chat console:local, so scripted asks never depend on each other."""
     from bot.startup import open_app
-    from core.errors import ConfigError, RicordaError
+    from core.contracts.errors import ConfigError, RicordaError
+    from core.contracts.types import Request
     from core.question.conversation import STANDALONE
-    from core.types import Request
 
     bad_date = reference_date_problem(reference_date)
     if bad_date:  # the option, not the RICORDA_REFERENCE_DATE setting it overrides

@@ -78,7 +78,7 @@ def ingest(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from bot.ingest import ingest_paths
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     with Progress(
         TextColumn("{task.description}"),
@@ -157,7 +157,7 @@ def chat(
     """Chat in the terminal: type a question; type an option's number to narrow it."""
     from adapters.console import ConsoleChat
     from bot.ask_once import reference_date_problem
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     bad_date = reference_date_problem(reference_date)
     if bad_date:
@@ -183,7 +183,7 @@ def demo(
 ) -> None:
     """Load the bundled demo knowledge base (fictional company Orbis), then chat with it."""
     from bot.ingest import ingest_paths
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     demo_dir = Path(__file__).parent / "demo"
     paths = [demo_dir / "glossary.toml", demo_dir / "facts.csv", demo_dir / "docs"]
@@ -215,7 +215,7 @@ def _serve_epilog() -> str:
 def serve(ctx: typer.Context) -> None:
     """Run the configured chat platforms (Telegram when RICORDA_TELEGRAM_TOKEN is set, Slack
     when RICORDA_SLACK_BOT_TOKEN is set). Every setting is listed below."""
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     try:
         app_ = _open(ctx, default_level="INFO")
@@ -230,7 +230,7 @@ def serve(ctx: typer.Context) -> None:
 def migrate(ctx: typer.Context) -> None:
     """Bring the database schema up to date (also done by every command at start)."""
     from bot.startup import configure
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
     from storage.migrations import upgrade
 
     try:
@@ -253,7 +253,7 @@ def feedback(
     user: Annotated[str, typer.Option(help="Who gives the verdict.")] = "cli",
 ) -> None:
     """Confirm (up) or reject (down) an answer: down forgets its cached plan."""
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     mapped = {"up": "positive", "down": "negative", "+1": "positive", "-1": "negative"}
     if verdict.lower() not in mapped:

@@ -35,7 +35,7 @@ def init(
     entities, channels, the fiscal year end and the document folder, with "TODO" names to fill
     in. It ingests as it is; `ricorda check` lists what is left to fill in."""
     from bot.kb_init import starter_glossary
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     if facts.suffix.lower() not in (".csv", ".xlsx"):
         fail(f"{facts}: not a fact table; give a .csv or .xlsx file", code=2)
@@ -70,7 +70,7 @@ def check(
     Exit 0 when they would ingest cleanly, 1 when there are errors (each with file:line and
     the fix)."""
     from bot.kb_check import run_checks
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     try:
         result = run_checks(list(paths or []))
@@ -98,7 +98,7 @@ def kb(
     metrics, entities, channels and document sources with their classification and counts."""
     from bot.cli_output import open_app_or_exit
     from bot.kb_show import kb_summary, kb_text
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     app_ = open_app_or_exit(ctx)
     try:

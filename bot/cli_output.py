@@ -19,7 +19,7 @@ def open_app_or_exit(  # type: ignore[no-untyped-def]
 ):
     """Settings -> application; any configuration or storage problem ends with a clear line."""
     from bot.startup import open_app
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     try:
         return open_app(ctx.obj.get("data_dir"), one_shot=one_shot, debug=ctx.obj.get("debug"),
@@ -30,7 +30,7 @@ def open_app_or_exit(  # type: ignore[no-untyped-def]
 
 def print_result(ctx: typer.Context, action: Callable[[App], str]) -> None:
     """Open the app, print `action(app)` and close it; a problem ends with one clear line."""
-    from core.errors import RicordaError
+    from core.contracts.errors import RicordaError
 
     app_ = open_app_or_exit(ctx)
     try:
@@ -60,7 +60,7 @@ def fail_on(exc: Exception) -> None:
     traceback (redacted) only at DEBUG."""
     import logging
 
-    from core.errors import ConfigError
+    from core.contracts.errors import ConfigError
 
     logging.getLogger("ricorda").debug("the error in full", exc_info=exc)
 

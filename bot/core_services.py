@@ -26,13 +26,13 @@ if TYPE_CHECKING:
     from bot.maintenance_wiring import MaintenanceServices
     from bot.metrics import Metrics
     from core.chat.admin import Admin
+    from core.contracts.ports import LLM, ConversationStore
     from core.fastpath.autopath import Autopaths
     from core.fastpath.cascade import Cascade
     from core.fastpath.feedback import Feedback
     from core.planning.answering_service import AnsweringService
     from core.planning.catalog import Catalog
     from core.planning.model_planner import ModelPlanner
-    from core.ports import LLM, ConversationStore
 
 
 class CoreServices:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from core.contracts.types import Fact
 from core.knowledge.disclosure import DISCLOSE, find_disclosures, policy
 from core.knowledge.glossary import Glossary
-from core.types import Fact
 
 
 def disclosure_lines(glossary: Glossary, facts: Iterable[Fact]) -> list[str]:

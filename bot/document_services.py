@@ -19,13 +19,13 @@ from bot.settings import Settings
 from core.knowledge.current_glossary import CurrentGlossary
 
 if TYPE_CHECKING:
+    from core.contracts.documents import DocumentSource
+    from core.contracts.ports import LLM, Embedder, VectorIndex
     from core.documents.chunk_tokens import ChunkTokenizer
     from core.documents.document_ingest import DocumentIngestReport
     from core.documents.lexical_sync import LexicalSync
     from core.documents.narrative_channel import DocumentNarrative
     from core.documents.retrieval import HybridRetriever
-    from core.knowledge.document_sources import DocumentSource
-    from core.ports import LLM, Embedder, VectorIndex
     from storage.chunk_store import SqlChunkStore
 
 

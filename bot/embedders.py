@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ConfigError, ModelError
+from core.contracts.errors import ConfigError, ModelError
+from core.contracts.ports import Embedder
 from core.fastpath.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
-from core.ports import Embedder
 
 logger = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import text
 
 from bot.metrics import CONTENT_TYPE, Metrics
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 if TYPE_CHECKING:
     from bot.build import App

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.build import App
-from core.errors import IngestError, RicordaError
-from core.knowledge.document_sources import DocumentSource, restricted_in, source_rel
+from core.contracts.documents import DocumentSource
+from core.contracts.errors import IngestError, RicordaError
+from core.knowledge.document_sources import restricted_in, source_rel
 from core.knowledge.glossary import read_glossary
 
 FACT_SUFFIXES = {".csv", ".xlsx"}

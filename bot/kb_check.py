@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from core.errors import ConfigError, RicordaError
+from core.contracts.errors import ConfigError, RicordaError
 from core.knowledge.glossary import Glossary, read_glossary
 from core.knowledge.unit_kinds import undeclared_units
 from storage.fact_files import FactFileReport

@@ -16,9 +16,9 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
+from core.contracts.types import Fact, PeriodType
 from core.knowledge.glossary import parse_glossary
 from core.knowledge.unit_kinds import BUILT_IN, RATIO
-from core.types import Fact, PeriodType
 from storage.fact_files import TOTAL_CHANNEL, read_fact_file
 
 TODO = "TODO"
@@ -49,7 +49,7 @@ def starter_glossary(facts: Path, docs: Path | None = None, *, out: Path | None 
         if fact.channel != TOTAL_CHANNEL and fact.channel not in channels:
             channels.append(fact.channel)
     if not metric_units:
-        from core.errors import IngestError
+        from core.contracts.errors import IngestError
 
         problems = "; ".join(str(e) for e in report.errors[:3])
         raise IngestError(f"{facts.name}: no valid row to start a glossary from ({problems})")

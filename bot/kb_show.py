@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from core.contracts.types import Fact, Period
 from core.knowledge.glossary import Glossary
-from core.types import Fact, Period
 
 _ORDER = {"FY": 0, "HY": 1, "Q": 2, "M": 3}
 

@@ -1,7 +1,7 @@
 """Chat models behind core's `LLM` Protocol: an in-process GGUF model and an HTTP endpoint.
 
 Both promise the same thing to core: `complete()` returns the reply text or raises
-`core.errors.ModelError` (never a library exception), within the timeout it was given.
+`core.contracts.errors.ModelError` (never a library exception), within the timeout it was given.
 Callers (rerank, synthesis) turn that error into an honest fallback.
 """
 
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from core.errors import ConfigError, ModelError
-from core.ports import LLM, ChatMessage
+from core.contracts.errors import ConfigError, ModelError
+from core.contracts.ports import LLM, ChatMessage
 
 if TYPE_CHECKING:
     from bot.settings import Settings

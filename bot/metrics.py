@@ -24,7 +24,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from core.types import Answer
+from core.contracts.types import Answer
 
 log = logging.getLogger("ricorda.metrics")
 

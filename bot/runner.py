@@ -24,7 +24,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 if TYPE_CHECKING:
     from bot.build import App

@@ -19,7 +19,7 @@ from bot.runner import Runner, check_port_free
 from bot.serve_slack import SLACK
 from bot.serve_teams import TEAMS
 from bot.serve_telegram import TELEGRAM
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 if TYPE_CHECKING:
     from bot.build import App

@@ -13,7 +13,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 
 from bot.runner import Runner, check_port_free
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 if TYPE_CHECKING:
     from adapters.teams import TeamsServices

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from bot.chat_wiring import chat_services, redact_in_logs
 from bot.runner import Runner, check_port_free
-from core.errors import ConfigError, RicordaError
+from core.contracts.errors import ConfigError, RicordaError
 
 if TYPE_CHECKING:
     from telegram.ext import Application

@@ -24,7 +24,7 @@ from pydantic_settings import (
 
 from bot.settings_choices import SECRET_FIELDS, EmbedderChoice, LlmChoice, LogLevel
 from bot.settings_errors import describe_errors, ensure_writable_dir
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 __all__ = [
     "SECRET_FIELDS", "EmbedderChoice", "LlmChoice", "LogLevel", "Settings", "load_settings",

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from bot.settings import Settings
 from bot.settings_choices import LlmChoice
 from bot.settings_errors import PORTS, env_name
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 # what the platforms issue; checked before any network call (the value is never printed)
 TELEGRAM_TOKEN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{30,}$")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from bot.settings_choices import SECRET_FIELDS
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings

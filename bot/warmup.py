@@ -14,7 +14,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from core.errors import RicordaError
+from core.contracts.errors import RicordaError
 
 if TYPE_CHECKING:
     from bot.build import App
@@ -143,9 +143,9 @@ def _dry_run(app: App) -> None:
     """One question through every step of an answer, recording nothing: the first real one then
     finds the rules compiled, the statements prepared and the code paths warm (it took 16 ms
     after ready against 2 ms in the steady state before this)."""
+    from core.contracts.types import Request
     from core.fastpath.canonical import cache_key
     from core.planning.answering import Prepared
-    from core.types import Request
 
     glossary = app.core.glossary
     metric = next(iter(glossary.metrics.values())).label

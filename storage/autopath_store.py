@@ -18,8 +18,8 @@ from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from core.errors import StorageError
-from core.fastpath.autopath import AntiView, AutopathView, Observation
+from core.contracts.autopaths import AntiView, AutopathView, Observation
+from core.contracts.errors import StorageError
 from storage.autopath_tables import AntiAutopathRow, AutopathObservationRow, AutopathRow
 from storage.embedding_blob import pack, unpack
 from storage.engine import answer_path_writes

@@ -1,6 +1,6 @@
 """The database side of document ingest: chunks and per-file records on SQLite or PostgreSQL.
 
-Implements `core.ports.ChunkStore` and `core.documents.document_ingest.DocumentCatalog`
+Implements `core.contracts.ports.ChunkStore` and `core.documents.document_ingest.DocumentCatalog`
 with SQLAlchemy Core statements (bulk inserts; one transaction per document), so replacing a
 file's chunks is all-or-nothing and 10,000 chunks load in well under a second.
 """
@@ -16,11 +16,9 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.contracts.documents import IndexedChunk, StoredTokens
-from core.documents.document_ingest import DocumentRecord
-from core.errors import StorageError
-from core.knowledge.document_sources import DocumentSource
-from core.ports import Chunk
+from core.contracts.documents import DocumentRecord, DocumentSource, IndexedChunk, StoredTokens
+from core.contracts.errors import StorageError
+from core.contracts.ports import Chunk
 from storage.document_tables import ChunkRow, DocumentRow, DocumentSourceRow
 from storage.kb_version import DOCUMENTS, bump_kb_version
 from storage.tables import utcnow

@@ -12,8 +12,8 @@ from sqlalchemy import JSON, String, Text, column, select, table
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.errors import StorageError
-from core.planning.catalog import CompositeSpec
+from core.contracts.composites import CompositeSpec
+from core.contracts.errors import StorageError
 
 ACTIVE = "active"  # an executor's status while it serves (retired ones are kept for history)
 

@@ -1,4 +1,4 @@
-"""Conversation contexts (`core.ports.ConversationStore`) on SQLite or PostgreSQL.
+"""Conversation contexts (`core.contracts.ports.ConversationStore`) on SQLite or PostgreSQL.
 
 One row per (chat, conversation key), overwritten by each answered figure: a follow-up reaching
 another replica, or a second `ricorda ask --chat`, reads what the previous answer left. Reading
@@ -19,8 +19,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
-from core.errors import StorageError
-from core.ports import ConversationContext
+from core.contracts.errors import StorageError
+from core.contracts.ports import ConversationContext
 from storage.columns import UtcDateTime, utcnow
 from storage.engine import answer_path_writes
 from storage.upsert import upsert_statement

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 from storage.tables import UtcDateTime, utcnow
 
 KEEP = dt.timedelta(days=2)  # platforms stop redelivering long before this

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from core.contracts.errors import IngestError
 from core.documents.chunking import Section, split_paragraphs
-from core.errors import IngestError
 from storage.read_limits import (
     DOCUMENT_LIMITS,
     Deadline,

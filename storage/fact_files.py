@@ -35,9 +35,9 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from core.errors import IngestError
+from core.contracts.errors import IngestError
+from core.contracts.types import Fact, Period, PeriodType, Source
 from core.knowledge.unit_kinds import MetricUnits, RowUnit
-from core.types import Fact, Period, PeriodType, Source
 from storage.read_limits import WORKBOOK_LIMITS, Deadline, ReadLimits, check_zip
 
 COLUMNS = (

@@ -1,4 +1,4 @@
-"""The fact table behind `core.ports.FactStore`: the database is the source of truth,
+"""The fact table behind `core.contracts.ports.FactStore`: the database is the source of truth,
 lookups are answered from an in-memory index so a structured answer costs microseconds, not a query.
 
 The index is loaded once (lazily), replaced after every upsert and on `refresh()`. A serving
@@ -31,8 +31,8 @@ from sqlalchemy import func, select, tuple_
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.errors import StorageError
-from core.types import Fact, Period, PeriodType, Source
+from core.contracts.errors import StorageError
+from core.contracts.types import Fact, Period, PeriodType, Source
 from storage.kb_version import FACTS, bump_kb_version, read_part
 from storage.tables import FACT_KEY, FactRow, utcnow
 from storage.upsert import upsert_statement

@@ -1,4 +1,4 @@
-"""The L0 plan cache on SQLite or PostgreSQL (`core.fastpath.fastpath_entry.FastpathStore`).
+"""The L0 plan cache on SQLite or PostgreSQL (`core.contracts.ports.FastpathStore`).
 
 The database is the source of truth. L0a (`by_hash`) is one indexed Core SELECT. L0b
 (`nearest`) searches in-memory cosine indexes (one per embedder and dimension), built from the
@@ -33,8 +33,8 @@ from sqlalchemy import and_, bindparam, delete, func, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.errors import StorageError
-from core.fastpath.fastpath_entry import FastpathEntry
+from core.contracts.errors import StorageError
+from core.contracts.fastpath import FastpathEntry
 from storage.embedding_blob import dimension_of, pack, unpack, unpack_matrix
 from storage.engine import answer_path_writes
 from storage.fast_sql import FastInsert, FastSelect, transaction

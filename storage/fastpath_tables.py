@@ -1,4 +1,4 @@
-"""The table of L0 plan-cache entries (core.fastpath.fastpath_entry.FastpathEntry), one row per
+"""The table of L0 plan-cache entries (core.contracts.fastpath.FastpathEntry), one row per
 question,
 and the one-row generation table that tells replicas what changed.
 

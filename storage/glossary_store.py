@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 from storage.kb_version import GLOSSARY, bump_kb_version
 from storage.tables import GlossaryRow, utcnow
 from storage.upsert import upsert_statement

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 from storage.delivery_log import SqlDeliveryLog
 from storage.tables import UtcDateTime, utcnow
 

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 from storage.tables import KbVersionRow, utcnow
 
 FACTS, GLOSSARY, DOCUMENTS = "facts", "glossary", "documents"

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from core.contracts.documents import Signature
 from core.documents.lexical import Bm25Index, Tokenizer
-from core.documents.lexical_sync import Signature
 
 log = logging.getLogger("ricorda.lexical")
 FORMAT = 1

@@ -22,7 +22,7 @@ from sqlalchemy import text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 from storage.maintenance_tables import MaintenanceLockRow
 from storage.tables import utcnow
 from storage.upsert import upsert_statement

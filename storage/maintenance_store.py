@@ -21,8 +21,8 @@ from sqlalchemy import Text, bindparam, cast, delete, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from core.errors import StorageError
-from core.nightly.maintenance_rules import (
+from core.contracts.errors import StorageError
+from core.contracts.maintenance import (
     AUTOPATH,
     FASTPATH,
     AutopathSummary,

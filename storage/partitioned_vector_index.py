@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from core.ports import Chunk, VectorIndex
+from core.contracts.ports import Chunk, VectorIndex
 
 
 class PartitionedVectorIndex:
-    """`core.ports.VectorIndex` routing each chunk by its `restricted` flag.
+    """`core.contracts.ports.VectorIndex` routing each chunk by its `restricted` flag.
 
     A query's `restricted` filter picks the partition(s) instead of being passed down; other
     filters are passed to each partition queried.

@@ -15,10 +15,10 @@ from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from core.errors import StorageError
-from core.nightly.maintenance_rules import Provenance
-from core.nightly.promotion import APPROVED, AUTO, PENDING, REJECTED, ExecutorView, ProposalView
-from core.planning.catalog import CompositeSpec
+from core.contracts.composites import CompositeSpec
+from core.contracts.errors import StorageError
+from core.contracts.maintenance import Provenance
+from core.contracts.promotion import APPROVED, AUTO, PENDING, REJECTED, ExecutorView, ProposalView
 from storage.composite_reader import ACTIVE, read_composites
 from storage.fastpath_tables import FastpathRow
 from storage.maintenance_tables import ExecutorRow, PromotionRow, ProposalRow

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import IngestError
+from core.contracts.errors import IngestError
 
 MB = 1024 * 1024
 

@@ -50,7 +50,7 @@ class FactRow(SQLModel, table=True):
 
 
 class TurnRow(SQLModel, table=True):
-    """Everything remembered about one answered request (see core.ports.TurnRecord)."""
+    """Everything remembered about one answered request (see core.contracts.ports.TurnRecord)."""
 
     __tablename__ = "turns"
 

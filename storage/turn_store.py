@@ -17,8 +17,8 @@ from sqlalchemy import and_, delete, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from core.errors import StorageError
-from core.ports import TurnRecord
+from core.contracts.errors import StorageError
+from core.contracts.ports import TurnRecord
 from storage.engine import answer_path_writes
 from storage.fast_sql import FastInsert
 from storage.tables import FeedbackRow, MessageMapRow, TurnRow, utcnow

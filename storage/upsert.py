@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 
 
 def upsert_statement(

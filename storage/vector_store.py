@@ -6,7 +6,7 @@ Three promises on top of chromadb:
 - One embedding model per collection. Its name and dimension are recorded in the collection
   metadata; opening it with another embedder raises `EmbedderMismatchError` naming both and
   the command that rebuilds the index, instead of silently comparing incompatible vectors.
-- chromadb errors become `core.errors.StorageError`, with the original chained.
+- chromadb errors become `core.contracts.errors.StorageError`, with the original chained.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from core.errors import EmbedderMismatchError, RicordaError, StorageError
-from core.ports import Chunk
+from core.contracts.errors import EmbedderMismatchError, RicordaError, StorageError
+from core.contracts.ports import Chunk
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ def _chunk_metadata(chunk: Chunk) -> dict[str, str | bool]:
 
 
 class ChromaVectorIndex:
-    """`core.ports.VectorIndex` over one Chroma collection, cosine space.
+    """`core.contracts.ports.VectorIndex` over one Chroma collection, cosine space.
 
     `url` (e.g. RICORDA_CHROMA_URL="http://chroma:8000") selects a Chroma server, otherwise the
     collection lives in `data_dir/chroma`. `recreate=True` drops any existing collection first

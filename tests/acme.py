@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from core.contracts.ports import TurnRecord
+from core.contracts.types import Fact, Period, PeriodType, Source
 from core.knowledge.glossary import Glossary, load_glossary
 from core.planning.answering import Answerer
-from core.ports import TurnRecord
-from core.types import Fact, Period, PeriodType, Source
 
 ACME = Path(__file__).parent / "fixtures" / "acme"
 REF = dt.date(2026, 6, 15)

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import ModelError
-from core.ports import ChatMessage
+from core.contracts.errors import ModelError
+from core.contracts.ports import ChatMessage
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from core.fastpath.fastpath_entry import FastpathEntry
+from core.contracts.fastpath import FastpathEntry
 from core.nightly.maintenance import Maintenance
 from core.nightly.maintenance_rules import AgingPolicy, PromotionPolicy
 from core.nightly.promotion import Promotions

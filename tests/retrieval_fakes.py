@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from core.documents.document_ingest import DocumentRecord
-from core.ports import Chunk
+from core.contracts.documents import DocumentRecord
+from core.contracts.ports import Chunk
 
 
 class InMemoryVectorIndex:

@@ -20,8 +20,8 @@ from pathlib import Path
 from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
+from core.contracts.types import Request
 from core.fastpath.learning import BackgroundLearning
-from core.types import Request
 from storage.wal_checkpoint import SAFETY_PAGES, WalCheckpointer
 from tests.acme import ACME
 

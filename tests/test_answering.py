@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
+from core.contracts.types import FactStatus, Request, Route
 from core.planning.answering import Answerer
-from core.types import FactStatus, Request, Route
 from tests.acme import REF, MemoryFacts, read_acme_facts
 
 
@@ -194,8 +194,8 @@ def test_combinations_are_one_query_each(acme_answerer) -> None:  # type: ignore
 
 
 def test_zero_base_difference_has_no_percentage(acme_answerer) -> None:  # type: ignore[no-untyped-def]
+    from core.contracts.types import FactResult, Period, PeriodType
     from core.figures.structured import two_period_difference
-    from core.types import FactResult, Period, PeriodType
 
     facts = read_acme_facts()
     zero = next(f for f in facts if f.metric == "EBITDA" and f.entity == "ACME_CN")

@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from core.contracts.types import Request
 from core.fastpath.cascade import Cascade
 from core.knowledge.current_glossary import CurrentGlossary
 from core.knowledge.freshness import FACTS, GLOSSARY
 from core.planning.answering import Answerer
 from core.planning.answering_service import AnsweringService
-from core.types import Request
 from tests.acme import ACME
 
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
+from core.contracts.types import Fact, Period, PeriodType, Request, Source, Table
 from core.figures import arithmetic as ar
 from core.knowledge.glossary import load_glossary, parse_glossary
 from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
-from core.types import Fact, Period, PeriodType, Request, Source, Table
 from tests.acme import MemoryFacts
 from tests.test_tables import demo_facts
 

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.errors import EmbedderMismatchError
-from core.fastpath.autopath import Autopaths, AutopathView
+from core.contracts.autopaths import AutopathView
+from core.contracts.errors import EmbedderMismatchError
+from core.fastpath.autopath import Autopaths
 from core.fastpath.autopath_score import (
     autopath_score,
     composite_score,

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.errors import StorageError
-from core.fastpath.autopath import AntiView, AutopathView, Observation
+from core.contracts.autopaths import AntiView, AutopathView, Observation
+from core.contracts.errors import StorageError
 from storage.autopath_store import SqlAutopathStore
 from storage.db import make_engine, open_database
 

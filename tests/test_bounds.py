@@ -23,7 +23,7 @@ import pytest
 from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
-from core.types import Request
+from core.contracts.types import Request
 from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram
 from tests.slack_harness import BotProcess as SlackBot

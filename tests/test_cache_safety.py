@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
+from core.contracts.ports import Chunk, ConversationContext, ScoredChunk
+from core.contracts.types import Answer, Passage, Request, Source
 from core.documents.narrative import NarrativeResult, empty_result
 from core.fastpath.autopath import Autopaths
 from core.fastpath.cascade import Cascade
 from core.fastpath.feedback import Feedback
 from core.planning.answering import Answerer
-from core.ports import Chunk, ConversationContext, ScoredChunk
-from core.types import Answer, Passage, Request, Source
 from storage.autopath_store import SqlAutopathStore
 from storage.conversation_store import SqlConversationStore
 from storage.db import open_database

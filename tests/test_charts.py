@@ -44,7 +44,7 @@ from adapters.telegram.services import TelegramServices
 from core.chat.callback_token import CallbackSigner, derive_key
 from core.chat.chat_turn import ChatTurns
 from core.chat.presentation import present
-from core.types import Answer, Citation, Line, Request, Route, Source, Table
+from core.contracts.types import Answer, Citation, Line, Request, Route, Source, Table
 from tests.acme import load_acme
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack
 from tests.fake_telegram import TOKEN, FakeTelegram

@@ -14,11 +14,12 @@ from alembic import command
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from core.contracts.documents import DocumentRecord
+from core.contracts.ports import Chunk
 from core.documents.chunk_tokens import ChunkTokenizer, decode, encode
-from core.documents.document_ingest import DocumentRecord, ingest_documents
+from core.documents.document_ingest import ingest_documents
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.documents.lexical_sync import LexicalSync
-from core.ports import Chunk
 from storage.chunk_store import SqlChunkStore
 from storage.db import make_engine, open_database
 from storage.document_readers import read_document

@@ -21,8 +21,8 @@ from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.maintenance_schedule import NightlyMaintenance
 from bot.settings import load_settings
+from core.contracts.types import Request
 from core.knowledge.clearance import RESTRICTED_PROPOSAL, RESTRICTED_QUESTION
-from core.types import Request
 from tests.acme import ACME, load_acme
 from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from core.chat.option_tap import tap_request
+from core.contracts.ports import ConversationContext
+from core.contracts.types import Answer, Request, Route
 from core.knowledge.glossary import Glossary
 from core.planning.answering import Answerer
-from core.ports import ConversationContext
 from core.question.conversation import STANDALONE, carried_slots
 from core.question.intent import Intent
-from core.types import Answer, Request, Route
 from storage.conversation_store import MemoryConversationStore
 from tests.acme import REF, MemoryFacts, MemoryTurns, read_acme_facts
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.ports import ConversationContext
+from core.contracts.ports import ConversationContext
 from storage import conversation_store
 from storage.conversation_store import MemoryConversationStore, SqlConversationStore
 from storage.db import open_database

@@ -8,13 +8,13 @@ import datetime as dt
 
 import pytest
 
+from core.contracts.ports import ConversationContext
+from core.contracts.types import Answer, Period, PeriodType, Route
 from core.knowledge.glossary import Glossary
 from core.planning.answering import Answerer
-from core.ports import ConversationContext
 from core.question.conversation import TABLE, carried_slots
 from core.question.intent import Intent
 from core.question.range_parse import Analysis, from_shape
-from core.types import Answer, Period, PeriodType, Route
 from storage.conversation_store import MemoryConversationStore
 from tests.acme import MemoryTurns
 from tests.test_conversation import Clock, ask, ask_tap, carried_text, make_answerer

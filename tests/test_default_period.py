@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from core.contracts.types import Period, PeriodType, Request
 from core.figures.default_period import DefaultPeriod, default_period
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
-from core.types import Period, PeriodType, Request
 from tests.acme import MemoryFacts, acme_glossary, read_acme_facts
 
 __all__ = ["acme_glossary"]  # the fixture, imported for pytest

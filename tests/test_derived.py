@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
+from core.contracts.types import Fact, FactStatus, Period, PeriodType, Request, Route, Source
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.formulas import Formula, rounded
 from core.figures.structured import StructuredChannel
@@ -22,7 +23,6 @@ from core.knowledge.glossary import Glossary, load_glossary, parse_glossary
 from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
-from core.types import Fact, FactStatus, Period, PeriodType, Request, Route, Source
 from tests.acme import MemoryFacts, read_acme_facts
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"

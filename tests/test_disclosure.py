@@ -26,9 +26,9 @@ import pytest
 from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
+from core.contracts.types import Answer, Period, PeriodType, Request
 from core.knowledge.disclosure import find_disclosures
 from core.knowledge.glossary import load_glossary
-from core.types import Answer, Period, PeriodType, Request
 from storage.fact_files import read_fact_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -328,8 +328,8 @@ def test_a_restricted_channel_is_protected_like_a_restricted_unit() -> None:
 def test_the_checker_is_the_safety_net_for_what_the_policy_does_not_cover() -> None:
     """A restricted region whose units are public: the region is their sum, so protect cannot
     hide it by showing less; the checker names it, and `ricorda check` would exit 1."""
+    from core.contracts.types import Fact, Source
     from core.knowledge.glossary import parse_glossary
-    from core.types import Fact, Source
 
     glossary = parse_glossary("""
 [scope]

@@ -9,9 +9,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from core.documents.document_ingest import DocumentRecord
-from core.knowledge.document_sources import DocumentSource
-from core.ports import Chunk
+from core.contracts.documents import DocumentRecord, DocumentSource
+from core.contracts.ports import Chunk
 from storage.chunk_store import SqlChunkStore
 from storage.db import make_engine, open_database
 from storage.document_tables import adopt_legacy_documents

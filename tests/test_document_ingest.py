@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from bot.embedders import HashingEmbedder
+from core.contracts.errors import IngestError, ModelError
 from core.documents.document_ingest import DocumentIngestReport, ingest_documents, is_restricted
-from core.errors import IngestError, ModelError
 from storage.chunk_store import SqlChunkStore
 from storage.document_readers import read_document
 from tests.document_fixtures import write_docx, write_pdf, write_pptx

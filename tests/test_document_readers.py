@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from core.contracts.errors import IngestError
 from core.documents.chunking import Section
-from core.errors import IngestError
 from storage.document_readers import read_document
 from tests.document_fixtures import write_docx, write_encrypted_pdf, write_pdf, write_pptx
 

@@ -8,13 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import IngestError
-from core.knowledge.document_sources import (
-    DocumentSource,
-    source_of_folder,
-    sources_to_ingest,
-    undeclared_source,
-)
+from core.contracts.documents import DocumentSource
+from core.contracts.errors import IngestError
+from core.knowledge.document_sources import source_of_folder, sources_to_ingest, undeclared_source
 
 
 def folder(tmp_path: Path, *parts: str) -> Path:

@@ -19,9 +19,9 @@ from bot.embedders import (
     choose_embedder,
     find_bge_m3,
 )
-from core.errors import ConfigError, ModelError
+from core.contracts.errors import ConfigError, ModelError
+from core.contracts.ports import Embedder
 from core.fastpath.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
-from core.ports import Embedder
 from tests.tiny_bge import TINY_HIDDEN, build_tiny_bge
 
 TEXTS = [

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from openpyxl import Workbook
 
-from core.errors import IngestError
-from core.types import Period, PeriodType, Source
+from core.contracts.errors import IngestError
+from core.contracts.types import Period, PeriodType, Source
 from storage.fact_files import COLUMNS, FactFileReport, read_fact_file
 
 HEADER = ",".join(COLUMNS)

@@ -19,11 +19,11 @@ from pathlib import Path
 from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
+from core.contracts.ports import Chunk, ScoredChunk
+from core.contracts.types import Request
 from core.documents.narrative_channel import DocumentNarrative
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
-from core.ports import Chunk, ScoredChunk
-from core.types import Request
 from tests.acme import ACME
 
 CHINA24 = "What was ACME China revenue in FY2024?"

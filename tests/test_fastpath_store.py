@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy.engine import Engine
 
 import storage.fastpath_store as fastpath_store
-from core.errors import StorageError
+from core.contracts.errors import StorageError
+from core.contracts.fastpath import FastpathEntry, new_fastpath_id
 from core.fastpath.canonical import canonical_hash
-from core.fastpath.fastpath_entry import FastpathEntry, new_fastpath_id
 from storage.db import make_engine, open_database
 from storage.fastpath_store import SqlFastpathStore
 

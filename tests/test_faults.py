@@ -23,7 +23,7 @@ from sqlalchemy import select
 from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
-from core.types import Request
+from core.contracts.types import Request
 from storage.db import open_database
 from storage.delivery_log import SqlDeliveryLog
 from storage.tables import MessageMapRow

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from sqlalchemy.engine import Engine
 
+from core.contracts.ports import TurnRecord
 from core.fastpath.autopath import Autopaths
 from core.fastpath.feedback import Feedback
 from core.fastpath.thresholds import CosineThresholds
-from core.ports import TurnRecord
 from storage.autopath_store import SqlAutopathStore
 from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore

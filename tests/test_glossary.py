@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 from core.knowledge.glossary import load_glossary, parse_glossary
 from core.knowledge.names import NameIndex
 from tests.acme import ACME

@@ -13,9 +13,9 @@ import pytest
 from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
+from core.contracts.types import Request
 from core.knowledge.glossary import parse_glossary
-from core.types import Request
 from tests.acme import ACME
 from tests.test_cli import REF, ask_json, ricorda
 

@@ -17,7 +17,7 @@ from bot.health import HealthServer, start_health_server
 from bot.ingest import ingest_paths
 from bot.metrics import Metrics
 from bot.settings import load_settings
-from core.types import Request
+from core.contracts.types import Request
 from tests.loopback import free_port
 
 ACME = Path(__file__).parent / "fixtures" / "acme"

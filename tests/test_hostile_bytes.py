@@ -16,9 +16,9 @@ from sqlalchemy.engine import Engine
 from bot.build import build_app
 from bot.embedders import HashingEmbedder
 from bot.settings import load_settings
+from core.contracts.types import FactStatus, Request, Route
 from core.documents.document_ingest import ingest_documents
 from core.fastpath.canonical import cache_key, canonical_hash
-from core.types import FactStatus, Request, Route
 from storage.chunk_store import SqlChunkStore
 from storage.document_readers import read_document
 from tests.acme import REF, load_acme

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.errors import IngestError
+from core.contracts.errors import IngestError
 from storage.document_readers import read_document
 from storage.fact_files import COLUMNS, read_fact_file
 from tests.document_fixtures import write_docx, write_pdf, write_pptx

@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.build import App
+from core.contracts.types import Request, Route
 from core.knowledge.comparable import CONFUSABLES, comparable, fold, squash
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
 from core.question.intent import RuleIntentParser
 from core.question.security import SecurityGate
-from core.types import Request, Route
 from tests.acme import ACME, REF
 from tests.demo_kb import demo_with_document
 

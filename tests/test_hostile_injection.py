@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from bot.build import App
-from core.ports import ChatMessage
-from core.types import Request
+from core.contracts.ports import ChatMessage
+from core.contracts.types import Request
 from tests.demo_kb import demo_with_document
 from tests.llm_fakes import SpyLLM
 

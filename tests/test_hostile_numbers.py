@@ -15,9 +15,9 @@ import pytest
 from bot.build import build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
+from core.contracts.types import Fact, FactStatus, Period, PeriodType, Request, Source
 from core.knowledge.glossary import load_glossary
 from core.planning.answering import Answerer
-from core.types import Fact, FactStatus, Period, PeriodType, Request, Source
 from storage.fact_files import COLUMNS, read_fact_file
 from tests.acme import ACME, REF, MemoryFacts, MemoryTurns
 

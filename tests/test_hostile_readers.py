@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from bot.embedders import HashingEmbedder
+from core.contracts.errors import IngestError
 from core.documents.document_ingest import ingest_documents
-from core.errors import IngestError
 from storage.chunk_store import SqlChunkStore
 from storage.document_readers import read_document
 from storage.fact_files import COLUMNS, read_fact_file

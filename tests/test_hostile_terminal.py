@@ -21,8 +21,8 @@ from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.chat.presentation import present
+from core.contracts.types import Answer, Request, Route, Source
 from core.documents.source_titles import source_title
-from core.types import Answer, Request, Route, Source
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[31m\x9b1m\x1b]52;c;cm0gLXJmIH4=\x07\u202e"

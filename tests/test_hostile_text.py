@@ -7,12 +7,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.contracts.types import Answer, FactStatus, Request, Route
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
 from core.question.security import SecurityGate
-from core.types import Answer, FactStatus, Request, Route
 from tests.acme import ACME, REF, MemoryFacts, MemoryTurns, read_acme_facts
 from tests.cpu_budget import budget, cpu_timed
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from core.contracts.types import FactStatus, Request
 from core.fastpath.cascade import Cascade
 from core.knowledge.glossary import Glossary
 from core.planning.answering import Answerer
-from core.types import FactStatus, Request
 from storage.db import open_database
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import MemoryFacts, MemoryTurns, read_acme_facts

@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
+from core.contracts.types import Route
 from core.knowledge.names import NameIndex
 from core.question.intent import RuleIntentParser
-from core.types import Route
 
 REF = dt.date(2026, 6, 15)  # last complete FY = 2025; "last quarter" = 2026Q1
 

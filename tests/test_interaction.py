@@ -19,8 +19,8 @@ from core.chat.chat_replies import help_text, language_for
 from core.chat.option_tap import tap_request
 from core.chat.presentation import present, split_text
 from core.chat.reactions import NEGATIVE, POSITIVE, ReactionVerdicts
-from core.ports import TurnRecord
-from core.types import Answer, Citation, Line, Option, Passage, Route, Source
+from core.contracts.ports import TurnRecord
+from core.contracts.types import Answer, Citation, Line, Option, Passage, Route, Source
 
 # -- presentation ---------------------------------------------------------------------------
 

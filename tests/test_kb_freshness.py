@@ -19,8 +19,8 @@ import pytest
 
 from bot.build import App, build_app
 from bot.settings import load_settings
+from core.contracts.types import Answer, Request, Route
 from core.knowledge.freshness import Freshness
-from core.types import Answer, Request, Route
 from tests.acme import ACME
 from tests.cpu_budget import budget
 from tests.kb_change import (

@@ -9,9 +9,9 @@ from decimal import Decimal
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.documents.document_ingest import DocumentRecord
-from core.ports import Chunk
-from core.types import Period, PeriodType
+from core.contracts.documents import DocumentRecord
+from core.contracts.ports import Chunk
+from core.contracts.types import Period, PeriodType
 from storage.chunk_store import SqlChunkStore
 from storage.fact_store import SqlFactStore
 from storage.glossary_store import SqlGlossaryStore

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
+from core.contracts.ports import Chunk
 from core.documents.lexical import Bm25Index, Tokenizer, TokenMemo, guarded_idf
-from core.ports import Chunk
 
 
 class GuardedBM25(BM25Okapi):

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core.documents.lexical as lexical
+from core.contracts.ports import Chunk
 from core.documents.lexical import Bm25Index, Tokenizer
-from core.ports import Chunk
 
 VOCAB = ["revenue", "margin", "china", "italy", "online", "store", "board", "zebracorn"]
 

@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy.engine import Engine
 
 import core.documents.lexical as lexical
-from core.documents.document_ingest import DocumentRecord
+from core.contracts.documents import DocumentRecord
+from core.contracts.ports import Chunk
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.documents.lexical_sync import LexicalSync
-from core.ports import Chunk
 from storage.chunk_store import SqlChunkStore
 from storage.lexical_snapshot import LexicalSnapshots
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from core.contracts.errors import ModelError
+from core.contracts.ports import ChatMessage, Chunk, ScoredChunk
 from core.documents.narrative import answer_narrative
 from core.documents.rerank import listwise_rerank, order_schema
-from core.errors import ModelError
-from core.ports import ChatMessage, Chunk, ScoredChunk
 
 pytestmark = pytest.mark.slow  # runs a real GGUF model with llama.cpp (extra models)
 

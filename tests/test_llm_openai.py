@@ -10,10 +10,10 @@ import pytest
 import respx
 
 from bot.llm_providers import OpenAICompatibleLLM
+from core.contracts.errors import ModelError
+from core.contracts.ports import ChatMessage, Chunk, ScoredChunk
 from core.documents.narrative import answer_narrative
 from core.documents.rerank import listwise_rerank
-from core.errors import ModelError
-from core.ports import ChatMessage, Chunk, ScoredChunk
 
 URL = "http://llm.test:8080/v1/chat/completions"
 SECRET = "sk-very-secret-key"

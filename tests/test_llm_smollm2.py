@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from core.contracts.ports import ChatMessage, Chunk, ScoredChunk
 from core.documents.narrative import answer_narrative
-from core.ports import ChatMessage, Chunk, ScoredChunk
 from tests.test_cli import ricorda
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python (extra llm) is not installed")

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 from core.nightly.maintenance_rules import AgingPolicy
 from core.planning.catalog import Catalog
 from storage.autopath_tables import AutopathRow

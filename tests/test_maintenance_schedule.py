@@ -142,7 +142,7 @@ def test_a_bad_schedule_setting_fails_before_anything_starts(
     from bot.maintenance_wiring import build_catalog, maintenance_services
     from bot.settings import Settings
     from bot.settings_checks import check_settings
-    from core.errors import ConfigError
+    from core.contracts.errors import ConfigError
 
     engine = open_database(f"sqlite:///{tmp_path / 'ricorda.db'}")
     with pytest.raises(ConfigError, match=message):  # named, before anything is built

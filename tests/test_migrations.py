@@ -170,7 +170,7 @@ def test_a_database_newer_than_this_release_is_refused(tmp_path: Path) -> None:
     with engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999_future'"))
     engine.dispose()
-    from core.errors import StorageError
+    from core.contracts.errors import StorageError
 
     with pytest.raises(StorageError, match="newer ricorda"):
         open_database(url)

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from bot.llm_providers import OpenAICompatibleLLM
+from core.contracts.ports import ConversationContext
+from core.contracts.types import Answer, Request
 from core.fastpath.autopath import Autopaths
 from core.fastpath.cascade import Cascade
 from core.fastpath.feedback import Feedback
 from core.planning.answering import Answerer
 from core.planning.model_planner import ModelPlanner, prompt
-from core.ports import ConversationContext
-from core.types import Answer, Request
 from storage.autopath_store import SqlAutopathStore
 from storage.conversation_store import SqlConversationStore
 from storage.db import open_database

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
+from core.contracts.types import Request
 from core.fastpath.cascade import Cascade
 from core.planning.answering import Answerer, Prepared
 from core.planning.model_planner import ModelPlanner, parse_reply, reading_schema
-from core.types import Request
 from tests.acme import MemoryFacts, read_acme_facts
 
 pytestmark = pytest.mark.slow

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from core.contracts.ports import Chunk, ScoredChunk
+from core.contracts.types import Source
 from core.documents.narrative import answer_narrative, extractive_answer
-from core.ports import Chunk, ScoredChunk
-from core.types import Source
 from tests.llm_fakes import SpyLLM, failing
 
 LONG = (

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from core.contracts.ports import Chunk, ScoredChunk
 from core.documents.narrative_channel import DocumentNarrative
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
-from core.ports import Chunk, ScoredChunk
 from tests.acme import ACME
 from tests.llm_fakes import SpyLLM
 

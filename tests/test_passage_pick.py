@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from core.contracts.ports import Chunk, ScoredChunk
 from core.documents.chunking import Section, chunk_document, split_paragraphs
 from core.documents.passage_pick import LANGUAGE_TOLERANCE, cut_passage, is_about, pick_passages
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
-from core.ports import Chunk, ScoredChunk
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
 NAMES = NameIndex(load_glossary(DEMO / "glossary.toml"))

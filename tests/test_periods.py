@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.contracts.types import Period, PeriodType
 from core.question.period_labels import fiscal_label, use_fiscal_year_end, year_end_day
 from core.question.periods import (
     PeriodMatch,
@@ -20,7 +21,6 @@ from core.question.periods import (
     period_bounds,
     previous_period,
 )
-from core.types import Period, PeriodType
 from tests.cpu_budget import budget, cpu_timed
 
 # With "12-31" the current fiscal year is FY2026 and the current quarter 2026Q2.

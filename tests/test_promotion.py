@@ -13,10 +13,11 @@ from sqlalchemy.engine import Engine
 from core.catalog.lookup import say
 from core.chat.admin import Admin
 from core.chat.admin_commands import run_admin_command
+from core.contracts.maintenance import EntrySummary
+from core.contracts.types import Answer, Request
 from core.fastpath.cascade import Cascade
-from core.nightly.maintenance_rules import EntrySummary, PromotionPolicy, promotion_groups
+from core.nightly.maintenance_rules import PromotionPolicy, promotion_groups
 from core.planning.answering import Answerer
-from core.types import Answer, Request
 from tests.acme import REF, MemoryFacts, read_acme_facts
 from tests.maintenance_fixtures import NOW, Clock, Job, add_entry, make_job, two_years_plan
 

@@ -24,7 +24,7 @@ from adapters.telegram.keyboards import options_keyboard
 from adapters.telegram.render import answer_messages as telegram_messages
 from core.chat.callback_token import CallbackSigner
 from core.chat.presentation import present
-from core.types import (
+from core.contracts.types import (
     Answer,
     Citation,
     Line,

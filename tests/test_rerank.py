@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.contracts.errors import ModelError
+from core.contracts.ports import Chunk, ScoredChunk
 from core.documents.rerank import listwise_rerank, order_schema, parse_order
-from core.errors import ModelError
-from core.ports import Chunk, ScoredChunk
 from tests.llm_fakes import SpyLLM, failing
 
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from bot.embedders import HashingEmbedder
+from core.contracts.errors import ModelError, StorageError
+from core.contracts.ports import Chunk
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.documents.retrieval import HybridRetriever, matches_filters, rrf_fuse
-from core.errors import ModelError, StorageError
-from core.ports import Chunk
 from tests.retrieval_fakes import InMemoryVectorIndex, MemoryCatalog
 
 # --- RRF -------------------------------------------------------------------------------

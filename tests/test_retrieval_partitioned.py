@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from bot.embedders import HashingEmbedder
+from core.contracts.ports import Chunk
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.documents.retrieval import HybridRetriever
-from core.ports import Chunk
 from storage.partitioned_vector_index import PartitionedVectorIndex
 from tests.retrieval_fakes import InMemoryVectorIndex, MemoryCatalog
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.embedders import UseEmbedder
+from core.contracts.ports import Chunk, ScoredChunk
 from core.documents.document_ingest import ingest_documents
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.documents.narrative_channel import RETRIEVE_K
@@ -23,7 +24,6 @@ from core.documents.query_rewrite import rewrite_queries
 from core.documents.retrieval import HybridRetriever
 from core.knowledge.glossary import Glossary, load_glossary
 from core.knowledge.names import NameIndex
-from core.ports import Chunk, ScoredChunk
 from storage.chunk_store import SqlChunkStore
 from storage.db import open_database
 from storage.document_readers import read_document

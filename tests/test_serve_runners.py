@@ -23,7 +23,7 @@ import bot.serve
 from bot.runner import Runner
 from bot.serve import RUNNERS, configured_runners, run_serve
 from bot.settings import Settings
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 from tests.fake_slack import BOT_TOKEN, FakeSlack
 from tests.fake_telegram import TOKEN, FakeTelegram
 from tests.loopback import free_port, stop_process

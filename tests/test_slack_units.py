@@ -24,7 +24,7 @@ from bot.settings import load_settings
 from bot.settings_checks import check_settings
 from core.chat.callback_token import CallbackSigner
 from core.chat.presentation import Presentation
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 SIGNER = CallbackSigner(b"k" * 32)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.types import Fact, Period, PeriodType, Source, format_decimal
+from core.contracts.types import Fact, Period, PeriodType, Source, format_decimal
 from storage.db import open_database
 from storage.fact_files import read_fact_file
 from storage.fact_store import SqlFactStore, UpsertCounts

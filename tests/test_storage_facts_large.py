@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from sqlalchemy.engine import Engine
 
-from core.types import Fact, Period, PeriodType, Source
+from core.contracts.types import Fact, Period, PeriodType, Source
 from storage.fact_store import SqlFactStore, UpsertCounts
 
 LIMIT = 50

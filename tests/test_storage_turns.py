@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from core.errors import StorageError
-from core.ports import TurnRecord
+from core.contracts.errors import StorageError
+from core.contracts.ports import TurnRecord
 from storage.db import open_database
 from storage.turn_store import SqlTurnStore, UnknownTurnError, new_turn_id
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from core.contracts.types import Fact, Period, PeriodType, Request, Source, Table
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
-from core.types import Fact, Period, PeriodType, Request, Source, Table
 from tests.acme import MemoryFacts
 from tests.test_cli import ricorda
 

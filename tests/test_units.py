@@ -11,9 +11,9 @@ import pytest
 from bot.build import App, build_app
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
+from core.contracts.types import Request
 from core.knowledge.glossary import parse_glossary
-from core.types import Request
 from tests.acme import ACME
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"

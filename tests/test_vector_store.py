@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.errors import EmbedderMismatchError, StorageError
-from core.ports import Chunk
+from core.contracts.errors import EmbedderMismatchError, StorageError
+from core.contracts.ports import Chunk
 from storage.vector_store import ChromaVectorIndex
 
 DIM = 4

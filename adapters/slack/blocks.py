@@ -15,7 +15,7 @@ from core.chat.presentation import (
     split_text,
     table_grid,
 )
-from core.types import Passage, Table
+from core.contracts.types import Passage, Table
 
 SECTION_CHARS = 3000  # a section's text
 CONTEXT_CHARS = 2000  # one context element's text

@@ -47,7 +47,7 @@ from core.chat.chat_turn import ChatTurns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment, fit
 from core.chat.presentation import Presentation, table_grid
-from core.types import Answer, Request
+from core.contracts.types import Answer, Request
 
 log = logging.getLogger("ricorda.slack")
 Ack = Callable[..., Awaitable[Any]]

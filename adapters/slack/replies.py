@@ -12,7 +12,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.blocks import SlackMessage
-from core.types import Table
+from core.contracts.types import Table
 
 log = logging.getLogger("ricorda.slack")
 

@@ -18,7 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.locales import UserLocales
 from adapters.slack.words import NEGATIVE, POSITIVE
 from core.chat.chat_ports import ChatServices
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 from core.language import detect_language
 
 log = logging.getLogger("ricorda.slack")

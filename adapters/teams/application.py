@@ -23,8 +23,8 @@ from core.chat.admin_commands import COMMANDS
 from core.chat.chat_replies import help_text, supported_language
 from core.chat.chat_turn import ChatTurns
 from core.chat.presentation import Presentation
+from core.contracts.types import Answer, Request
 from core.language import detect_language
-from core.types import Answer, Request
 
 log = logging.getLogger("ricorda.teams")
 Activity = dict[str, Any]

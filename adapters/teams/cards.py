@@ -17,7 +17,7 @@ from typing import Any
 
 from core.chat.callback_token import CallbackSigner
 from core.chat.presentation import Presentation, passage_text, table_text
-from core.types import Passage, Table
+from core.contracts.types import Passage, Table
 
 log = logging.getLogger("ricorda.teams")
 MAX_CARD_BYTES = 27_000  # Teams refuses a bot message over ~28 KB (413), attachments included

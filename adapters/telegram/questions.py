@@ -40,7 +40,7 @@ from core.chat.chat_turn import ChatTurns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment, fit
 from core.chat.presentation import Presentation
-from core.types import Answer, Request, Table
+from core.contracts.types import Answer, Request, Table
 
 log = logging.getLogger("ricorda.telegram")
 

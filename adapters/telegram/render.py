@@ -11,7 +11,7 @@ import html
 from dataclasses import dataclass
 
 from core.chat.presentation import Presentation, pack_greedy, passage_text, split_text, table_grid
-from core.types import Passage, Table
+from core.contracts.types import Passage, Table
 
 MESSAGE_LIMIT = 4096
 CAPTION_LIMIT = 1024  # a photo's caption, in UTF-16 units like a message

@@ -1,7 +1,7 @@
 """Numbers and dates in the reader's convention, from the CLDR snapshot (core.catalog.cldr):
 1,320.5 / 1.320,5; "Jun 15, 2026" / "15 giu 2026" / "2026年6月15日".
 
-Exact digits, never rounded by a float: the value is written as loaded (core.types), then its
+Exact digits, never rounded by a float: the value is written as loaded (core.contracts.types), then its
 symbols are the language's. Where the glossary's unit display forms decide how a figure reads
 (core.knowledge.units: "€128.9M", "128,9 Mln €"), they still do; these are the numbers inside.
 """
@@ -14,7 +14,7 @@ from decimal import Decimal, localcontext
 from typing import Any
 
 from core.catalog.cldr import CLDR
-from core.types import format_decimal
+from core.contracts.types import format_decimal
 
 __all__ = ["date", "month_name", "number", "percent"]
 

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.catalog.lookup import LANGUAGES, say
+from core.contracts.fastpath import FastpathEntry
+from core.contracts.ports import FastpathStore
+from core.contracts.ports import RecentTurns as RecentTurns  # declared with every storage port
 from core.fastpath.autopath_score import autopath_score
 from core.fastpath.canonical import canonical_hash, canonical_text
-from core.fastpath.fastpath_entry import FastpathEntry, FastpathStore
 from core.knowledge.clearance import shown_question
 from core.language import detect_language
-from core.ports import RecentTurns as RecentTurns  # declared with every storage port
 
 if TYPE_CHECKING:
     from core.fastpath.autopath import Autopaths

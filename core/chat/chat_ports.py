@@ -12,13 +12,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from core.chat.reactions import ReactionVerdicts
-from core.errors import StorageError
-from core.ports import TurnRecord
+from core.contracts.errors import StorageError
+from core.contracts.ports import TurnRecord
 
 if TYPE_CHECKING:
     from core.chat.admin_commands import AdminOps
     from core.chat.callback_token import CallbackSigner
-    from core.types import Answer, Request, Table
+    from core.contracts.types import Answer, Request, Table
 
 T = TypeVar("T")
 CONFIRMATIONS = "confirmation"  # the delivery log's "platform" for used confirmation buttons

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from core.ports import TurnRecord
-from core.types import Request
+from core.contracts.ports import TurnRecord
+from core.contracts.types import Request
 
 
 def tap_request(

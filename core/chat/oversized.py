@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from core.catalog.lookup import say
 from core.chat.presentation import Presentation
-from core.types import Line, Segment, Table
+from core.contracts.types import Line, Segment, Table
 
 SUMMARY_ROWS = 5  # rows of a table shown in the message when the whole table is attached
 

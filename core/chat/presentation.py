@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from core.catalog.lookup import say
-from core.types import Answer, Citation, Line, Option, Passage, Segment, Table
+from core.contracts.types import Answer, Citation, Line, Option, Passage, Segment, Table
 
 MAX_OPTIONS = 24  # more buttons than this is a wall, not a choice
 OPTION_LABEL_CHARS = 60  # a button label longer than this is cut (Telegram and Slack alike)

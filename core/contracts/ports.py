@@ -150,7 +150,7 @@ class ChatMessage:
 
 
 class LLM(Protocol):
-    """A chat model. Any failure raises `core.errors.ModelError`; callers degrade
+    """A chat model. Any failure raises `core.contracts.errors.ModelError`; callers degrade
     honestly."""
 
     name: str

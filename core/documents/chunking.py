@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from core.ports import Chunk
+from core.contracts.ports import Chunk
 
 TARGET_CHARS = 500
 OVERLAP_CHARS = 80

@@ -16,21 +16,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.contracts.documents import DEFAULT_SOURCE, DocumentRecord, DocumentSource
+from core.contracts.errors import IngestError
+from core.contracts.ports import Chunk, Embedder, VectorIndex
+from core.contracts.ports import (  # declared with every storage port
+    DocumentCatalog as DocumentCatalog,
+)
 from core.documents.chunking import Section, chunk_document
-from core.contracts.documents import DocumentRecord
-from core.errors import IngestError
 from core.knowledge.document_sources import (
-    DEFAULT_SOURCE,
     RESTRICTED_FOLDER,
-    DocumentSource,
     is_restricted,
     path_is_restricted,
     restricted_in,
     source_key,
     source_rel,
 )
-from core.ports import Chunk, Embedder, VectorIndex
-from core.ports import DocumentCatalog as DocumentCatalog  # declared with every storage port
 
 if TYPE_CHECKING:
     from core.contracts.documents import StoredTokens

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 if TYPE_CHECKING:
-    from core.ports import Chunk
+    from core.contracts.ports import Chunk
 
 # Han ideographs (incl. extensions and compatibility forms) plus kana: the scripts written
 # without spaces, which jieba segments. Everything else goes through the word tokenizer.

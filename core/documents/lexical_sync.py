@@ -14,11 +14,10 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
-from core.contracts.documents import Signature
-from core.contracts.documents import IndexedChunk
+from core.contracts.documents import IndexedChunk, Signature
+from core.contracts.ports import Chunk
 from core.documents.chunk_tokens import ChunkTokenizer
 from core.documents.lexical import Bm25Index, Tokenizer
-from core.ports import Chunk
 
 log = logging.getLogger("ricorda.lexical")
 

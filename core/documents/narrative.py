@@ -22,13 +22,13 @@ from typing import Any, Literal
 
 from core.catalog.lookup import say
 from core.chat.presentation import plain_text
+from core.contracts.errors import ModelError
+from core.contracts.ports import LLM, ChatMessage, ScoredChunk
+from core.contracts.types import Citation, Line, Passage, Segment, Source
 from core.documents.passage_pick import pick_passages
 from core.documents.snippet_text import display_name, quote_snippet
-from core.errors import ModelError
 from core.knowledge.names import NameIndex
 from core.language import detect_language
-from core.ports import LLM, ChatMessage, ScoredChunk
-from core.types import Citation, Line, Passage, Segment, Source
 
 logger = logging.getLogger(__name__)
 

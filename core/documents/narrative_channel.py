@@ -14,12 +14,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from core.contracts.ports import LLM, ScoredChunk
 from core.documents.narrative import NarrativeResult, answer_narrative
 from core.documents.query_rewrite import rewrite_queries
 from core.documents.rerank import listwise_rerank
 from core.documents.retrieval import HybridRetriever
 from core.knowledge.names import NameIndex, term_names
-from core.ports import LLM, ScoredChunk
 
 log = logging.getLogger("ricorda.narrative")
 

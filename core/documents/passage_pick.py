@@ -46,11 +46,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.contracts.ports import ScoredChunk
 from core.documents.chunking import is_title_line
 from core.documents.snippet_text import trim_at_sentence
 from core.knowledge.names import NameIndex
 from core.language import detect_language
-from core.ports import ScoredChunk
 
 QUOTE_CHARS = 300
 LANGUAGE_TOLERANCE = 0.05  # relative score difference still "equally relevant"

@@ -13,9 +13,9 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from core.contracts.errors import ModelError
+from core.contracts.ports import LLM, ChatMessage, ScoredChunk
 from core.documents.snippet_text import quote_snippet
-from core.errors import ModelError
-from core.ports import LLM, ChatMessage, ScoredChunk
 
 logger = logging.getLogger(__name__)
 

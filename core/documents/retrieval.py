@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.errors import ModelError, StorageError
-from core.ports import Chunk, ChunkStore, Embedder, ScoredChunk, VectorIndex
+from core.contracts.errors import ModelError, StorageError
+from core.contracts.ports import Chunk, ChunkStore, Embedder, ScoredChunk, VectorIndex
 
 if TYPE_CHECKING:
     from core.documents.lexical import Bm25Index

@@ -16,8 +16,8 @@ import re
 from collections.abc import Mapping
 
 from core.catalog.lookup import say
+from core.contracts.types import Source
 from core.documents.snippet_text import display_name
-from core.types import Source
 
 _EXTENSION = re.compile(r"\.(pdf|md|markdown|txt|docx|pptx|xlsx|csv|html?)$", re.IGNORECASE)
 _LANGUAGE_TAG = re.compile(r"[ _-](en|it|zh)$", re.IGNORECASE)

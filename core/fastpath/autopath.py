@@ -36,8 +36,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from core.fastpath.autopath_index import ClusterIndex, unit
-from core.fastpath.autopath_records import (
+from core.contracts.autopaths import (
     VERDICTS,
     AntiView,
     AutopathHit,
@@ -45,12 +44,13 @@ from core.fastpath.autopath_records import (
     Observation,
     Plan,
 )
-from core.fastpath.autopath_score import anti_blocks, autopath_score, status_for
-from core.fastpath.thresholds import CosineThresholds
-from core.ports import AutopathStore as AutopathStore
-from core.ports import (  # declared with every storage port
+from core.contracts.ports import AutopathStore as AutopathStore
+from core.contracts.ports import (  # declared with every storage port
     AutopathTransaction as AutopathTransaction,
 )
+from core.fastpath.autopath_index import ClusterIndex, unit
+from core.fastpath.autopath_score import anti_blocks, autopath_score, status_for
+from core.fastpath.thresholds import CosineThresholds
 
 __all__ = ["AutopathStore", "AutopathTransaction", "Autopaths", "champion_key"]
 

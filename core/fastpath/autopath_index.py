@@ -19,7 +19,7 @@ from collections import deque
 
 import numpy as np
 
-from core.errors import EmbedderMismatchError
+from core.contracts.errors import EmbedderMismatchError
 from core.fastpath.cosine_index import CosineIndex
 
 

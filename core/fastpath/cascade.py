@@ -24,8 +24,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from core.contracts.fastpath import FastpathEntry, new_fastpath_id
+from core.contracts.ports import Embedder, FastpathStore, TurnRecord
+from core.contracts.types import Answer, Request
 from core.fastpath.canonical import cache_key
-from core.fastpath.fastpath_entry import FastpathEntry, FastpathStore, new_fastpath_id
 from core.fastpath.learning import BackgroundLearning, InlineLearning, Learning
 from core.fastpath.rejections import is_rejection
 from core.fastpath.thresholds import CosineThresholds
@@ -33,8 +35,6 @@ from core.planning.answering import Answerer, Prepared
 from core.planning.executors import Executor, cacheable
 from core.planning.model_planner import MODEL
 from core.planning.plan import Plan, intent_hash
-from core.ports import Embedder, TurnRecord
-from core.types import Answer, Request
 
 if TYPE_CHECKING:
     import numpy as np

@@ -16,11 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.contracts.ports import FastpathStore, TurnRecord
+from core.contracts.ports import FeedbackTurns as FeedbackTurns  # declared with every storage port
 from core.fastpath.canonical import cache_key
-from core.fastpath.fastpath_entry import FastpathStore
 from core.fastpath.rejections import lift_rejection, mark_rejected
-from core.ports import FeedbackTurns as FeedbackTurns  # declared with every storage port
-from core.ports import TurnRecord
 
 if TYPE_CHECKING:
     from core.fastpath.autopath import Autopaths

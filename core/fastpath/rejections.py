@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from core.fastpath.fastpath_entry import FastpathEntry, FastpathStore, new_fastpath_id
+from core.contracts.fastpath import FastpathEntry, new_fastpath_id
+from core.contracts.ports import FastpathStore
 
 REJECTED = "rejected"
 

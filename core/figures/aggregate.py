@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from core.catalog.lookup import join_list, say
+from core.contracts.types import Assumption, FactStatus, Line, Period
 from core.figures import arithmetic as ar
 from core.figures.cells import (
     MISSING_INPUT,
@@ -34,7 +35,6 @@ from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
 from core.question.periods import last_complete_fiscal_year
-from core.types import Assumption, FactStatus, Line, Period
 
 
 def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from core.contracts.types import FactResult, FactStatus, Period, PeriodType, Source
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import MaskedTotal, protected_input
-from core.types import FactResult, FactStatus, Period, PeriodType, Source
 
 MISSING_INPUT = "missing_input"
 UNIT_MISMATCH = "unit_mismatch"

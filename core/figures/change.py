@@ -16,6 +16,7 @@ from typing import Any
 
 from core.catalog.formats import number, percent
 from core.catalog.lookup import say
+from core.contracts.types import Assumption, FactStatus, Line, Period, PeriodType
 from core.figures import arithmetic as ar
 from core.figures.aggregate import (
     cite_numbers,
@@ -33,7 +34,6 @@ from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
 from core.question.periods import shift_period
-from core.types import Assumption, FactStatus, Line, Period, PeriodType
 
 _PER_YEAR = {PeriodType.FY: 1, PeriodType.HY: 2, PeriodType.Q: 4, PeriodType.M: 12}
 POINTS = "PP"  # the unit of a change in a rate: percentage points

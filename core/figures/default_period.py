@@ -13,9 +13,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from core.contracts.types import Period, PeriodType
 from core.figures.structured import TOTAL, StructuredChannel
 from core.question.periods import last_complete_fiscal_year
-from core.types import Period, PeriodType
 
 __all__ = ["DefaultPeriod", "default_period"]
 

@@ -14,10 +14,10 @@ from decimal import Decimal
 from typing import Any
 
 from core.catalog.lookup import join_list, say
+from core.contracts.types import FactResult, FactStatus, Period, Source, decimal_to_json
 from core.figures.disclosed import MaskedTotal, derived_disclosure, masked_like
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary
-from core.types import FactResult, FactStatus, Period, Source, decimal_to_json
 
 # why a derived figure could not be computed (`reason` in ask --json)
 MISSING_INPUT = "missing_input"

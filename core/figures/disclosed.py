@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import Any
 
 from core.catalog.lookup import join_list, say
+from core.contracts.ports import FactStore
+from core.contracts.types import Fact, FactResult, FactStatus, Line, Period, Source
 from core.knowledge.disclosure import hides_member, protection
-from core.ports import FactStore
-from core.types import Fact, FactResult, FactStatus, Line, Period, Source
 
 WITHHELD = "withheld"  # `reason` in ask --json: a public member's figure is missing
 

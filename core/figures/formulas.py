@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 PRECISION = 34  # significant digits of a ratio (IEEE decimal128): far beyond any display
 MAX_DECIMALS = 6

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from core.catalog.lookup import join_list, say
+from core.contracts.types import Line, Period, PeriodType, Table
 from core.figures.aggregate import (
     first_entity,
     refuse_unrecognized,
@@ -25,7 +26,6 @@ from core.figures.cells import Cell, lookup
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
-from core.types import Line, Period, PeriodType, Table
 
 
 def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:

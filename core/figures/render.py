@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from core.catalog.formats import percent
 from core.catalog.lookup import join_list, say
+from core.contracts.types import Assumption, FactResult, FactStatus, Line, Period
 from core.figures.derived import DerivedFact, derived_sentence, running_name
 from core.figures.disclosed import MaskedTotal, masked_note, protected_input
 from core.figures.structured import Difference
 from core.knowledge.glossary import Glossary
 from core.question.period_labels import period_label, year_end_day
-from core.types import Assumption, FactResult, FactStatus, Line, Period
 
 TOTAL = "TOTAL"
 

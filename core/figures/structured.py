@@ -13,13 +13,13 @@ import datetime as dt
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 
+from core.contracts.ports import FactStore
+from core.contracts.types import Fact, FactResult, FactStatus, Period
 from core.figures.disclosed import masked_total
 from core.knowledge.disclosure import protects
 from core.knowledge.names import NameIndex
 from core.knowledge.unit_kinds import RowUnit
-from core.ports import FactStore
 from core.question.periods import normalize_period
-from core.types import Fact, FactResult, FactStatus, Period
 
 TOTAL = "TOTAL"
 

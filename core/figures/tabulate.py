@@ -19,14 +19,7 @@ from typing import Any
 
 from core.catalog.formats import number, percent
 from core.catalog.lookup import join_list, say
-from core.figures.derived import DerivedFact, query_derived, running_name
-from core.figures.disclosed import MaskedTotal, masked_like, masked_note, with_inputs
-from core.figures.structured import TOTAL, exact_difference
-from core.knowledge.disclosure import hidden_members
-from core.question.period_labels import period_label
-from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
-from core.question.range_parse import Analysis
-from core.types import (
+from core.contracts.types import (
     Assumption,
     Fact,
     FactResult,
@@ -37,6 +30,13 @@ from core.types import (
     Source,
     Table,
 )
+from core.figures.derived import DerivedFact, query_derived, running_name
+from core.figures.disclosed import MaskedTotal, masked_like, masked_note, with_inputs
+from core.figures.structured import TOTAL, exact_difference
+from core.knowledge.disclosure import hidden_members
+from core.question.period_labels import period_label
+from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
+from core.question.range_parse import Analysis
 
 PCT = "PCT"  # a rate: its change is in percentage points, and it has no share of a total
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 from core.knowledge.glossary import Glossary, parse_glossary
 
 log = logging.getLogger("ricorda")

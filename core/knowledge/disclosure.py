@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from core.types import Fact, Period
+from core.contracts.types import Fact, Period
 
 if TYPE_CHECKING:
     from core.knowledge.glossary import Glossary

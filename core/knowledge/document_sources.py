@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.contracts.documents import DEFAULT_SOURCE, DocumentSource
-from core.errors import ConfigError, IngestError
+from core.contracts.errors import ConfigError, IngestError
 
 RESTRICTED_FOLDER = "restricted"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from core.catalog.lookup import say
+from core.contracts.types import Period, PeriodType
 from core.knowledge.glossary import Glossary
-from core.types import Period, PeriodType
 
 
 def usage_hint(

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
-from core.ports import KbVersions as KbVersions  # declared with every storage port
+from core.contracts.ports import KbVersions as KbVersions  # declared with every storage port
 
 log = logging.getLogger("ricorda.freshness")
 

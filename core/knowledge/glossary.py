@@ -14,14 +14,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from core.contracts.documents import DocumentSource
+from core.contracts.errors import ConfigError
+from core.contracts.types import Source
 from core.documents.source_titles import source_title
-from core.errors import ConfigError
 from core.figures.formulas import Formula, parse_formula, rounded
-from core.knowledge.document_sources import DocumentSource, parse_document_sources
+from core.knowledge.document_sources import parse_document_sources
 from core.knowledge.glossary_rules import glossary_problems
 from core.knowledge.unit_kinds import MetricUnits, UnitKind, parse_unit_kinds
 from core.knowledge.units import LANGUAGES, UnitForm, parse_units, show_value
-from core.types import Source
 
 _MMDD = re.compile(r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 RATIO = "ratio"  # a dimensionless quotient (PCT is a ratio x 0.01)
 _PRECISION = 80  # digits for exact conversion (a fact has at most 28 significant digits)

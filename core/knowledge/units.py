@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from core.errors import ConfigError
+from core.contracts.errors import ConfigError
 
 LANGUAGES = ("en", "it", "zh")
 MAX_SHIFT = 12

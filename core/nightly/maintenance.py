@@ -22,12 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.contracts.maintenance import FASTPATH, Removal
+from core.contracts.ports import (  # declared with every storage port
+    MaintenanceStore as MaintenanceStore,
+)
+from core.contracts.ports import RunLock as RunLock
 from core.knowledge.clearance import shown_question
 from core.nightly.maintenance_rules import (
-    FASTPATH,
     RULES,
     AgingPolicy,
-    Removal,
     autopath_removals,
     fastpath_removals,
     promotion_groups,
@@ -35,8 +38,6 @@ from core.nightly.maintenance_rules import (
 )
 from core.nightly.promotion import PromotionNote, Promotions
 from core.planning.catalog import Catalog
-from core.ports import MaintenanceStore as MaintenanceStore  # declared with every storage port
-from core.ports import RunLock as RunLock
 
 log = logging.getLogger("ricorda.maintenance")
 

@@ -17,10 +17,12 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from core.catalog.lookup import say
-from core.knowledge.clearance import RESTRICTED_PROPOSAL
+from core.contracts.composites import CompositeSpec
+from core.contracts.ports import (  # declared with every storage port
+    PromotionStore as PromotionStore,
+)
 from core.contracts.promotion import (
     APPROVED,
     AUTO,
@@ -29,6 +31,7 @@ from core.contracts.promotion import (
     ExecutorView,
     ProposalView,
 )
+from core.knowledge.clearance import RESTRICTED_PROPOSAL
 from core.nightly.maintenance_rules import (
     Group,
     PromotionPolicy,
@@ -36,8 +39,7 @@ from core.nightly.maintenance_rules import (
     plan_tools,
     promotion_groups,
 )
-from core.planning.catalog import Catalog, CompositeSpec, macro_name, valid_name
-from core.ports import PromotionStore as PromotionStore  # declared with every storage port
+from core.planning.catalog import Catalog, macro_name, valid_name
 
 log = logging.getLogger("ricorda.promotion")
 

@@ -23,6 +23,19 @@ from typing import cast
 
 from core.catalog.lookup import say
 from core.chat.presentation import plain_text
+from core.contracts.ports import ConversationStore, FactStore, TurnRecord, TurnStore
+from core.contracts.types import (
+    Answer,
+    Citation,
+    FactResult,
+    FactStatus,
+    Line,
+    Request,
+    Route,
+    Segment,
+    Source,
+    Table,
+)
 from core.figures import render
 from core.figures.clarify import fill_slots, metric_options
 from core.figures.structured import StructuredChannel, two_period_difference
@@ -45,7 +58,6 @@ from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvab
 from core.planning.model_planner import MODEL, WORDS, Failure, ModelPlanner, ModelResult
 from core.planning.plan import SLOT_KINDS, Plan
 from core.planning.planner import plan_for
-from core.ports import ConversationStore, FactStore, TurnRecord, TurnStore
 from core.question.arguments import extract_arguments
 from core.question.conversation import (
     DEFAULT_TTL,
@@ -61,18 +73,6 @@ from core.question.range_parse import MAX_SERIES, from_shape
 from core.question.read_as import read_as_notices
 from core.question.security import SecurityGate
 from core.question.tool_intents import detect_tool
-from core.types import (
-    Answer,
-    Citation,
-    FactResult,
-    FactStatus,
-    Line,
-    Request,
-    Route,
-    Segment,
-    Source,
-    Table,
-)
 
 log = logging.getLogger("ricorda.answer")
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from core.contracts.ports import KbVersions
+from core.contracts.types import Answer, Request
 from core.fastpath.cascade import Cascade
 from core.knowledge.current_glossary import CurrentGlossary
 from core.knowledge.freshness import DOCUMENTS, FACTS, GLOSSARY, Freshness
 from core.planning.answering import Answerer
-from core.ports import KbVersions
-from core.types import Answer, Request
 
 
 class CatchingUp(Protocol):

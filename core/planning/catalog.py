@@ -18,11 +18,10 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from core.contracts.composites import CompositeSpec
-from core.errors import RicordaError
+from core.contracts.errors import RicordaError
 from core.planning.executors import (
     BUILTIN,
     ExecutionContext,

@@ -16,18 +16,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from core.catalog.formats import date as date_text
 from core.catalog.lookup import say
-from core.errors import RicordaError
+from core.contracts.errors import RicordaError
+from core.contracts.ports import ScoredChunk, TurnStore
+from core.contracts.types import Assumption, FactResult, Line, Route, Segment, Source
 from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import MaskedTotal, masked_note
 from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.planning.plan import Plan, slot_ref
-from core.ports import ScoredChunk, TurnStore
 from core.question.intent import Intent
 from core.question.periods import last_complete_fiscal_year
 from core.question.subject import mentioned, not_known
-from core.types import Assumption, FactResult, Line, Route, Segment, Source
 
 if TYPE_CHECKING:  # the document, table and arithmetic tools import their modules when run
     from core.documents.narrative import NarrativeResult

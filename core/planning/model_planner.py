@@ -1,6 +1,6 @@
 """The model planner: the cascade's last tier, for the questions the rules could not read.
 
-A configured chat model (core.ports.LLM: a local GGUF through llama.cpp, or an
+A configured chat model (core.contracts.ports.LLM: a local GGUF through llama.cpp, or an
 OpenAI-compatible server) reads the question and *chooses*, under constrained decoding, a
 route, slot values from the glossary codes this chat may see, periods from the period
 grammar and a table shape. It never writes a figure: the JSON schema it is held to has
@@ -27,9 +27,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import ModelError
+from core.contracts.errors import ModelError
+from core.contracts.ports import LLM, ChatMessage, ConversationContext
 from core.knowledge.glossary import Glossary, Term
-from core.ports import LLM, ChatMessage, ConversationContext
 from core.question.conversation import ROUTE, TABLE
 from core.question.periods import last_complete_fiscal_year
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import itertools
 import re
 
+from core.contracts.types import Route
 from core.knowledge.names import NameIndex, blank
 from core.planning.plan import Plan
 from core.question.arguments import Arguments
 from core.question.intent import Intent
 from core.question.tool_intents import CLOCK
-from core.types import Route
 
 ARITHMETIC = ("aggregate", "share", "growth", "growth_comparison")  # core.planning.executors
 _PROPER_NAME = re.compile(r"(?<=\S\s)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")

@@ -29,8 +29,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from core.contracts.types import Period
 from core.question.periods import MONTH_NAMES, chinese_number, find_periods, month_number
-from core.types import Period
 
 __all__ = [
     "Arguments",

@@ -23,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from core.catalog.lookup import say
+from core.contracts.ports import ConversationContext, ConversationStore
+from core.contracts.types import Answer, Line, Request, Route
 from core.knowledge.glossary import Glossary
-from core.ports import ConversationContext, ConversationStore
 from core.question.intent import Intent
 from core.question.period_labels import period_label
 from core.question.periods import normalize_period
 from core.question.range_parse import expand
-from core.types import Answer, Line, Request, Route
 
 log = logging.getLogger("ricorda.conversation")
 

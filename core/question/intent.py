@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.contracts.types import Period, Route
 from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
 from core.question.periods import find_periods
 from core.question.range_parse import Analysis, detect_analysis
-from core.types import Period, Route
 
 # Cues are matched on the casefolded text; Latin ones at word boundaries.
 # Strong cues ask for a quantity even without a metric ("how much did we make?" -> which metric?);

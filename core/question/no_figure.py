@@ -15,9 +15,9 @@ import datetime as dt
 import re
 
 from core.catalog.lookup import say
+from core.contracts.types import Notice
 from core.knowledge.names import NameIndex
 from core.question.periods import find_periods
-from core.types import Notice
 
 NO_FIGURE = "no_figure"  # the notice kind in ask --json
 # words that ask, point or fill, never the subject (a question's frame), per language

@@ -18,8 +18,8 @@ from __future__ import annotations
 from contextvars import ContextVar
 
 from core.catalog.formats import month_name
+from core.contracts.types import Period, PeriodType
 from core.question.periods import period_bounds
-from core.types import Period, PeriodType
 
 __all__ = [
     "current_fiscal_year_end", "fiscal_label", "period_label", "use_fiscal_year_end",

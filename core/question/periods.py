@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
-from core.types import Period, PeriodType
+from core.contracts.types import Period, PeriodType
 
 __all__ = [
     "MONTH_NAMES",

@@ -27,6 +27,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from core.contracts.types import Period, PeriodType
 from core.question.periods import (
     PeriodMatch,
     chinese_number,
@@ -36,7 +37,6 @@ from core.question.periods import (
     last_complete_fiscal_year,
     shift_period,
 )
-from core.types import Period, PeriodType
 
 _TOTAL = "TOTAL"  # the total channel's code (core.figures.structured.TOTAL)
 MAX_SERIES = 24  # more periods than this is not a table a chat can read

@@ -4,9 +4,9 @@ Revenue (core.knowledge.fuzzy), in the reader's language."""
 from __future__ import annotations
 
 from core.catalog.lookup import say
+from core.contracts.types import Notice
 from core.knowledge.fuzzy import Reading
 from core.knowledge.glossary import Glossary
-from core.types import Notice
 
 READ_AS = "read_as"
 

@@ -27,7 +27,7 @@ from sqlalchemy import MetaData, inspect, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.errors import StorageError
+from core.contracts.errors import StorageError
 from storage.migrations.head import HEAD
 
 if TYPE_CHECKING:
