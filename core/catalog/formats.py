@@ -1,8 +1,8 @@
 """Numbers and dates in the reader's convention, from the CLDR snapshot (core.catalog.cldr):
 1,320.5 / 1.320,5; "Jun 15, 2026" / "15 giu 2026" / "2026年6月15日".
 
-Exact digits, never rounded by a float: the value is written as loaded (core.contracts.types), then its
-symbols are the language's. Where the glossary's unit display forms decide how a figure reads
+Exact digits, never rounded by a float: the value is written as loaded
+(core.contracts.types), then its symbols are the language's. Where the glossary's unit display forms decide how a figure reads
 (core.knowledge.units: "€128.9M", "128,9 Mln €"), they still do; these are the numbers inside.
 """
 
