@@ -47,10 +47,8 @@ class FastpathEntry:
     restricted: bool = False
 
     def __post_init__(self) -> None:
-        if self.embedding is not None:
-            import numpy as np
-
-            self.embedding = np.ascontiguousarray(self.embedding, dtype=np.float32).reshape(-1)
+        if self.embedding is not None:  # an ndarray: its own methods, no numpy import here
+            self.embedding = self.embedding.astype("float32", order="C", copy=False).reshape(-1)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FastpathEntry):
@@ -59,9 +57,7 @@ class FastpathEntry:
         if mine is None or theirs is None:
             same_vector = mine is None and theirs is None
         else:
-            import numpy as np
-
-            same_vector = bool(np.array_equal(mine, theirs))
+            same_vector = mine.shape == theirs.shape and bool((mine == theirs).all())
         return same_vector and all(
             getattr(self, f.name) == getattr(other, f.name)
             for f in fields(self)

@@ -6,15 +6,66 @@ shown to every chat in "Assumed: ..."; a name claimed by two codes silently answ
 whichever comes first; an entity whose name contains a competitor's is refused by the security
 gate; a parent cycle has no top. Every problem is returned with the dotted key that holds it,
 so the parser reports file, line and reason for each.
+
+The rules read the glossary through the shapes below rather than importing
+`core.knowledge.glossary`, which runs them: the parser depends on its rules, never the reverse
+(no import circle, not even one for type checking).
 """
 
 from __future__ import annotations
 
 import calendar
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from core.knowledge.glossary import Glossary, Term
+    from core.figures.formulas import Formula
+    from core.knowledge.unit_kinds import UnitKind
+
+
+class Term(Protocol):
+    """What the rules read of a glossary term (core.knowledge.glossary.Term)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def names(self) -> tuple[str, ...]: ...
+    @property
+    def forms(self) -> tuple[str, ...]: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def parent(self) -> str | None: ...
+    @property
+    def restricted(self) -> bool: ...
+
+
+class Derived(Protocol):
+    @property
+    def term(self) -> Term: ...
+    @property
+    def formula(self) -> Formula: ...
+
+
+class Glossary(Protocol):
+    """What the rules read of a whole glossary (core.knowledge.glossary.Glossary)."""
+
+    @property
+    def default_entity(self) -> str: ...
+    @property
+    def fiscal_year_end(self) -> str: ...
+    @property
+    def metrics(self) -> Mapping[str, Term]: ...
+    @property
+    def entities(self) -> Mapping[str, Term]: ...
+    @property
+    def channels(self) -> Mapping[str, Term]: ...
+    @property
+    def competitors(self) -> tuple[str, ...]: ...
+    @property
+    def derived(self) -> Mapping[str, Derived]: ...
+    @property
+    def unit_kinds(self) -> Mapping[str, UnitKind]: ...
 
 Problem = tuple[str, str]  # (dotted key, reason)
 
@@ -158,7 +209,7 @@ def _members(glossary: Glossary) -> list[tuple[str, str, Term]]:
     if total is not None:
         out.append(("channels", "TOTAL", total))
     for table in _TABLES:
-        terms: dict[str, Term] = getattr(glossary, table)
+        terms: Mapping[str, Term] = getattr(glossary, table)
         out += [(table, c, t) for c, t in terms.items() if (table, c) != ("channels", "TOTAL")]
     # derived metrics are asked for by name like stored ones: "EBITDA margin" must be theirs alone
     out += [("derived", c, d.term) for c, d in glossary.derived.items()]
