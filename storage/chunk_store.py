@@ -16,9 +16,9 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.contracts.documents import DocumentRecord, DocumentSource, IndexedChunk, StoredTokens
+from core.contracts.documents import DocumentRecord, DocumentSource
 from core.contracts.errors import StorageError
-from core.contracts.ports import Chunk
+from core.contracts.ports import Chunk, IndexedChunk, StoredTokens
 from storage.document_tables import ChunkRow, DocumentRow, DocumentSourceRow
 from storage.kb_version import DOCUMENTS, bump_kb_version
 from storage.tables import utcnow

@@ -2,7 +2,8 @@
 1,320.5 / 1.320,5; "Jun 15, 2026" / "15 giu 2026" / "2026年6月15日".
 
 Exact digits, never rounded by a float: the value is written as loaded
-(core.contracts.types), then its symbols are the language's. Where the glossary's unit display forms decide how a figure reads
+(core.contracts.types), then its symbols are the language's. Where the glossary's unit display
+forms decide how a figure reads
 (core.knowledge.units: "€128.9M", "128,9 Mln €"), they still do; these are the numbers inside.
 """
 

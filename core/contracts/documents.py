@@ -10,10 +10,6 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from core.contracts.ports import Chunk
 
 DEFAULT_SOURCE = "default"
 
@@ -42,17 +38,3 @@ class DocumentRecord:
     n_chunks: int
     source: str = DEFAULT_SOURCE
 
-
-class StoredTokens(NamedTuple):
-    """What is stored with a chunk: its encoded term counts and the key they were made under."""
-
-    text: str
-    key: str
-
-
-class IndexedChunk(NamedTuple):
-    """A chunk as the lexical index reads it: the chunk and its stored tokens (None: none)."""
-
-    chunk: Chunk
-    tokens: str | None = None
-    key: str | None = None

@@ -16,14 +16,14 @@ import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
 
     from core.contracts.autopaths import AntiView, AutopathView, Observation
     from core.contracts.composites import CompositeSpec
-    from core.contracts.documents import DocumentRecord, StoredTokens
+    from core.contracts.documents import DocumentRecord
     from core.contracts.fastpath import FastpathEntry
     from core.contracts.maintenance import AutopathSummary, EntrySummary, Provenance, Removal
     from core.contracts.promotion import ExecutorView, ProposalView
@@ -89,6 +89,21 @@ class Chunk:
     metadata: dict[str, str] = field(
         default_factory=dict
     )  # e.g. {"entity": "ORBIS_CN", "year": "2025"}
+
+
+class StoredTokens(NamedTuple):
+    """What is stored with a chunk: its encoded term counts and the key they were made under."""
+
+    text: str
+    key: str
+
+
+class IndexedChunk(NamedTuple):
+    """A chunk as the lexical index reads it: the chunk and its stored tokens (None: none)."""
+
+    chunk: Chunk
+    tokens: str | None = None
+    key: str | None = None
 
 
 @dataclass(frozen=True)

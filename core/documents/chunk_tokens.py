@@ -20,8 +20,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from core.contracts.documents import IndexedChunk, StoredTokens
-from core.contracts.ports import Chunk
+from core.contracts.ports import Chunk, IndexedChunk, StoredTokens
 from core.documents.lexical import Tokenizer, cjk_words, has_cjk
 
 FORMAT = "t1"

@@ -33,7 +33,7 @@ from core.knowledge.document_sources import (
 )
 
 if TYPE_CHECKING:
-    from core.contracts.documents import StoredTokens
+    from core.contracts.ports import StoredTokens
 
 DOCUMENT_SUFFIXES = frozenset({".md", ".txt", ".pdf", ".docx", ".pptx"})
 EMBED_BATCH = 64

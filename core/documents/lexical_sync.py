@@ -14,8 +14,8 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
-from core.contracts.documents import IndexedChunk, Signature
-from core.contracts.ports import Chunk
+from core.contracts.documents import Signature
+from core.contracts.ports import Chunk, IndexedChunk
 from core.documents.chunk_tokens import ChunkTokenizer
 from core.documents.lexical import Bm25Index, Tokenizer
 
