@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy.engine import Engine
 
 from storage.db import open_database
@@ -27,6 +28,15 @@ if TYPE_CHECKING:
     from core.contracts.ports import FastpathStore
 
 pytest_plugins = ["tests.acme"]  # the ACME knowledge-base fixtures
+
+# Hypothesis' deadline (200 ms per example unless a test says otherwise) and its too-slow health
+# check time the wall clock, which a busy machine stretches: a full suite beside another one
+# failed a 300 ms deadline at 347 ms. Tests that guard against runaway work assert a CPU budget
+# scaled to the load instead (tests/cpu_budget.py).
+settings.register_profile(
+    "ricorda", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("ricorda")
 
 POSTGRES_URL = os.environ.get(
     "RICORDA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.chat.callback_token import MAX_BYTES, OPTION, CallbackSigner, derive_key
+from tests.cpu_budget import budget
 
 SIGNER = CallbackSigner(derive_key(None, "123456:bot-token"))
 OTHER = CallbackSigner(derive_key("another secret", "123456:bot-token"))
@@ -26,17 +27,17 @@ garbage = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=100)
+@settings(max_examples=300, deadline=None)
 @given(garbage)
 def test_garbage_is_rejected_without_raising(data: str | None) -> None:
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU time against a load-scaled bound (tests/cpu_budget.py)
     assert SIGNER.decode_option(data) is None
     assert SIGNER.verify(data, OPTION) is None
     assert SIGNER.verify(data, "f") is None
-    assert time.perf_counter() - start < 0.05
+    assert time.thread_time() - start < budget(0.05)
 
 
-@settings(max_examples=150, deadline=100)
+@settings(max_examples=150, deadline=None)
 @given(turn_ids, indexes, st.data())
 def test_any_single_byte_change_is_rejected(turn: str, index: int, data: st.DataObject) -> None:
     token = SIGNER.encode_option(turn, index)
@@ -49,7 +50,7 @@ def test_any_single_byte_change_is_rejected(turn: str, index: int, data: st.Data
     assert SIGNER.decode_option(forged) is None
 
 
-@settings(max_examples=100, deadline=100)
+@settings(max_examples=100, deadline=None)
 @given(turn_ids, indexes, st.text(max_size=5))
 def test_truncated_or_extended_tokens_are_rejected(turn: str, index: int, tail: str) -> None:
     token = SIGNER.encode_option(turn, index)
@@ -58,7 +59,7 @@ def test_truncated_or_extended_tokens_are_rejected(turn: str, index: int, tail: 
         assert SIGNER.decode_option(forged) is None, forged
 
 
-@settings(max_examples=100, deadline=100)
+@settings(max_examples=100, deadline=None)
 @given(turn_ids, indexes)
 def test_another_key_and_hand_built_macs_are_rejected(turn: str, index: int) -> None:
     assert SIGNER.decode_option(OTHER.encode_option(turn, index)) is None
@@ -67,7 +68,7 @@ def test_another_key_and_hand_built_macs_are_rejected(turn: str, index: int) -> 
     assert SIGNER.decode_option(f"{payload}:{sha}") is None
 
 
-@settings(max_examples=100, deadline=100)
+@settings(max_examples=100, deadline=None)
 @given(turn_ids, st.sampled_from(["-1", "1e3", "٣", "³", " 1", "0x1", "", "99999999999"]))
 def test_only_plain_ascii_indexes_decode_even_when_signed(turn: str, index: str) -> None:
     """A validly signed token with a non-numeric index (only reachable by a key leak or a bug)

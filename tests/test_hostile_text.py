@@ -75,7 +75,7 @@ def _check_answer(ans: Answer, question: str, *, cleared: bool) -> None:
             assert "77" not in ans.text
 
 
-@settings(max_examples=120, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_text, st.sampled_from(UNCLEARED + CLEARED))
 def test_answerer_always_answers_within_the_contract(question: str, chat: str) -> None:
     ans, took = _timed(ANSWERER.answer, Request(question, chat=chat))
@@ -83,7 +83,7 @@ def test_answerer_always_answers_within_the_contract(question: str, chat: str) -
     assert took < budget(1.0)
 
 
-@settings(max_examples=60, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     hostile_text,
     st.dictionaries(
@@ -96,7 +96,8 @@ def test_hostile_fixed_slots_never_reveal_a_restricted_figure(
     question: str, fixed: dict[str, str]
 ) -> None:
     """Option taps are signed, but their values still come from text that once was hostile."""
-    ans = ANSWERER.answer(Request(question, chat="telegram:1", fixed_slots=fixed))
+    ans, took = _timed(ANSWERER.answer, Request(question, chat="telegram:1", fixed_slots=fixed))
+    assert took < budget(1.0)
     # a tapped value the bot does not know is quoted back ("I don't recognise the metric
     # "77"."): what the request itself said is not a leaked figure
     _check_answer(ans, " ".join([question, *fixed.values()]), cleared=False)
@@ -115,7 +116,7 @@ def test_restricted_names_in_disguise_are_refused_for_an_uncleared_chat() -> Non
         assert "77" not in ans.text and "Labs" not in ans.text
 
 
-@settings(max_examples=150, deadline=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_text, st.booleans())
 def test_gate_and_parser_agree_on_restricted_entities(text: str, cleared: bool) -> None:
     """Whatever the gate lets through for an uncleared chat, the parser finds no restricted
@@ -143,19 +144,21 @@ def test_capitalised_words_before_a_metric_take_bounded_time() -> None:
         assert took < budget(0.3), took
 
 
-@settings(max_examples=150, deadline=200)
+@settings(max_examples=150, deadline=None)
 @given(st.sampled_from(NameIndex.KINDS), st.one_of(_pieces, st.text(max_size=60), _mixed))
 def test_name_normalizer_returns_a_code_of_that_kind_or_nothing(kind: str, raw: str) -> None:
-    code = NAMES.normalize(kind, raw)
+    code, took = _timed(NAMES.normalize, kind, raw)
+    assert took < budget(0.2)
     known = {"metric": GLOSSARY.metrics, "entity": GLOSSARY.entities,
              "channel": GLOSSARY.channels}[kind]  # fmt: skip
     assert code is None or code in known
 
 
-@settings(max_examples=100, deadline=300)
+@settings(max_examples=100, deadline=None)
 @given(hostile_text)
 def test_competitor_spans_cover_real_characters(text: str) -> None:
-    spans = NAMES.competitor_spans(text)
+    spans, took = _timed(NAMES.competitor_spans, text)
+    assert took < budget(0.3)
     for start, end in spans:
         assert 0 <= start < end <= len(text)
         assert text[start].strip() and text[end - 1].strip()
