@@ -66,8 +66,8 @@ class Cascade:
         background: bool = False,
         observe_on_feedback: bool = False,
     ) -> None:
-        """`autopaths` (L1; None: off) may be handed built or as a `Deferred`: an answer that
-        L0 or the planner serves never builds it.
+        """`autopaths` (L1; None: off) may be handed built or as a `Deferred`: a one-shot
+        `exact_only` process and an answer served from L0a never build it.
 
         `exact_only` (a one-shot `ricorda ask`): L0a and the planner only. Loading the
         embedder costs a second, more than the question; entries it registers get their
