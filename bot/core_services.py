@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import cached_property
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
-from bot.lazy import Lazy
 from bot.settings_checks import CheckedSettings
 from bot.storage_services import Storage
+from core.contracts.deferred import Deferred
 from core.fastpath.thresholds import CosineThresholds
 from core.knowledge.current_glossary import CurrentGlossary
 from core.knowledge.glossary import Glossary
@@ -102,14 +102,14 @@ class CoreServices:
                 glossary=self.glossary,
                 facts=self.storage.facts,
                 turns=self.storage.turns,
-                narrative=Lazy(lambda: self.documents.narrative),  # on the first "why" question
+                narrative=Deferred(lambda: self.documents.narrative),  # on the first "why" question
                 today=self.today,
                 max_question_chars=s.max_question_chars,
                 rerank=s.llm.strip().lower() not in ("", "none", "off"),
                 catalog=self.catalog,
                 # a one-shot ask without --chat stands alone: it never opens the conversation
                 # store
-                conversations=cast("ConversationStore", Lazy(self._conversation_store)),
+                conversations=Deferred(self._conversation_store),
                 conversation_ttl=dt.timedelta(minutes=s.conversation_ttl_minutes),
                 bounds=self.bounds,
                 model_planner=self._model_planner(),
@@ -142,7 +142,7 @@ class CoreServices:
         return Cascade(
             answerer=self.answerer,
             fastpaths=self.storage.fastpaths,
-            autopaths=Lazy(lambda: self.autopaths),
+            autopaths=Deferred(lambda: self.autopaths),
             embedder=lambda: self.documents.embedder,
             thresholds=self.thresholds,
             exact_only=self.one_shot,
@@ -235,7 +235,7 @@ class CoreServices:
         return Feedback(
             turns=self.storage.turns,
             fastpaths=self.storage.fastpaths,
-            autopaths=Lazy(lambda: self.autopaths),
+            autopaths=Deferred(lambda: self.autopaths),
             observe=lambda turn: self.cascade.observe_turn(turn),
             on_feedback=self.metrics.observe_feedback,
             clock=self.cascade.clock,
@@ -248,8 +248,8 @@ class CoreServices:
         return Admin(
             fastpaths=self.storage.fastpaths,
             turns=self.storage.turns,
-            autopaths=Lazy(lambda: self.autopaths),
-            promotions=Lazy(lambda: self.maintenance.promotions),
+            autopaths=Deferred(lambda: self.autopaths),
+            promotions=Deferred(lambda: self.maintenance.promotions),
             sync=self.flush_learning,
         )
 

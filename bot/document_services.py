@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 
-from bot.lazy import Lazy
 from bot.settings import Settings
 from core.knowledge.current_glossary import CurrentGlossary
 
@@ -111,6 +110,7 @@ class DocumentServices:
         return self.chunks.fingerprint() if seen is None else f"v{seen}"
 
     def _build_retriever(self) -> HybridRetriever | None:
+        from core.contracts.deferred import Deferred
         from core.documents.lexical_sync import LexicalSync
         from core.documents.retrieval import HybridRetriever
         from storage.lexical_snapshot import LexicalSnapshots
@@ -122,7 +122,7 @@ class DocumentServices:
             return None
         # connected on first search, again after a failure: a vector store that is down
         # leaves BM25 answering (the retriever logs it) until it is back
-        vectors = cast("VectorIndex", Lazy(self.vector_index))
+        vectors = Deferred(self.vector_index)
         return HybridRetriever(
             self.chunks, bm25, vectors, self.embedder, relevance_floor=self._relevance_floor()
         )

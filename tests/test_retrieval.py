@@ -241,7 +241,7 @@ def test_vector_hits_outside_the_bm25_index_are_read_from_the_store() -> None:
     newer = Chunk("n1", "new.md", "para=1", "Footfall recovered in tier-one cities.")
     retriever.chunks.chunks["new.md"] = [newer]  # type: ignore[attr-defined]
     assert retriever.vector_index is not None and retriever.embedder is not None
-    retriever.vector_index.upsert([newer], retriever.embedder.embed([newer.text]))
+    retriever.vector_index.get().upsert([newer], retriever.embedder.embed([newer.text]))
     results = retriever.retrieve(["footfall recovered tier-one cities"], cleared=False, k=3)
     assert "n1" in {s.chunk.id for s in results}
 
@@ -292,7 +292,7 @@ def test_each_result_carries_its_cosine_or_the_bound_it_is_below() -> None:
     queries = ["layoffs", "Layoffs?"]
     results = retriever.retrieve(queries, cleared=True, k=8)
     vectors = embedder.embed(queries)
-    lists = [retriever.vector_index.query(v, 16, where=None) for v in vectors]
+    lists = [retriever.vector_index.get().query(v, 16, where=None) for v in vectors]
     listed = {cid for hits in lists for cid, _ in hits}
     bound = max(hits[-1][1] for hits in lists)
     assert "x1" in {s.chunk.id for s in results} and "x1" not in listed

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.catalog.lookup import LANGUAGES, say
+from core.contracts.deferred import Deferred, deferred
 from core.contracts.fastpath import FastpathEntry
 from core.contracts.ports import FastpathStore
 from core.contracts.ports import RecentTurns as RecentTurns  # declared with every storage port
@@ -38,18 +39,19 @@ class Admin:
         *,
         fastpaths: FastpathStore,
         turns: RecentTurns,
-        autopaths: Autopaths | None = None,
-        promotions: Promotions | None = None,
+        autopaths: Autopaths | Deferred[Autopaths] | None = None,
+        promotions: Promotions | Deferred[Promotions] | None = None,
         sync: Callable[[], None] | None = None,
     ) -> None:
         """`sync` is called before every read or purge: it writes what the serving cascade
         still has queued (core.fastpath.learning), so a listing is never behind the answers
-        given."""
+        given. `autopaths` and `promotions` may be handed built or as a `Deferred`, built by
+        the first command that reads them."""
         self._sync = sync or (lambda: None)
         self.fastpaths = fastpaths
         self.turns = turns
-        self.autopaths = autopaths
-        self.promotions = promotions
+        self.autopaths = deferred(autopaths)
+        self.promotions = deferred(promotions)
 
     def list_fastpaths(self, n: int = 20) -> list[FastpathEntry]:
         """Most used first."""
@@ -79,8 +81,8 @@ class Admin:
         n = self.fastpaths.purge_all()
         if self.autopaths is None:
             return say("purged_all", language, n=n)
-        paths, observations = self.autopaths.purge_plans()
-        kept = len(self.autopaths.anti_autopaths())
+        paths, observations = self.autopaths.get().purge_plans()
+        kept = len(self.autopaths.get().anti_autopaths())
         return say("purged_all_autopaths", language, n=n, paths=paths,
                    observations=observations, kept=kept)
 
@@ -128,12 +130,12 @@ class Admin:
             return say("autopaths_off", language)
         self._sync()
         lines = [say("autopaths_head", language)]
-        for a in self.autopaths.autopaths():
+        for a in self.autopaths.get().autopaths():
             lines.append(
                 f"#{a.id} cluster={a.cluster_id} {a.status} score={autopath_score(a):.2f} "
                 f"ok={a.confirmations} fail={a.failures} uses={a.uses} {a.intent_hash}"
             )
-        anti = self.autopaths.anti_autopaths()
+        anti = self.autopaths.get().anti_autopaths()
         lines.append(say("anti_in_force", language, n=len(anti)))
         for b in anti:
             lines.append(
@@ -162,8 +164,8 @@ class Admin:
             return say("promotion_off", language)
         which = args.strip().lower()
         if which == "executors":
-            return self.promotions.executors_text(language)
-        return self.promotions.proposals_text(
+            return self.promotions.get().executors_text(language)
+        return self.promotions.get().proposals_text(
             None if which == "all" else "pending", cleared=cleared, language=language
         )
 
@@ -174,7 +176,9 @@ class Admin:
         proposal_id, rest = _proposal_id(args)
         if proposal_id is None:
             return say("approve_which", language)
-        return self.promotions.approve(proposal_id, by=by, name=rest or None, language=language)
+        return self.promotions.get().approve(
+            proposal_id, by=by, name=rest or None, language=language
+        )
 
     def reject(self, args: str, *, by: str, language: str = "en") -> str:
         if self.promotions is None:
@@ -182,7 +186,7 @@ class Admin:
         proposal_id, _ = _proposal_id(args)
         if proposal_id is None:
             return say("reject_which", language)
-        return self.promotions.reject(proposal_id, by=by, language=language)
+        return self.promotions.get().reject(proposal_id, by=by, language=language)
 
     def retire(self, args: str, *, by: str, language: str = "en") -> str:
         if self.promotions is None:
@@ -190,7 +194,7 @@ class Admin:
         name = args.strip()
         if not name:
             return say("retire_which", language)
-        return self.promotions.retire(name, by=by, language=language)
+        return self.promotions.get().retire(name, by=by, language=language)
 
 
 def _proposal_id(args: str) -> tuple[int | None, str]:

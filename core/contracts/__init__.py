@@ -10,6 +10,7 @@ here."""
 __all__ = [
     "autopaths",
     "composites",
+    "deferred",
     "documents",
     "errors",
     "fastpath",

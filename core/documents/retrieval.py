@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.contracts.deferred import Deferred, deferred
 from core.contracts.errors import ModelError, StorageError
 from core.contracts.ports import Chunk, ChunkStore, Embedder, ScoredChunk, VectorIndex
 
@@ -81,7 +82,10 @@ class HybridRetriever:
 
     `bm25` is built from `chunks.all_chunks()`; after an ingest, build a retriever on
     `bm25.updated(...)` (core.documents.lexical_sync does both).
-    Without a vector index or embedder the retriever is lexical only. `min_similarity` drops
+    Without a vector index or embedder the retriever is lexical only. The index may be handed
+    built or as a `Deferred`: connected on the first search that embeds (inside the search's
+    `StorageError` guard, so an index that cannot be reached leaves BM25 answering and is
+    tried again next time). `min_similarity` drops
     vector hits below that cosine (None keeps the top hits whatever their similarity).
     `relevance_floor`: below this best cosine the question is unrelated to every document and
     nothing is returned (None: no floor; see the module docstring).
@@ -91,7 +95,7 @@ class HybridRetriever:
         self,
         chunks: ChunkStore,
         bm25: Bm25Index,
-        vector_index: VectorIndex | None = None,
+        vector_index: VectorIndex | Deferred[VectorIndex] | None = None,
         embedder: Embedder | None = None,
         *,
         rrf_k: int = RRF_K,
@@ -100,7 +104,7 @@ class HybridRetriever:
     ) -> None:
         self.chunks = chunks
         self.bm25 = bm25
-        self.vector_index = vector_index
+        self.vector_index = deferred(vector_index)
         self.embedder = embedder
         self.rrf_k = rrf_k
         self.min_similarity = min_similarity
@@ -192,7 +196,7 @@ class HybridRetriever:
         where: dict[str, Any] | None = None if cleared else {"restricted": False}
         fetch = depth * 4 if filters else depth  # metadata is filtered here, so ask for more
         try:  # one request for every query variant (one round trip to a Chroma server)
-            raw = self.vector_index.query_many(embeddings, fetch, where=where)
+            raw = self.vector_index.get().query_many(embeddings, fetch, where=where)
         except StorageError as exc:
             log.warning("vector search failed, lexical retrieval only: %s", exc)
             return [], None, None

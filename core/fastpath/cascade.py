@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from core.contracts.deferred import Deferred, deferred
 from core.contracts.fastpath import FastpathEntry, new_fastpath_id
 from core.contracts.ports import Embedder, FastpathStore, TurnRecord
 from core.contracts.types import Answer, Request
@@ -54,7 +55,7 @@ class Cascade:
         *,
         answerer: Answerer,
         fastpaths: FastpathStore,
-        autopaths: Autopaths | None = None,
+        autopaths: Autopaths | Deferred[Autopaths] | None = None,
         embedder: Callable[[], Embedder | None] = lambda: None,
         thresholds: Callable[[], CosineThresholds | None] = lambda: None,
         l0_threshold: float | None = None,
@@ -65,7 +66,10 @@ class Cascade:
         background: bool = False,
         observe_on_feedback: bool = False,
     ) -> None:
-        """`exact_only` (a one-shot `ricorda ask`): L0a and the planner only. Loading the
+        """`autopaths` (L1; None: off) may be handed built or as a `Deferred`: a one-shot
+        `exact_only` process and an answer served from L0a never build it.
+
+        `exact_only` (a one-shot `ricorda ask`): L0a and the planner only. Loading the
         embedder costs a second, more than the question; entries it registers get their
         embedding the first time a long-running process (chat, serve) serves them.
 
@@ -84,7 +88,7 @@ class Cascade:
         seeds a cluster. The feedback wiring must call `observe_turn` (bot.core_services does)."""
         self.answerer = answerer
         self.fastpaths = fastpaths
-        self.autopaths = autopaths
+        self.autopaths = deferred(autopaths)
         self._embedder = embedder
         self._thresholds = thresholds
         self.l0_threshold = l0_threshold
@@ -260,14 +264,15 @@ class Cascade:
                     return ans, embedding, None
         if self.autopaths is not None:
             intent = own_plan.intent if own_plan is not None else "unknown"
-            hit = self.autopaths.lookup(embedding=embedding, intent_hash=intent_hash(intent))
+            autopaths = self.autopaths.get()
+            hit = autopaths.lookup(embedding=embedding, intent_hash=intent_hash(intent))
             plan = (
                 Plan.from_dict(hit.plan) if hit is not None and isinstance(hit.plan, dict) else None
             )
             # a champion that does not fit this request is not its failure: no use is counted
             if hit is not None and plan is not None and self.answerer.fits(plan, prepared):
                 ans = self.answerer.replay(plan, prepared, served_by=L1)
-                self.autopaths.note_use(
+                autopaths.note_use(
                     hit.autopath_id,
                     ok=ans is not None,
                     latency_ms=0.0 if ans is None else ans.latency_ms,
@@ -284,7 +289,7 @@ class Cascade:
     def _l1_serves(self, own_plan: Plan | None) -> bool:
         if self.autopaths is None or own_plan is None:
             return False
-        active = getattr(self.autopaths, "active_frameworks", None)
+        active = getattr(self.autopaths.get(), "active_frameworks", None)
         if active is None:
             return True
         frameworks = active()
@@ -354,7 +359,7 @@ class Cascade:
         plan = Plan.from_dict(plan_dict)
         if not registrable(plan, self.answerer.catalog):
             return
-        self.autopaths.observe(
+        self.autopaths.get().observe(
             turn_id=turn_id,
             intent=plan.intent,
             intent_hash=intent_hash(plan.intent),

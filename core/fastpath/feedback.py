@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.contracts.deferred import Deferred, deferred
 from core.contracts.ports import FastpathStore, TurnRecord
 from core.contracts.ports import FeedbackTurns as FeedbackTurns  # declared with every storage port
 from core.fastpath.canonical import cache_key
@@ -42,16 +43,17 @@ class Feedback:
         *,
         turns: FeedbackTurns,
         fastpaths: FastpathStore,
-        autopaths: Autopaths | None = None,
+        autopaths: Autopaths | Deferred[Autopaths] | None = None,
         observe: Callable[[TurnRecord], None] | None = None,
         on_feedback: Callable[[str], None] | None = None,
         clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     ) -> None:
         """`observe` makes sure the turn has its L1 observation before a verdict counts;
-        `on_feedback` is told each applied verdict (metrics) and cannot break one."""
+        `on_feedback` is told each applied verdict (metrics) and cannot break one;
+        `autopaths` may be handed built or as a `Deferred`, built by the first verdict."""
         self.turns = turns
         self.fastpaths = fastpaths
-        self.autopaths = autopaths
+        self.autopaths = deferred(autopaths)
         self.observe = observe
         self.on_feedback = on_feedback
         self.clock = clock
@@ -67,7 +69,7 @@ class Feedback:
         if previous == verdict:
             return FeedbackOutcome(True, "verdict unchanged")
         if previous is not None and self.autopaths is not None:
-            self.autopaths.withdraw(turn_id, previous, user=user)
+            self.autopaths.get().withdraw(turn_id, previous, user=user)
         if self.observe is not None:  # also writes what the learning writer still holds
             self.observe(turn)
         # after the writer's queue is written: a queued rewrite of this question's entry (an
@@ -83,9 +85,9 @@ class Feedback:
             lift_rejection(self.fastpaths, key)
         if self.autopaths is not None:
             if verdict == NEGATIVE:
-                self.autopaths.reject(turn_id, user=user)
+                self.autopaths.get().reject(turn_id, user=user)
             else:
-                self.autopaths.confirm(turn_id, user=user)
+                self.autopaths.get().confirm(turn_id, user=user)
         log.info("feedback turn=%s verdict=%s via=%s removed_l0=%s", turn_id, verdict, via, removed)
         self._notify(verdict)
         return FeedbackOutcome(True, f"{verdict} feedback recorded", removed)
@@ -96,7 +98,7 @@ class Feedback:
             return FeedbackOutcome(False, f"no answer with id {turn_id}")
         previous = self.turns.withdraw_feedback(turn_id, user)
         if previous is not None and self.autopaths is not None:
-            self.autopaths.withdraw(turn_id, previous, user=user)
+            self.autopaths.get().withdraw(turn_id, previous, user=user)
         return FeedbackOutcome(
             previous is not None, "verdict withdrawn" if previous else "nothing to withdraw"
         )

@@ -23,6 +23,7 @@ from typing import cast
 
 from core.catalog.lookup import say
 from core.chat.presentation import plain_text
+from core.contracts.deferred import Deferred, deferred
 from core.contracts.ports import ConversationStore, FactStore, TurnRecord, TurnStore
 from core.contracts.types import (
     Answer,
@@ -117,21 +118,22 @@ class Answerer:
         glossary: Glossary,
         facts: FactStore,
         turns: TurnStore | None = None,
-        narrative: NarrativeTools | None = None,
+        narrative: NarrativeTools | Deferred[NarrativeTools] | None = None,
         today: Callable[[], dt.date] = dt.date.today,
         now: Callable[[], dt.datetime] = lambda: dt.datetime.now().astimezone(),
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
         max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
         rerank: bool = False,
         catalog: Catalog | None = None,
-        conversations: ConversationStore | None = None,
+        conversations: ConversationStore | Deferred[ConversationStore] | None = None,
         conversation_ttl: dt.timedelta = DEFAULT_TTL,
         bounds: Bounds | None = None,
         model_planner: ModelPlanner | None = None,
     ) -> None:
         """`catalog`: this application's executors (built-ins plus approved macros).
-        `conversations`: where follow-ups find their context (None: every question stands
-        alone); a context older than `conversation_ttl` is not used.
+        `narrative`, `conversations`: the documents channel and where follow-ups find their
+        context (None: every question stands alone; a context older than `conversation_ttl` is
+        not used); either may be handed built or as a `Deferred`, built on first use.
         `model_planner`: the last tier for what the rules cannot read (None: off)."""
         self.model_planner = model_planner
         self.last_model_result: ModelResult | None = None  # for the benchmark and logs
@@ -143,7 +145,7 @@ class Answerer:
         self.parser = RuleIntentParser(self.names)
         self.structured = StructuredChannel(names=self.names, facts=facts)
         self.turns = turns
-        self.narrative = narrative
+        self.narrative = deferred(narrative)  # built by the first plan that reads documents
         self.today = today
         self.now = now
         self.new_id = new_id

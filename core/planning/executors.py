@@ -30,6 +30,7 @@ from core.question.periods import last_complete_fiscal_year
 from core.question.subject import mentioned, not_known
 
 if TYPE_CHECKING:  # the document, table and arithmetic tools import their modules when run
+    from core.contracts.deferred import Deferred
     from core.documents.narrative import NarrativeResult
     from core.figures.tabulate import Built
 
@@ -72,7 +73,7 @@ class ExecutionContext:
     now: dt.datetime
     glossary: Glossary
     structured: StructuredChannel
-    narrative: NarrativeTools | None = None
+    narrative: Deferred[NarrativeTools] | None = None  # built by the first search
     turns: TurnStore | None = None
     turn_lookup: Callable[[str], list[Any]] | None = None  # chat -> recent turns, newest first
     replay: bool = False  # a cached plan: model work on identical inputs may be reused
@@ -190,8 +191,9 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
         return
     filters = {k: str(v) for k, v in args.items() if k in ("entity", "year") and v}
     # a replay may reuse the retrieval an identical search made on the same documents version
-    again = getattr(ctx.narrative, "search_again", None) if ctx.replay else None
-    search = again if again is not None else ctx.narrative.search
+    narrative = ctx.narrative.get()
+    again = getattr(narrative, "search_again", None) if ctx.replay else None
+    search = again if again is not None else narrative.search
     state.snippets = search(args["query"], filters=filters, cleared=ctx.cleared)
 
 
@@ -209,7 +211,7 @@ def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: Execu
         state.narrative = empty_result(not_known(ctx.language), ctx.language)
         state.narrative_found = False
         return
-    result = ctx.narrative.compose(
+    result = ctx.narrative.get().compose(
         ctx.text,
         language=ctx.language,
         snippets=state.snippets,

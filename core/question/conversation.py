@@ -21,8 +21,10 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from typing import cast
 
 from core.catalog.lookup import say
+from core.contracts.deferred import Deferred, deferred
 from core.contracts.ports import ConversationContext, ConversationStore
 from core.contracts.types import Answer, Line, Request, Route
 from core.knowledge.glossary import Glossary
@@ -116,12 +118,13 @@ class Conversations:
 
     def __init__(
         self,
-        store: ConversationStore,
+        store: ConversationStore | Deferred[ConversationStore],
         *,
         ttl: dt.timedelta = DEFAULT_TTL,
         now: Callable[[], dt.datetime],
     ) -> None:
-        self.store = store
+        # deferred: a process that never meets a follow-up never opens the store
+        self.store = cast("Deferred[ConversationStore]", deferred(store))
         self.ttl = ttl
         self.now = now
         # contexts handed to a writer (`remember(..., later=...)`) and not stored yet: this
@@ -137,7 +140,7 @@ class Conversations:
         with self._lock:
             found = self._pending.get(key)
         if found is None:
-            found = self.store.load(*key)
+            found = self.store.get().load(*key)
         if found is None or found.at.astimezone(dt.UTC) + self.ttl < self._now():
             return None
         return found
@@ -210,7 +213,7 @@ class Conversations:
 
     def _save(self, key: tuple[str, str], context: ConversationContext) -> None:
         try:
-            self.store.save(*key, context)
+            self.store.get().save(*key, context)
         except Exception:  # losing a context costs a follow-up, never the answer
             log.exception("cannot keep the conversation context; the next follow-up starts anew")
 
