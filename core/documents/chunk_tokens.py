@@ -76,6 +76,11 @@ class ChunkTokenizer:
         self._cjk_key = cjk_key(self.words)
         self.tokenised = 0
 
+    @property
+    def usable(self) -> tuple[str, str]:
+        """The keys of stored tokens this tokenizer takes as they are."""
+        return (FORMAT, self._cjk_key)
+
     def key_of(self, text: str) -> str:
         return self._cjk_key if has_cjk(text) else FORMAT
 

@@ -122,17 +122,21 @@ class LexicalSync:
             self._tokens = ChunkTokenizer(words, index.tokenizer)
         return self._tokens
 
-    def _rows(self, store: IndexedChunks, docs: Sequence[str]) -> Sequence[IndexedChunk]:
+    def _rows(
+        self, store: IndexedChunks, docs: Sequence[str], tokens: ChunkTokenizer
+    ) -> Sequence[IndexedChunk]:
+        """The chunks of `docs` with their stored tokens; the text only of those whose tokens
+        do not fit (`tokens.usable`): only they are tokenised."""
         reader = getattr(store, "indexed_chunks", None)
         if reader is not None:
-            return reader(docs)  # type: ignore[no-any-return]
+            return reader(docs, tokens.usable)  # type: ignore[no-any-return]
         return [IndexedChunk(c) for c in store.chunks_of(docs)]
 
     def _read(
         self, store: IndexedChunks, docs: Sequence[str], tokens: ChunkTokenizer
     ) -> tuple[list[Chunk], list[dict[str, int]]]:
         """The chunks of `docs` and their term counts: stored ones where they fit."""
-        rows = self._rows(store, docs)
+        rows = self._rows(store, docs, tokens)
         before = tokens.tokenised
         counts = tokens.counts(rows)
         self.tokenised += tokens.tokenised - before
@@ -143,7 +147,7 @@ class LexicalSync:
         tokens = self._tokenizer(index, words)
         self.last_read = 0
         for start in range(0, len(docs), _READ_DOCS):
-            rows = self._rows(store, docs[start : start + _READ_DOCS])
+            rows = self._rows(store, docs[start : start + _READ_DOCS], tokens)
             self.last_read += len(rows)
             before = tokens.tokenised
             flat = tokens.flat(rows)
