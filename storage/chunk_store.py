@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import case, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -75,16 +75,24 @@ class SqlChunkStore:
                 out.extend(_to_chunk(row) for row in conn.execute(stmt).mappings())
         return out
 
-    def indexed_chunks(self, docs: Sequence[str]) -> list[IndexedChunk]:
+    def indexed_chunks(
+        self, docs: Sequence[str], usable: Sequence[str] = ()
+    ) -> list[IndexedChunk]:
         """`chunks_of` with each chunk's stored BM25 tokens (None for chunks ingested before
-        they were stored): what the lexical index is built from without tokenising again."""
+        they were stored): what the lexical index is built from without tokenising again.
+        A chunk whose tokens were made under a key in `usable` comes without its text (""):
+        the index never holds text, and at a million chunks reading it is half the rows."""
         unique = list(dict.fromkeys(docs))
         out: list[IndexedChunk] = []
+        text = _CHUNKS.c.text
+        if usable:
+            text = case((_CHUNKS.c.tokens_key.in_(list(usable)), literal("")), else_=text)
+        columns = [c for c in _CHUNKS.c if c.name != "text"] + [text.label("text")]
         with _guard("read chunks"), self._engine.connect() as conn:
             for start in range(0, len(unique), _IN_BATCH):
                 batch = unique[start : start + _IN_BATCH]
                 stmt = (
-                    select(_CHUNKS)
+                    select(*columns)
                     .where(_CHUNKS.c.doc.in_(batch))
                     .order_by(_CHUNKS.c.doc, _CHUNKS.c.ordinal)
                 )

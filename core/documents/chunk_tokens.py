@@ -20,8 +20,10 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from core.contracts.ports import Chunk, IndexedChunk, StoredTokens
-from core.documents.lexical import Tokenizer, cjk_words, has_cjk
+from core.documents.lexical import FlatTerms, Tokenizer, cjk_words, has_cjk
 
 FORMAT = "t1"
 
@@ -58,6 +60,11 @@ class ChunkTokenizer:
         self._cjk_key = cjk_key(self.words)
         self.tokenised = 0
 
+    @property
+    def usable(self) -> tuple[str, str]:
+        """The keys of stored tokens this tokenizer takes as they are."""
+        return (FORMAT, self._cjk_key)
+
     def key_of(self, text: str) -> str:
         return self._cjk_key if has_cjk(text) else FORMAT
 
@@ -67,6 +74,27 @@ class ChunkTokenizer:
             StoredTokens(encode(self.tokenizer.tokenize(c.text)), self.key_of(c.text))
             for c in chunks
         ]
+
+    def flat(self, rows: Sequence[IndexedChunk]) -> FlatTerms:
+        """`counts` of all these chunks in the flat form an index is built from in one sort
+        (`Bm25Index._append_flat`): the stored text is split, not decoded chunk by chunk."""
+        terms: list[str] = []
+        tfs: list[str] = []
+        sizes = np.empty(len(rows), dtype=np.int64)
+        fits = (FORMAT, self._cjk_key)
+        for i, row in enumerate(rows):
+            if row.tokens is not None and row.key in fits:
+                parts = row.tokens.split(" ") if row.tokens else []
+                terms += parts[::2]
+                tfs += parts[1::2]
+                sizes[i] = len(parts) // 2
+            else:
+                self.tokenised += 1
+                counts = Counter(self.tokenizer.tokenize(row.chunk.text))
+                terms += counts.keys()
+                tfs += map(str, counts.values())
+                sizes[i] = len(counts)
+        return FlatTerms(terms, np.array(tfs, dtype=np.float32), sizes)
 
     def counts(self, rows: Sequence[IndexedChunk]) -> list[dict[str, int]]:
         """Term counts of each chunk, in order: the stored ones where their key fits this

@@ -143,6 +143,15 @@ _BOUNDS_KEPT = 100_000  # query terms whose IDF and largest weight are remembere
 _META_SEP = ","
 # a chunk's terms: its tokens in order, or their counts (core.documents.chunk_tokens)
 Terms = Sequence[str] | Mapping[str, int]
+
+
+class FlatTerms(NamedTuple):
+    """The term counts of several chunks in flat form: `sizes[i]` (term, tf) pairs per chunk,
+    in chunk order, each term once per chunk."""
+
+    terms: list[str]
+    tf: np.ndarray  # float32
+    sizes: np.ndarray  # int64, one per chunk
 _COMPACT_MIN = 1000  # removed rows before a compaction is considered (and a quarter of all)
 # a posting list is added to every row (not looked up row by row) when it is shorter than
 # this many times the rows still in the race: a binary search costs ~log2(list) steps a row
@@ -232,27 +241,42 @@ class Bm25Index:
         return new
 
     def _append(self, chunks: list[Chunk], corpus: Sequence[Terms] | None) -> None:
+        if corpus is None:
+            corpus = [self.tokenizer.tokenize(c.text) for c in chunks]
+        terms: list[str] = []
+        tfs: list[int] = []
+        sizes = np.empty(len(chunks), dtype=np.int64)
+        for i, tokens in enumerate(corpus):
+            counts = tokens if isinstance(tokens, Mapping) else Counter(tokens)
+            terms.extend(counts.keys())
+            tfs.extend(counts.values())
+            sizes[i] = len(counts)
+        self._append_flat(chunks, FlatTerms(terms, np.asarray(tfs, dtype=np.float32), sizes))
+
+    def _append_flat(self, chunks: list[Chunk], flat: FlatTerms) -> None:
+        """Add `chunks` whose term counts are `flat`: the postings are cut from one sort of
+        all (term, row) pairs instead of growing a list per term chunk by chunk, which was
+        most of building an index from stored tokens (docs/scale.md)."""
         self._norm = None
         if not chunks:
             return
-        if corpus is None:
-            corpus = [self.tokenizer.tokenize(c.text) for c in chunks]
         base = len(self.ids)
-        terms: dict[str, tuple[list[int], list[int]]] = {}
+        local = np.repeat(np.arange(len(chunks), dtype=np.int32), flat.sizes)
+        lengths = np.bincount(local, weights=flat.tf, minlength=len(chunks)).astype(np.float64)
+        # each pair's term named by the position of its first pair (one C-level pass); the
+        # vocabulary's order is that of first positions, so sorted groups follow it
+        vocab: dict[str, int] = {}
+        first = np.array(
+            list(map(vocab.setdefault, flat.terms, range(len(flat.terms)))), dtype=np.int64
+        )
+        order = np.argsort(first, kind="stable")  # rows stay ascending within a term
+        grouped = first[order]
+        cuts = [0, *(np.flatnonzero(np.diff(grouped)) + 1).tolist(), grouped.size]
+        all_rows, all_tf = local[order] + np.int32(base), flat.tf[order]
         meta: dict[tuple[str, str], list[int]] = {}
         docs: dict[str, list[int]] = {}
-        lengths = np.empty(len(chunks), dtype=np.float64)
-        for i, (chunk, tokens) in enumerate(zip(chunks, corpus, strict=True)):
+        for i, chunk in enumerate(chunks):
             row = base + i
-            counts = tokens if isinstance(tokens, Mapping) else Counter(tokens)
-            lengths[i] = sum(counts.values())
-            for term, tf in counts.items():
-                entry = terms.get(term)
-                if entry is None:
-                    terms[term] = ([row], [tf])
-                else:
-                    entry[0].append(row)
-                    entry[1].append(tf)
             for key, value in chunk.metadata.items():
                 for item in {v.strip() for v in str(value).split(_META_SEP)}:
                     meta.setdefault((str(key), item), []).append(row)
@@ -265,8 +289,8 @@ class Bm25Index:
         self._alive = np.concatenate([self._alive, np.ones(len(chunks), dtype=bool)])
         self._n_alive += len(chunks)
         self._len_sum += float(lengths.sum())
-        for term, (rows, tfs) in terms.items():
-            r, t = np.asarray(rows, dtype=np.int32), np.asarray(tfs, dtype=np.float32)
+        for j, term in enumerate(vocab):
+            r, t = all_rows[cuts[j] : cuts[j + 1]], all_tf[cuts[j] : cuts[j + 1]]
             old = self._postings.get(term)
             self._postings[term] = (r, t) if old is None else (
                 np.concatenate([old[0], r]), np.concatenate([old[1], t])

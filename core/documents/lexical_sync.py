@@ -120,14 +120,21 @@ class LexicalSync:
             self._tokens = ChunkTokenizer(words, index.tokenizer)
         return self._tokens
 
+    def _rows(
+        self, store: IndexedChunks, docs: Sequence[str], tokens: ChunkTokenizer
+    ) -> Sequence[IndexedChunk]:
+        """The chunks of `docs` with their stored tokens; the text only of those whose tokens
+        do not fit (`tokens.usable`): only they are tokenised."""
+        reader = getattr(store, "indexed_chunks", None)
+        if reader is not None:
+            return reader(docs, tokens.usable)  # type: ignore[no-any-return]
+        return [IndexedChunk(c) for c in store.chunks_of(docs)]
+
     def _read(
         self, store: IndexedChunks, docs: Sequence[str], tokens: ChunkTokenizer
     ) -> tuple[list[Chunk], list[dict[str, int]]]:
         """The chunks of `docs` and their term counts: stored ones where they fit."""
-        reader = getattr(store, "indexed_chunks", None)
-        rows: Sequence[IndexedChunk] = (
-            reader(docs) if reader is not None else [IndexedChunk(c) for c in store.chunks_of(docs)]
-        )
+        rows = self._rows(store, docs, tokens)
         before = tokens.tokenised
         counts = tokens.counts(rows)
         self.tokenised += tokens.tokenised - before
@@ -138,7 +145,10 @@ class LexicalSync:
         tokens = self._tokenizer(index, words)
         self.last_read = 0
         for start in range(0, len(docs), _READ_DOCS):
-            chunks, counts = self._read(store, docs[start : start + _READ_DOCS], tokens)
-            self.last_read += len(chunks)
-            index._append(chunks, counts)  # not shared yet: appended in place
+            rows = self._rows(store, docs[start : start + _READ_DOCS], tokens)
+            self.last_read += len(rows)
+            before = tokens.tokenised
+            flat = tokens.flat(rows)
+            self.tokenised += tokens.tokenised - before
+            index._append_flat([r.chunk for r in rows], flat)  # not shared yet: in place
         return index
