@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.build import build_app
+from bot.embedders import HASHING_THRESHOLDS
 from bot.ingest import ingest_paths
 from bot.settings import load_settings
 from core.contracts.types import Request
@@ -101,7 +102,11 @@ def test_llm_timeout_or_crash_still_gives_a_cited_answer(demo_dir: Path, slack: 
 
 
 class BrokenEmbedder:
+    """A model that crashes when it runs: its calibrated thresholds are still known (they are
+    the embedder's constants), only `embed` fails."""
+
     name, dimension = "broken", 256
+    thresholds = HASHING_THRESHOLDS
 
     def embed(self, texts: Any) -> np.ndarray:
         raise RuntimeError("the embedding model crashed")
