@@ -47,3 +47,10 @@ def cpu_timed(fn: Callable[..., T], *args: object, **kwargs: object) -> tuple[T,
 def budget(idle_seconds: float) -> float:
     """`idle_seconds`, the bound on an idle machine, stretched by the current slowdown."""
     return idle_seconds * slowdown()
+
+
+def within(took: float, idle_seconds: float) -> bool:
+    """Whether `took` fits the idle bound stretched by the current slowdown. The slowdown (about
+    30 ms of work) is measured only when the idle bound is exceeded: a property test checks
+    hundreds of examples, nearly all far inside the bound, and should not pay for each."""
+    return took < idle_seconds or took < budget(idle_seconds)

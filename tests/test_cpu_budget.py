@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from tests.cpu_budget import budget, cpu_timed, slowdown
+from tests.cpu_budget import budget, cpu_timed, slowdown, within
 
 
 def test_waiting_is_not_counted_so_a_busy_machine_cannot_fail_a_guard() -> None:
@@ -32,3 +32,8 @@ def test_work_is_counted_and_the_budget_never_shrinks() -> None:
     assert took > 0.001  # a real figure, not zero
     assert slowdown() >= 1.0
     assert budget(0.5) >= 0.5
+
+
+def test_within_takes_the_idle_bound_and_stretches_it_only_by_a_measured_slowdown() -> None:
+    assert within(0.05, 0.1)  # inside the idle bound: nothing measured
+    assert not within(100.0, 0.1)  # runaway work fails however busy the machine is

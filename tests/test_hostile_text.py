@@ -14,7 +14,7 @@ from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
 from core.question.security import SecurityGate
 from tests.acme import ACME, REF, MemoryFacts, MemoryTurns, read_acme_facts
-from tests.cpu_budget import budget, cpu_timed
+from tests.cpu_budget import cpu_timed, within
 
 GLOSSARY = load_glossary(ACME / "glossary.toml")
 NAMES = NameIndex(GLOSSARY)
@@ -80,7 +80,7 @@ def _check_answer(ans: Answer, question: str, *, cleared: bool) -> None:
 def test_answerer_always_answers_within_the_contract(question: str, chat: str) -> None:
     ans, took = _timed(ANSWERER.answer, Request(question, chat=chat))
     _check_answer(ans, question, cleared=chat in CLEARED)
-    assert took < budget(1.0)
+    assert within(took, 1.0)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -97,7 +97,7 @@ def test_hostile_fixed_slots_never_reveal_a_restricted_figure(
 ) -> None:
     """Option taps are signed, but their values still come from text that once was hostile."""
     ans, took = _timed(ANSWERER.answer, Request(question, chat="telegram:1", fixed_slots=fixed))
-    assert took < budget(1.0)
+    assert within(took, 1.0)
     # a tapped value the bot does not know is quoted back ("I don't recognise the metric
     # "77"."): what the request itself said is not a leaked figure
     _check_answer(ans, " ".join([question, *fixed.values()]), cleared=False)
@@ -127,7 +127,7 @@ def test_gate_and_parser_agree_on_restricted_entities(text: str, cleared: bool) 
         assert verdict.reason in ("competitor", "restricted")
         return
     intent, took = _timed(PARSER.parse, verdict.text, REF)
-    assert took < budget(0.3)
+    assert within(took, 0.3)
     assert isinstance(intent.route, Route)
     assert set(intent.metrics) <= set(GLOSSARY.metrics)
     assert set(intent.entities) <= set(GLOSSARY.entities)
@@ -141,14 +141,14 @@ def test_capitalised_words_before_a_metric_take_bounded_time() -> None:
     spaces made the unknown-entity scan cubic (2.7 s for one 2,000-character question)."""
     for text in ("revenue " + "A " * 600 + "b  " * 300, "revenue " + "Ab " * 500 + "c  " * 160):
         _, took = _timed(PARSER.parse, text[:2_000], REF)
-        assert took < budget(0.3), took
+        assert within(took, 0.3), took
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.sampled_from(NameIndex.KINDS), st.one_of(_pieces, st.text(max_size=60), _mixed))
 def test_name_normalizer_returns_a_code_of_that_kind_or_nothing(kind: str, raw: str) -> None:
     code, took = _timed(NAMES.normalize, kind, raw)
-    assert took < budget(0.2)
+    assert within(took, 0.2)
     known = {"metric": GLOSSARY.metrics, "entity": GLOSSARY.entities,
              "channel": GLOSSARY.channels}[kind]  # fmt: skip
     assert code is None or code in known
@@ -158,7 +158,7 @@ def test_name_normalizer_returns_a_code_of_that_kind_or_nothing(kind: str, raw: 
 @given(hostile_text)
 def test_competitor_spans_cover_real_characters(text: str) -> None:
     spans, took = _timed(NAMES.competitor_spans, text)
-    assert took < budget(0.3)
+    assert within(took, 0.3)
     for start, end in spans:
         assert 0 <= start < end <= len(text)
         assert text[start].strip() and text[end - 1].strip()

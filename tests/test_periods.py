@@ -21,7 +21,7 @@ from core.question.periods import (
     period_bounds,
     previous_period,
 )
-from tests.cpu_budget import budget, cpu_timed
+from tests.cpu_budget import cpu_timed, within
 
 # With "12-31" the current fiscal year is FY2026 and the current quarter 2026Q2.
 # With "06-30" it is FY2026 (2025-07-01..2026-06-30), quarter 2026Q4, half 2026H2.
@@ -317,7 +317,7 @@ def test_find_periods_is_fast_on_a_typical_question() -> None:
     _, took = cpu_timed(run)
     per_call = took / (rounds * len(questions))
     # ~20-35 µs on the development machine, idle; the bound leaves room for a slower one
-    assert per_call < budget(250e-6)
+    assert within(per_call, 250e-6)
 
 
 # --------------------------------------------------------------------------- robustness
@@ -341,7 +341,7 @@ def _check(text: str) -> list[PeriodMatch]:
     # applications still run (a full run once read 1.14 s for 0.02 s of parsing); and a
     # budget stretched by the machine's current slowdown (tests/cpu_budget.py)
     matches, took = cpu_timed(find_periods, text, REF, JUNE)
-    assert took < budget(1.0)
+    assert within(took, 1.0)
     last_end = 0
     for m in matches:
         assert last_end <= m.start < m.end <= len(text)
