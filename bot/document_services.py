@@ -117,7 +117,7 @@ class DocumentServices:
 
         if self._lexical is None:  # kept in the data dir: a restart maps it, not re-tokenises
             self._lexical = LexicalSync(LexicalSnapshots(self.settings.data_dir / "lexical"))
-        bm25 = self._lexical.current(self.chunks, self.chunk_tokenizer().words)
+        bm25 = self._lexical.current(self.chunks, self._names())
         if bm25 is None:
             return None
         # connected on first search, again after a failure: a vector store that is down
@@ -133,9 +133,13 @@ class DocumentServices:
         made with it; the serving index reads them back (core.documents.chunk_tokens)."""
         from core.documents.chunk_tokens import ChunkTokenizer
 
+        return ChunkTokenizer(self._names())
+
+    def _names(self) -> tuple[str, ...]:
+        """The glossary's names, sorted: what the lexical index and its tokens are made for."""
         g = self.glossary.get()
         terms = [*g.metrics.values(), *g.entities.values(), *g.channels.values()]
-        return ChunkTokenizer(tuple(sorted({n for t in terms for n in t.names})))
+        return tuple(sorted({n for t in terms for n in t.names}))
 
     def ingest_documents(
         self,
