@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from core.fastpath.feedback import Feedback
     from core.planning.answering_service import AnsweringService
     from core.planning.catalog import Catalog
+    from core.planning.core_lock import CoreLock
     from core.planning.model_planner import ModelPlanner
 
 
@@ -128,7 +129,16 @@ class CoreServices:
             self.glossary,
             timeout=self.settings.model_planner_timeout_s,
             max_tokens=self.settings.model_planner_max_tokens,
+            outside=self.core_lock.outside,
         )
+
+    @cached_property
+    def core_lock(self) -> CoreLock:
+        """One core call at a time under serve, but for the model's thinking
+        (core/planning/core_lock.py)."""
+        from core.planning.core_lock import CoreLock
+
+        return CoreLock(self.settings.model_planner_slots)
 
     def _conversation_store(self) -> ConversationStore:
         from storage.conversation_store import SqlConversationStore

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+# A chat completion's body is a few kilobytes; a server sending more is not answering.
+MAX_REPLY_BYTES = 1 << 20
+
 # Chat templates that llama-cpp-python silently drops system messages from.
 _SYSTEMLESS_FORMATS = frozenset({"gemma"})
 
@@ -218,21 +221,51 @@ class OpenAICompatibleLLM:
                 "type": "json_schema",
                 "json_schema": {"name": "ricorda_reply", "schema": json_schema, "strict": True},
             }
+        # httpx's timeout bounds each read, not the call: a server sending one byte a second
+        # would hold the caller for as long as it likes. The request runs on its own thread and
+        # the caller stops waiting at the deadline; the thread stops reading at it too.
+        deadline = time.monotonic() + timeout
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                outcome["reply"] = self._post(payload, timeout, deadline)
+            except BaseException as exc:  # handed to the caller, who raises it
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="ricorda-llm-request", daemon=True).start()
+        if not done.wait(timeout):
+            raise ModelError(f"{self.name} did not answer within {timeout:g} s.")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["reply"]
+
+    def _post(self, payload: dict[str, Any], timeout: float, deadline: float) -> str:
+        late = f"{self.name} did not answer within {timeout:g} s."
+        body = bytearray()
         try:
-            response = self._client.post(self.url, json=payload, timeout=timeout)
+            with self._client.stream("POST", self.url, json=payload, timeout=timeout) as response:
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if time.monotonic() > deadline:
+                        raise ModelError(late)
+                    if len(body) > MAX_REPLY_BYTES:
+                        raise ModelError(f"{self.name} sent a reply over {MAX_REPLY_BYTES} bytes.")
         except httpx.TimeoutException as exc:
-            raise ModelError(f"{self.name} did not answer within {timeout:g} s.") from exc
+            raise ModelError(late) from exc
         except httpx.HTTPError as exc:
             raise ModelError(f"{self.name} is unreachable at {self.url}: {exc}") from exc
         if response.status_code >= 400:
-            raise ModelError(
-                f"{self.name} answered HTTP {response.status_code}: {response.text[:200]}"
-            )
+            text = body[:200].decode("utf-8", "replace")
+            raise ModelError(f"{self.name} answered HTTP {response.status_code}: {text}")
         try:
-            body = response.json()
+            data = json.loads(body)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ModelError(f"{self.name} answered with a body that is not JSON.") from exc
-        return _reply_text(body, self.name)
+        return _reply_text(data, self.name)
 
 
 def build_llm(settings: Settings) -> LLM | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from bot.runner import Runner, check_port_free
@@ -84,10 +83,13 @@ def start_shared_parts(app: App) -> None:
 
 
 def serve_runners(app: App, runners: Sequence[Runner]) -> None:
-    """Serve every runner, all sharing one core worker thread: the one that needs the main
-    thread (else the last) here, owning the signals; the others on daemon threads."""
+    """Serve every runner, all sharing one core worker (one core call at a time, but for a
+    model's thinking: bot/core_worker.py): the one that needs the main thread (else the last)
+    here, owning the signals; the others on daemon threads."""
+    from bot.core_worker import CoreWorker
+
     *background, main = sorted(runners, key=lambda r: r.needs_main_thread)  # stable
-    worker = ThreadPoolExecutor(1, thread_name_prefix="ricorda-core")
+    worker = CoreWorker(app.core.core_lock)
     for runner in background:
         threading.Thread(
             target=runner.serve, args=(app, worker, False), daemon=True,

@@ -114,6 +114,7 @@ class Settings(BaseSettings):
     model_planner: bool = False
     model_planner_timeout_s: float = 20.0
     model_planner_max_tokens: int = 160
+    model_planner_slots: int = 2  # model calls in flight at once under serve (core_lock.py)
 
     # platforms
     admins: Annotated[list[str], NoDecode] = Field(default_factory=list)  # "telegram:1,slack:U2"

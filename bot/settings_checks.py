@@ -148,6 +148,9 @@ def _check_models(s: Settings) -> None:
     if s.model_planner_timeout_s <= 0 or s.model_planner_max_tokens < 16:
         raise _bad("model_planner_timeout_s", "or RICORDA_MODEL_PLANNER_MAX_TOKENS is too small",
                    "use a timeout above 0 s and at least 16 tokens (default 20 s, 160)")
+    if s.model_planner_slots < 1:
+        raise _bad("model_planner_slots", f"={s.model_planner_slots} is below 1",
+                   "set it to the number of model calls that may run at once, e.g. 2")
     if s.llm_timeout_s <= 0:
         raise _bad("llm_timeout_s", f"={s.llm_timeout_s} is not positive",
                    "set it to a number of seconds such as 30")

@@ -61,6 +61,7 @@ HELP: dict[str, str] = {
     "model_planner": "the LLM plans what the rules cannot read (docs/model-planner.md)",
     "model_planner_timeout_s": "seconds the planning model may take before the rules answer",
     "model_planner_max_tokens": "tokens the planning model may write (a reading is ~50)",
+    "model_planner_slots": "model calls at once under serve; with none free, the rules answer",
     "admins": "admin users, telegram:123456789,slack:U0123",
     "telegram_token": "bot token from BotFather (secret)",
     "telegram_webhook_url": "https URL Telegram posts updates to; default long polling",

@@ -5,7 +5,9 @@ was shown: the prompt and the JSON schema. `reply` is what the model "chose": a 
 the message's JSON content), a string (sent as is), or a callable of the request body. `mode`:
 "ok" answers at once; "error" answers HTTP 500; "hold" waits until `release()` is called (a
 model still thinking: the test waits for the adapter's placeholder, then releases it; a client
-with a shorter timeout gives up first). `received` is set on every request.
+with a shorter timeout gives up first); "drip" sends its headers, then the body one byte every
+`drip_s` seconds (a slow server no per-read timeout catches), and sets `abandoned` when the
+client hangs up before the end. `received` is set on every request.
 """
 
 from __future__ import annotations
@@ -35,9 +37,12 @@ def reading(
 
 
 class FakePlannerLLM:
-    def __init__(self, reply: Reply | None = None, *, mode: str = "ok") -> None:
+    def __init__(self, reply: Reply | None = None, *, mode: str = "ok",
+                 drip_s: float = 0.5) -> None:
         self.reply: Reply = reply if reply is not None else reading()
         self.mode = mode
+        self.drip_s = drip_s
+        self.abandoned = threading.Event()
         self.bodies: list[dict[str, Any]] = []
         self.received = threading.Event()
         self._released = threading.Event()
@@ -65,6 +70,14 @@ class FakePlannerLLM:
         self.mode = "hold"
         self._released.clear()
         self.received.clear()
+
+    def drip(self) -> None:
+        """From now on replies come one byte every `drip_s` seconds (`received`, `abandoned`
+        cleared)."""
+        self.mode = "drip"
+        self._released.clear()
+        self.received.clear()
+        self.abandoned.clear()
 
     def release(self) -> None:
         """Let held requests answer; later ones answer at once."""
@@ -117,7 +130,20 @@ class FakePlannerLLM:
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if fake.mode != "drip":
+                        self.wfile.write(payload)
+                        return
+                    self.wfile.flush()
+                    for i in range(len(payload)):
+                        if fake._released.wait(fake.drip_s) and fake.mode != "drip":
+                            self.wfile.write(payload[i:])  # released: the rest at once
+                            return
+                        try:
+                            self.wfile.write(payload[i:i + 1])
+                            self.wfile.flush()
+                        except (BrokenPipeError, ConnectionResetError):
+                            fake.abandoned.set()
+                            return
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

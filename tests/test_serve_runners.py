@@ -70,9 +70,12 @@ def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
 
 
 def stand_in_app() -> Any:
-    """What run_serve reads before the shared parts: the settings and the glossary."""
+    """What run_serve reads before the shared parts: the settings, the glossary and core's
+    lock (the core worker's)."""
+    from core.planning.core_lock import CoreLock
+
     return SimpleNamespace(settings=SimpleNamespace(metrics_host="127.0.0.1", metrics_port=0),
-                           core=SimpleNamespace(glossary=object()))
+                           core=SimpleNamespace(glossary=object(), core_lock=CoreLock()))
 
 
 def test_every_check_then_every_confirmation_then_shared_parts_then_runners(

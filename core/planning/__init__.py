@@ -8,6 +8,7 @@ __all__ = [
     "answering_service",
     "bounds",
     "catalog",
+    "core_lock",
     "executors",
     "model_planner",
     "plan",

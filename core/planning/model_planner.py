@@ -24,12 +24,14 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from core.contracts.errors import ModelError
 from core.contracts.ports import LLM, ChatMessage, ConversationContext
 from core.knowledge.glossary import Glossary, Term
+from core.planning.core_lock import ModelBusy
 from core.question.conversation import ROUTE, TABLE
 from core.question.periods import last_complete_fiscal_year
 
@@ -57,7 +59,7 @@ SUB_YEARS_BACK = 4  # halves and quarters
 
 @dataclass(frozen=True)
 class Failure:
-    """Why no reading came: `timeout`, `error`, `invalid` or `no_choice` (for logs and the
+    """Why no reading came: `timeout`, `error`, `busy`, `invalid` or `no_choice` (for logs and the
     benchmark; the user gets the rules' answer)."""
 
     kind: str
@@ -155,8 +157,14 @@ def prompt(
         said = _context_text(context, terms)
         if said:
             parts.append(f"The previous question asked for: {said}.")
-    parts.append(f"<question>{question}</question>")
+    parts.append(f"<question>{quoted(question)}</question>")
     return [ChatMessage("system", system), *example, ChatMessage("user", "\n".join(parts))]
+
+
+def quoted(question: str) -> str:
+    """The question as data inside its tags: a `</question>` (or any tag) it holds cannot
+    close the quote, so `<` and `>` are written as the entities a model reads as text."""
+    return question.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _example(
@@ -197,18 +205,19 @@ def parse_reply(
     if not isinstance(data, dict):
         return Failure("invalid", "not an object")
     props = schema["properties"]
-    extra = sorted(set(data) - set(props))
+    extra = sorted(str(k) for k in set(data) - set(props))
     if extra:  # a server that ignores the schema: nothing outside it is read, nor trusted
         return Failure("invalid", f"keys outside the schema: {extra[:3]}")
-    if data.get("route") not in props["route"]["enum"]:
-        return Failure("invalid", f"route {data.get('route')!r}")
+    route = data.get("route")
+    if not isinstance(route, str) or route not in props["route"]["enum"]:
+        return Failure("invalid", f"route {str(route)[:40]!r}")
     if data["route"] == NONE:
         return Failure("no_choice", "the model chose none")
-    reading: dict[str, str] = {ROUTE: ROUTES[data["route"]]}
+    reading: dict[str, str] = {ROUTE: ROUTES[route]}
     for key, slot in SLOT_KEYS.items():
         values = data.get(key, [])
-        if not isinstance(values, list):
-            return Failure("invalid", f"{key} is not a list")
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            return Failure("invalid", f"{key} is not a list of codes")
         allowed = props.get(key, {}).get("items", {}).get("enum", [])
         wrong = [v for v in values if v not in allowed]
         if wrong:
@@ -216,8 +225,8 @@ def parse_reply(
         if values:
             reading[slot] = ",".join(dict.fromkeys(values))
     table = data.get("table", "none")
-    if table not in TABLES:
-        return Failure("invalid", f"table {table!r}")
+    if not isinstance(table, str) or table not in TABLES:
+        return Failure("invalid", f"table {str(table)[:40]!r}")
     if TABLES[table]:
         reading[TABLE] = TABLES[table]
     if reading[ROUTE] != "narrative" and "metric" not in reading:
@@ -235,11 +244,16 @@ class ModelPlanner:
         *,
         timeout: float = 20.0,
         max_tokens: int = 160,
+        outside: Callable[[], AbstractContextManager[None]] = nullcontext,
     ) -> None:
+        """`outside`: what the call to the model runs in; a serving process passes
+        `CoreLock.outside`, so other chats are answered while the model thinks (see
+        core/planning/core_lock.py); it may raise `ModelBusy`."""
         self._llm = llm
         self.glossary = glossary
         self.timeout = timeout
         self.max_tokens = max_tokens
+        self._outside = outside
 
     def read(
         self,
@@ -261,13 +275,24 @@ class ModelPlanner:
         messages = prompt(question, glossary=self.glossary, cleared=cleared,
                           reference=reference, context=context)
         try:
-            raw = model.complete(messages, max_tokens=self.max_tokens, temperature=0.0,
-                                 json_schema=schema, timeout=self.timeout)
+            with self._outside():
+                raw = model.complete(messages, max_tokens=self.max_tokens, temperature=0.0,
+                                     json_schema=schema, timeout=self.timeout)
+        except ModelBusy:
+            log.info("every model slot is taken: the rules answer this question")
+            return ModelResult(None, Failure("busy", "every model slot is taken"), 0.0)
         except ModelError as exc:
             kind = "timeout" if "within" in str(exc) else "error"
             log.warning("the planning model failed (%s): %s", kind, exc)
             return ModelResult(None, Failure(kind, str(exc)), time.perf_counter() - started)
-        parsed = parse_reply(raw, schema)
+        except Exception as exc:  # a provider's bug is a failure too: the rules answer
+            log.warning("the planning model failed (error): %s", exc.__class__.__name__)
+            return ModelResult(None, Failure("error", exc.__class__.__name__),
+                               time.perf_counter() - started)
+        try:
+            parsed = parse_reply(raw, schema)
+        except Exception as exc:  # whatever shape the reply has, it never crashes the answer
+            parsed = Failure("invalid", exc.__class__.__name__)
         seconds = time.perf_counter() - started
         if isinstance(parsed, Failure):
             log.info("model reading refused (%s): %s", parsed.kind, parsed.detail)
