@@ -110,6 +110,11 @@ class Cascade:
         )
 
     def answer(self, request: Request) -> Answer:
+        # the guarantee a chat relies on: a plan its last answer registered is stored before
+        # its next question is answered (a paraphrase right after is served by L0b, not planned
+        # again); other chats never wait for it
+        if self._pending.waiting_for(request.chat):
+            self.learning.flush()
         with self._answering_cond:
             self._answering += 1
         try:
@@ -184,7 +189,8 @@ class Cascade:
             # the rules resolved it: its observation is made if a verdict comes (observe_turn)
             observe = not resolved_by_rules(prepared, prepared.plan_made)
         if ans.served_by != L0A and not rejected:
-            self._register(ans, own_plan, canonical, key, embedding, restricted=prepared.cleared)
+            self._register(ans, own_plan, canonical, key, embedding, restricted=prepared.cleared,
+                           chat=request.chat)
         if observe:
             self._submit(
                 _Observe(
@@ -306,6 +312,7 @@ class Cascade:
         embedding: np.ndarray | None,
         *,
         restricted: bool = False,
+        chat: str = "",
     ) -> None:
         """Queue the answer's plan for the writer, if it is registrable.
         `restricted`: asked from a cleared chat (its text is shown to cleared viewers only).
@@ -338,7 +345,7 @@ class Cascade:
             n_uses=0,
             restricted=restricted,
         )
-        self._pending.put(entry)
+        self._pending.put(entry, chat)
         self._submit(_Register(entry, plan))
 
     def _later(self, write: Callable[[], None]) -> None:
@@ -532,11 +539,19 @@ class PendingPlans:
 
     def __init__(self) -> None:
         self._by_key: dict[str, FastpathEntry] = {}
+        self._chats: dict[str, str] = {}  # cache key -> the chat whose answer registered it
         self._lock = threading.Lock()
 
     def __bool__(self) -> bool:
         """Whether a plan is waiting for the writer (no lock: a glance, then the writer)."""
         return bool(self._by_key)
+
+    def waiting_for(self, chat: str) -> bool:
+        """Whether a plan registered from `chat` is still waiting for the writer."""
+        if not self._by_key:  # the usual case: nothing waiting, no lock taken
+            return False
+        with self._lock:
+            return chat in self._chats.values()
 
     def get(self, key: str) -> FastpathEntry | None:
         if not self._by_key:  # the usual case: nothing waiting, no lock taken
@@ -544,14 +559,16 @@ class PendingPlans:
         with self._lock:
             return self._by_key.get(key)
 
-    def put(self, entry: FastpathEntry) -> None:
+    def put(self, entry: FastpathEntry, chat: str = "") -> None:
         with self._lock:
             self._by_key[entry.canonical_hash] = entry
+            self._chats[entry.canonical_hash] = chat
 
     def done(self, entry: FastpathEntry) -> None:
         with self._lock:
             if self._by_key.get(entry.canonical_hash) is entry:
                 del self._by_key[entry.canonical_hash]
+                self._chats.pop(entry.canonical_hash, None)
 
 
 class VectorMemo:
