@@ -4,9 +4,11 @@ masks and re-ingested (removed) rows; and it does skip the long posting lists it
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +27,14 @@ def exhaustive(index: Bm25Index, tokens: list[str], k: int,
         scores[~allowed] = 0.0
     ranked = sorted((-float(s), index.ids[row]) for row, s in enumerate(scores) if s > 0)
     return [(cid, -neg) for neg, cid in ranked[:k]]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def prune_every_size() -> Iterator[None]:
+    """These small indexes are searched with pruning, as a large one is (below
+    `PRUNE_FROM_ROWS` rows `search` scores every row)."""
+    with mock.patch.object(lexical, "PRUNE_FROM_ROWS", 0):
+        yield
 
 
 def build(texts: list[list[str]], restricted: list[bool], docs: int) -> Bm25Index:
@@ -86,3 +96,17 @@ def test_a_common_word_is_looked_up_only_for_the_rows_a_rare_word_found() -> Non
     assert found == exhaustive(index, ["zebracorn", "store"], 3, None)
     assert {cid for cid, _ in found} == {"c5000", "c5001", "c5002"}  # the zebracorn ones
     assert looked_up == [3]  # "store" was not walked: only the 3 rows in the race remained
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=corpus, query=st.lists(st.sampled_from([*VOCAB, "unknown"]), min_size=1, max_size=6),
+       k=st.integers(1, 25), masked=st.booleans())
+def test_a_small_index_scores_every_row_with_the_same_result(
+    texts: list[list[str]], query: list[str], k: int, masked: bool
+) -> None:
+    index = build(texts, [i % 5 == 0 for i in range(len(texts))], docs=4)
+    allowed = index.mask(cleared=False) if masked else None
+    pruned = index.search(query, k, allowed=allowed)
+    with mock.patch.object(lexical, "PRUNE_FROM_ROWS", len(texts) + 1), \
+            mock.patch.object(Bm25Index, "_candidates", side_effect=AssertionError("pruned")):
+        assert index.search(query, k, allowed=allowed) == pruned

@@ -156,6 +156,9 @@ _COMPACT_MIN = 1000  # removed rows before a compaction is considered (and a qua
 # a posting list is added to every row (not looked up row by row) when it is shorter than
 # this many times the rows still in the race: a binary search costs ~log2(list) steps a row
 _DENSE_BELOW = 8
+# Below this many rows `search` scores every row (the sums pruning would skip are short lists
+# there, and its bookkeeping costs more than it saves: docs/scale.md); from it on, MaxScore.
+PRUNE_FROM_ROWS = 50_000
 
 
 class Bm25Index:
@@ -497,6 +500,11 @@ class Bm25Index:
         """
         if k <= 0 or not self._postings:
             return []
+        if self.rows < PRUNE_FROM_ROWS:  # small: adding every posting costs less than pruning
+            scores = self.scores(tokens)
+            if allowed is not None:
+                scores[~allowed] = 0.0
+            return self._finish((None, scores), k)
         terms = self._query_terms(tokens)
         if not terms:
             return []
