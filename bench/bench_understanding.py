@@ -35,7 +35,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.understanding.expected import SET_FILE, Data, load_set  # noqa: E402
-from bench.understanding.score import CORRECT, MISSED, WRONG, Verdict, score  # noqa: E402
+from bench.understanding.score import (  # noqa: E402
+    CORRECT,
+    MISSED,
+    WRONG,
+    Verdict,
+    reason_quoted,
+    score,
+)
 
 REFERENCE_DATE = "2026-03-15"  # FY2025 is the last complete fiscal year
 LANGS = ("en", "it", "zh")
@@ -127,13 +134,16 @@ def run(entries: Iterable[Json], ask: Asker, data: Data) -> list[Json]:
             verdict = score(entry, answer, data)
         except Exception as exc:  # an error is a miss, reported, never a crash of the run
             answer, verdict = {}, Verdict(MISSED, f"error: {type(exc).__name__}: {exc}")
-        results.append({
+        result = {
             "id": entry["id"], "kind": entry["kind"], "lang": entry["lang"],
             "question": entry["question"], "chat": entry.get("chat"),
             "verdict": verdict.verdict, "reason": verdict.reason,
             "route": answer.get("route"), "text": answer.get("text", ""),
             "seconds": round(time.perf_counter() - start, 3),
-        })
+        }
+        if entry["expect"].get("reason_any"):  # scored apart: is the cause quoted?
+            result["reason_quoted"] = bool(reason_quoted(entry, answer))
+        results.append(result)
     return results
 
 

@@ -195,7 +195,8 @@ def _label_is(label: str, top: str, data: Data) -> bool:
 def score_ranking(spec: Json, answer: Json, data: Data) -> Verdict:
     """A ranking table headed by the expected top (with its value) is correct, headed by
     another is wrong; without a ranking table, a first figure that is the top is correct, any
-    other single figure is wrong (a table of the figures with no answer is missed)."""
+    other single figure is wrong (a table of the figures, or several figures, with no answer
+    is missed)."""
     tables = answer.get("tables") or []
     ranking = [t for t in tables if t.get("kind") == "ranking"]
     if ranking:
@@ -218,6 +219,8 @@ def score_ranking(spec: Json, answer: Json, data: Data) -> Verdict:
         return Verdict(CORRECT, f"first figure is the top {spec['top']}")
     if tables:
         return Verdict(MISSED, "a table of the figures without the ranking")
+    if len(facts) > 1:  # the candidates' figures listed, none said to be the answer
+        return Verdict(MISSED, f"{len(facts)} figures listed without the {spec['op']}")
     return Verdict(WRONG, f"states {_describe(first)}; the {spec['op']} is {spec['top']}")
 
 
@@ -295,16 +298,18 @@ def _names(data: Data, code: str) -> set[str]:
 
 
 def score_count(spec: Json, answer: Json, data: Data) -> Verdict:
-    """A count is correct when a derived `count` fact has the value, or the text states the
-    number and names every counted unit (each member named, issue 40); one plain figure in
-    place of a count is wrong."""
+    """A count is correct when a derived `count` fact has the value, or the answer's headline
+    states the number and names every counted unit (each member named, issue 40); one plain
+    figure in place of a count is wrong."""
     want = int(spec["value"])
     for f in _all_found(answer.get("facts") or []):
         if _op(f) == "count":
             if _dec(f.get("value_exact")) == want:
                 return Verdict(CORRECT, f"count {want}")
             return Verdict(WRONG, f"counts {f.get('value_exact')}, expected {want}")
-    text = str(answer.get("text", "")).casefold()
+    # the answer's headline (its first line, citation markers dropped): a table of the
+    # figures below it holds row and page numbers that are no count
+    text = re.sub(r"\[\d+\]", "", str(answer.get("text", "")).split("\n", 1)[0]).casefold()
     numbers = {int(n) for n in re.findall(r"(?<![\d.,])\d+(?![\d.,])", text)}
     words = {0: ("none", "nessun", "没有", "0"), 1: ("one", "una", "uno", "一"),
              2: ("two", "due", "两", "二"), 3: ("three", "tre", "三"), 4: ("four", "quattro", "四")}
