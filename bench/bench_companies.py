@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import subprocess
 import sys
 import tempfile
@@ -39,10 +38,13 @@ from bench.bench_understanding import (  # noqa: E402
     InProcess,
     Subprocess,
     cli_env,
+    print_failures,
+    question_arguments,
     run,
     select,
     summarise,
     table,
+    write_report,
 )
 from bench.understanding.expected import company_data, load_set  # noqa: E402
 from bench.understanding.score import CORRECT, MISSED, WRONG  # noqa: E402
@@ -124,14 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--company", default=",".join(NAMES),
                         help="comma-separated names under bench/companies, or folders")
-    parser.add_argument("--only", help="comma-separated kinds to run")
-    parser.add_argument("--lang", choices=LANGS, help="one language only")
-    parser.add_argument("--ids", help="comma-separated question ids")
-    parser.add_argument("--show-failures", action="store_true",
-                        help="print every missed and wrong question with the reason")
-    parser.add_argument("--json", dest="json_path", help="write the full report (- = stdout)")
-    parser.add_argument("--subprocess", action="store_true",
-                        help="a real `python -m bot ask --json` per question (slower)")
+    question_arguments(parser)
     parser.add_argument("--compare", type=int, default=0, metavar="N",
                         help="also ask N questions per company the other way; report changes")
     args = parser.parse_args(argv)
@@ -143,12 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         report = run_company(folder, args)
         reports.append(report)
         if args.show_failures:
-            for r in report["results"]:
-                if r["verdict"] != CORRECT:
-                    print(f"{r['verdict'].upper():6} {folder.name}/{r['id']:22} {r['question']}"
-                          f"\n       {r['reason']}\n       -> [{r['route']}] "
-                          f"{r['text'][:200].replace(chr(10), ' / ')}", file=out)
-            print(file=out)
+            print_failures(report["results"], out, prefix=f"{folder.name}/")
         order = list(dict.fromkeys(r["kind"] for r in report["results"]))
         print(f"## {folder.name} ({report['seconds']} s, ingest {report['seconds_ingest']} s)\n",
               file=out)
@@ -157,13 +147,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"DISAGREE {folder.name}/{d['id']}: {d['this']} vs {d['other']}", file=out)
     print(by_company(reports), file=out)
     if args.json_path:
-        text = json.dumps({"date": dt.date.today().isoformat(),
-                           "mode": "subprocess" if args.subprocess else "in-process",
-                           "companies": reports}, ensure_ascii=False, indent=1)
-        if args.json_path == "-":
-            print(text)
-        else:
-            Path(args.json_path).write_text(text + "\n", encoding="utf-8")
+        write_report({"date": dt.date.today().isoformat(),
+                      "mode": "subprocess" if args.subprocess else "in-process",
+                      "companies": reports}, args.json_path)
     return 1 if any(r["disagreements"] for r in reports) else 0
 
 
