@@ -35,7 +35,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.understanding.expected import SET_FILE, Data, load_set  # noqa: E402
-from bench.understanding.score import CORRECT, MISSED, WRONG, Verdict, score  # noqa: E402
+from bench.understanding.score import (  # noqa: E402
+    CORRECT,
+    MISSED,
+    WRONG,
+    Verdict,
+    reason_quoted,
+    score,
+)
 
 REFERENCE_DATE = "2026-03-15"  # FY2025 is the last complete fiscal year
 LANGS = ("en", "it", "zh")
@@ -127,13 +134,16 @@ def run(entries: Iterable[Json], ask: Asker, data: Data) -> list[Json]:
             verdict = score(entry, answer, data)
         except Exception as exc:  # an error is a miss, reported, never a crash of the run
             answer, verdict = {}, Verdict(MISSED, f"error: {type(exc).__name__}: {exc}")
-        results.append({
+        result = {
             "id": entry["id"], "kind": entry["kind"], "lang": entry["lang"],
             "question": entry["question"], "chat": entry.get("chat"),
             "verdict": verdict.verdict, "reason": verdict.reason,
             "route": answer.get("route"), "text": answer.get("text", ""),
             "seconds": round(time.perf_counter() - start, 3),
-        })
+        }
+        if entry["expect"].get("reason_any"):  # scored apart: is the cause quoted?
+            result["reason_quoted"] = bool(reason_quoted(entry, answer))
+        results.append(result)
     return results
 
 
@@ -192,8 +202,8 @@ def select(entries: list[Json], only: str | None, lang: str | None,
             and (wanted is None or e["id"] in wanted)]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def question_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every labelled-set runner takes (this one and bench_companies.py)."""
     parser.add_argument("--only", help="comma-separated kinds to run (e.g. growth,share)")
     parser.add_argument("--lang", choices=LANGS, help="one language only")
     parser.add_argument("--ids", help="comma-separated question ids")
@@ -202,6 +212,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", dest="json_path", help="write the full report (- = stdout)")
     parser.add_argument("--subprocess", action="store_true",
                         help="a real `python -m bot ask --json` per question (slower)")
+
+
+def print_failures(results: list[Json], out: Any, prefix: str = "") -> None:
+    """Every missed and wrong question: the verdict, why, and what the bot said."""
+    for r in results:
+        if r["verdict"] != CORRECT:
+            print(f"{r['verdict'].upper():6} {prefix + r['id']:28} {r['question']}\n"
+                  f"       {r['reason']}\n       -> [{r['route']}] "
+                  f"{r['text'][:160].replace(chr(10), ' / ')}", file=out)
+    print(file=out)
+
+
+def write_report(report: Json, path: str) -> None:
+    """The full report as JSON, to a file or (`-`) to stdout."""
+    text = json.dumps(report, ensure_ascii=False, indent=1)
+    if path == "-":
+        print(text)
+    else:
+        Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    question_arguments(parser)
     parser.add_argument("--min-score", type=float, help="exit 1 below this score (0..1)")
     parser.add_argument("--data-dir", type=Path,
                         help="use this data dir, already holding the demo (no load)")
@@ -230,22 +264,13 @@ def main(argv: list[str] | None = None) -> int:
               "seconds": round(elapsed, 1), **summary, "results": results}
     out = sys.stderr if args.json_path == "-" else sys.stdout
     if args.show_failures:
-        for r in results:
-            if r["verdict"] != CORRECT:
-                print(f"{r['verdict'].upper():6} {r['id']:28} {r['question']}\n"
-                      f"       {r['reason']}\n       -> [{r['route']}] "
-                      f"{r['text'][:160].replace(chr(10), ' / ')}", file=out)
-        print(file=out)
+        print_failures(results, out)
     print(table(summary, order), file=out)
     o = summary["overall"]
     print(f"\nscore {o[CORRECT]}/{o['n']} = {100 * o['score']:.1f}%   wrong: {o[WRONG]}   "
           f"({len(results)} questions in {elapsed:.1f} s, {report['mode']})", file=out)
     if args.json_path:
-        text = json.dumps(report, ensure_ascii=False, indent=1)
-        if args.json_path == "-":
-            print(text)
-        else:
-            Path(args.json_path).write_text(text + "\n", encoding="utf-8")
+        write_report(report, args.json_path)
     if args.min_score is not None and o["score"] < args.min_score:
         return 1
     return 0

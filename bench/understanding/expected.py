@@ -7,6 +7,12 @@ always traceable to the rows it came from.
 
     python bench/understanding/expected.py --check   # exit 1 if a stored value is stale
     python bench/understanding/expected.py --write   # (re)fill every value in place
+    python bench/understanding/expected.py --company bench/companies/meridian --write
+
+A company folder (bench/companies/NAME: glossary.toml, facts.csv, questions.jsonl) is read the
+same way, with one difference: its totals follow the WITHHOLD rule of issue 33. In a chat not
+cleared for a restricted unit, a total whose members include it is withheld (no figure under
+its name); a spec asking for one in such a chat is an error, the question expects `withheld`.
 
 Independent of core/: the yardstick must not share code with what it measures.
 """
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import sys
 import tomllib
@@ -28,7 +35,9 @@ DEMO = ROOT / "bot" / "demo"
 SET_FILE = HERE / "questions.jsonl"
 PRECISION = 34  # significant digits of a non-terminating result (a ratio, an average)
 PERCENT_OPS = ("growth", "share")
-OPS = ("sum", "average", *PERCENT_OPS)
+OPS = ("sum", "average", "count", *PERCENT_OPS)
+COMPARISONS = {">": lambda a, b: a > b, "<": lambda a, b: a < b,
+               ">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b}
 RANK_OPS = ("max", "min")
 
 Key = tuple[str, str, str, str, str]  # metric, entity, period_type, period, channel
@@ -58,16 +67,26 @@ def previous_period(period: str) -> str:
     return str(int(period) - 1)
 
 
-class Data:
-    """The demo fact table and the parts of the glossary the set needs."""
+class Withheld(SpecError):
+    """A figure the chat may not be shown: a total that includes a restricted member."""
 
-    def __init__(self, demo: Path = DEMO) -> None:
+
+class Data:
+    """A fact table (the demo's, or a test company's) and the parts of the glossary the set
+    needs. `withhold`: totals that include a restricted member are withheld from uncleared
+    chats (issue 33), instead of the demo's protected public sums."""
+
+    def __init__(self, demo: Path = DEMO, *, withhold: bool = False) -> None:
+        self.folder = demo
+        self.withhold = withhold
         self.rows: dict[Key, Decimal] = {}
+        self.units: dict[Key, str] = {}
         with (demo / "facts.csv").open(encoding="utf-8", newline="") as fh:
             for row in csv.DictReader(fh):
                 key = (row["metric"], row["entity"], row["period_type"], row["period"],
-                       row["channel"])
+                       row["channel"] or "TOTAL")
                 self.rows[key] = Decimal(row["value"])
+                self.units[key] = row["unit"]
         glossary = tomllib.loads((demo / "glossary.toml").read_text(encoding="utf-8"))
         self.derived: dict[str, dict[str, Any]] = glossary.get("derived", {})
         self.entities: dict[str, dict[str, Any]] = glossary["entities"]
@@ -81,6 +100,21 @@ class Data:
                              if m.get("unit") == "PCT"} | set(relations.get("non_additive", []))
         self.restricted_sources = {d["source"] for d in glossary.get("documents", [])
                                    if d.get("restricted")}
+        self.metric_units = {code: m["unit"] for code, m in glossary["metrics"].items()}
+        units = glossary.get("units", {})
+        self.unit_scales = {c: Decimal(str(u["scale"])) for c, u in units.items() if "scale" in u}
+        self.unit_dims = {c: u.get("dimension") for c, u in units.items()}
+
+    def in_unit(self, value: Decimal, unit: str, asked: str) -> Decimal:
+        """A value in `unit` expressed in `asked` (same dimension: EUR_K in EUR_M), exactly."""
+        if unit == asked:
+            return value
+        if self.unit_dims.get(unit) != self.unit_dims.get(asked) or unit not in \
+                self.unit_scales or asked not in self.unit_scales:
+            raise SpecError(f"{unit} does not convert into {asked}")
+        with localcontext() as ctx:
+            ctx.prec = PRECISION
+            return value * self.unit_scales[unit] / self.unit_scales[asked]
 
     def row(self, metric: str, entity: str, period: str, channel: str = "TOTAL") -> Decimal:
         key = (metric, entity, period_type(period), period, channel)
@@ -157,9 +191,19 @@ class Data:
         e, c = (member, channel) if dim == "entity" else (entity, member)
         return (metric, e, period_type(period), period, c)
 
+    def withheld(self, entity: str, channel: str, chat: str | None) -> bool:
+        """Under the withhold rule: a total that includes a restricted member, in a chat that
+        is not cleared for it (any metric: the rule does not depend on adding up)."""
+        return (self.withhold and chat not in self.cleared_chats
+                and (self._hides("entity", entity) or self._hides("channel", channel)))
+
     def visible(self, metric: str, entity: str, period: str, channel: str,
                 chat: str | None) -> tuple[Decimal, bool]:
         """(value shown, protected) of one stored cell in this chat."""
+        if self.withheld(entity, channel, chat):
+            raise Withheld(f"{metric} {entity} {period} is withheld from {chat or 'this chat'}")
+        if self.withhold:
+            return self.row(metric, entity, period, channel), False
         if self._protected_dim(metric, entity, period, channel, chat) is None:
             return self.row(metric, entity, period, channel), False
         return self.public_sum(metric, entity, period, channel, chat), True
@@ -178,10 +222,13 @@ class Data:
         return total
 
     def members(self, chat: str | None) -> list[str]:
-        """The units of the group a chat may see (restricted ones only in a cleared chat)."""
+        """The units of the group a chat may see (restricted ones only in a cleared chat): the
+        leaves of the hierarchy, never a region between the group and its units."""
         cleared = chat in self.cleared_chats
+        parents = {e.get("parent") for e in self.entities.values()}
         return [code for code, e in self.entities.items()
-                if e.get("parent") and (cleared or not e.get("restricted"))]
+                if e.get("parent") and code not in parents
+                and (cleared or not e.get("restricted"))]
 
 
 def rounded(value: Decimal, decimals: int) -> Decimal:
@@ -208,6 +255,10 @@ def figure(spec: dict[str, Any], data: Data, chat: str | None = None) -> dict[st
         return v
 
     out = _figure(spec, data, metric, op, value)
+    if spec.get("unit") and op is None:  # "in millions": the stored figure in the asked unit
+        stored = data.units[(metric, spec["entity"], period_type(spec["period"]),
+                             spec["period"], channel)]
+        out["value"] = exact_text(data.in_unit(Decimal(out["value"]), stored, spec["unit"]))
     if any(hits):
         out["protected"] = True
     return out
@@ -239,12 +290,30 @@ def _figure(spec: dict[str, Any], data: Data, metric: str, op: str | None,
             old = value(metric, spec["entity"], base)
             v = (new / old - 1) * 100
             return {"value": exact_text(v), "shown": str(rounded(v, 1))}
+        if op == "count":
+            return count(spec, data, metric, value)
         if op == "share":
             part = value(metric, spec["entity"], spec["period"])
             whole = value(metric, spec["of"], spec["period"])
             v = part / whole * 100
             return {"value": exact_text(v), "shown": str(rounded(v, 1))}
     raise SpecError(f"unknown op {op!r}")
+
+
+def count(spec: dict[str, Any], data: Data, metric: str, value: Any) -> dict[str, Any]:
+    """How many units (or periods) pass a test: `cmp` and `threshold` against each figure, or
+    `test: "fell"` (a period lower than the one listed before it). `members` lists them."""
+    if spec["over"] == "entities":
+        cells = {e: value(metric, e, spec["period"]) for e in spec["entities"]}
+    else:
+        cells = {p: value(metric, spec["entity"], p) for p in spec["periods"]}
+    if spec.get("test") == "fell":
+        keys = list(cells)
+        hits = [k for prev, k in itertools.pairwise(keys) if cells[k] < cells[prev]]
+    else:
+        test, limit = COMPARISONS[spec["cmp"]], Decimal(spec["threshold"])
+        hits = [k for k, v in cells.items() if test(v, limit)]
+    return {"value": str(len(hits)), "members": hits}
 
 
 def ranking(spec: dict[str, Any], data: Data, chat: str | None) -> dict[str, str]:
@@ -276,7 +345,7 @@ def ranking(spec: dict[str, Any], data: Data, chat: str | None) -> dict[str, str
     return {"top": top, "value": exact_text(candidates[top])}
 
 
-COMPUTED = ("value", "shown", "top", "protected")
+COMPUTED = ("value", "shown", "top", "protected", "members")
 
 
 def fill(entry: dict[str, Any], data: Data) -> dict[str, Any]:
@@ -294,8 +363,16 @@ def fill(entry: dict[str, Any], data: Data) -> dict[str, Any]:
         r = expect["ranking"]
         new_expect["ranking"] = {**{k: v for k, v in r.items() if k not in COMPUTED},
                                  **ranking(r, data, chat)}
+    if expect.get("route") == "withheld" and not data.withheld(
+            expect["entity"], expect.get("channel", "TOTAL"), chat):
+        raise SpecError(f"{entry['id']}: {expect['entity']} is not withheld from {chat}")
     out["expect"] = new_expect
     return out
+
+
+def company_data(folder: Path) -> Data:
+    """A test company of bench/companies: its totals follow the withhold rule."""
+    return Data(folder, withhold=True)
 
 
 def load_set(path: Path = SET_FILE) -> list[dict[str, Any]]:
@@ -320,13 +397,16 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="fail if a stored value is stale")
     mode.add_argument("--write", action="store_true", help="recompute every value in place")
+    parser.add_argument("--company", type=Path,
+                        help="a company folder (glossary.toml, facts.csv, questions.jsonl)")
     args = parser.parse_args(argv)
-    data = Data()
-    entries = load_set()
+    data = company_data(args.company) if args.company else Data()
+    set_file = args.company / "questions.jsonl" if args.company else SET_FILE
+    entries = load_set(set_file)
     filled = [fill(e, data) for e in entries]
     if args.write:
-        dump_set(filled)
-        print(f"{len(filled)} questions written to {SET_FILE}")
+        dump_set(filled, set_file)
+        print(f"{len(filled)} questions written to {set_file}")
         return 0
     stale = [e["id"] for e, f in zip(entries, filled, strict=True) if e != f]
     for qid in stale:

@@ -6,16 +6,24 @@ else (a menu, a clarification, a partial answer, the inputs without the result).
 understanding.md states the rules in prose; this module is their only implementation.
 
 Reads only the JSON contract and the demo glossary (through expected.Data), never core/.
+
+On a test company (expected.Data with `withhold`, bench/companies) three rules are added: a
+found plain figure that is not a row of the fact table, or not its value (in any unit of the
+same dimension), is wrong wherever it appears (a substitution, a silent currency conversion);
+a figure keyed to a total withheld from the chat is wrong (a leak); and the expectation may ask
+for `withheld`, a `count`, a reply `lang`, forbidden `forbid_ops` and a `reason_any` phrase
+(scored apart from the verdict: reason_quoted()).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import PurePosixPath
 from typing import Any
 
-from bench.understanding.expected import PERCENT_OPS, Data, period_type, rounded
+from bench.understanding.expected import PERCENT_OPS, Data, SpecError, period_type, rounded
 
 CORRECT, MISSED, WRONG = "correct", "missed", "wrong"
 PLAIN_OPS = (None, "ratio", "difference")  # a stored row, or a glossary-derived metric
@@ -83,12 +91,18 @@ def figure_matches(fact: Json, expected: Json) -> bool:
         return _op(fact) == op and value_matches(fact, expected, percent=op in PERCENT_OPS)
     if _op(fact) not in PLAIN_OPS:
         return False
+    if expected.get("unit") and fact.get("unit") != expected["unit"]:
+        return False
+    return same_row(fact, expected) and value_matches(fact, expected)
+
+
+def same_row(fact: Json, expected: Json) -> bool:
     period = expected["period"]
-    same_row = (fact.get("entity") == expected["entity"]
-                and fact.get("period_type") == period_type(period)
-                and fact.get("period") == period
-                and (fact.get("channel") or "TOTAL") == expected.get("channel", "TOTAL"))
-    return same_row and value_matches(fact, expected)
+    return (fact.get("metric_code") == expected["metric"]
+            and fact.get("entity") == expected["entity"]
+            and fact.get("period_type") == period_type(period)
+            and fact.get("period") == period
+            and (fact.get("channel") or "TOTAL") == expected.get("channel", "TOTAL"))
 
 
 def labelled(fact: Json) -> bool:
@@ -124,6 +138,8 @@ def score_figures(figures: list[Json], answer: Json) -> Verdict:
         op = e.get("op")
         same_kind = [f for f in top if f.get("metric_code") == e["metric"]
                      and (_op(f) == op if op else _op(f) in PLAIN_OPS)]
+        if same_kind and e.get("unit") and not op and same_row(same_kind[0], e):
+            return Verdict(MISSED, f"the figure, not in {e['unit']}: {_describe(same_kind[0])}")
         if same_kind and not any(figure_matches(same_kind[0], x) for x in figures):
             return Verdict(WRONG, f"states {_describe(same_kind[0])} for {_describe(e)}")
         if op:
@@ -160,6 +176,10 @@ def _label_is(label: str, top: str, data: Data) -> bool:
     names = _label_names(data, top)
     if names:
         return text in names
+    text = re.sub(r"\s*[(（].*?[)）]", "", text)  # "Q2 FY2026 (Jan–Mar 2026)": the code part
+    for zh, code in (("第一季度", "q1"), ("第二季度", "q2"), ("第三季度", "q3"), ("第四季度", "q4"),
+                     ("上半年", "h1"), ("下半年", "h2")):
+        text = text.replace(zh, code)
     compact = "".join(ch for ch in text.upper() if ch.isalnum())
     for marker in ("财年", "年度", "年"):  # 2024财年 / 2024年度 / 2024年 are the year 2024
         compact = compact.replace(marker, "")
@@ -167,7 +187,7 @@ def _label_is(label: str, top: str, data: Data) -> bool:
     if not rest:
         return compact in (year, f"FY{year}")
     if rest in ("H1", "H2", "Q1", "Q2", "Q3", "Q4"):
-        return compact in (year + rest, rest + year)
+        return compact in (year + rest, rest + year, f"{rest}FY{year}", f"FY{year}{rest}")
     month = str(int(rest))
     return compact in (year + rest, f"{year}M{rest}") or (year in compact and month in text)
 
@@ -175,7 +195,8 @@ def _label_is(label: str, top: str, data: Data) -> bool:
 def score_ranking(spec: Json, answer: Json, data: Data) -> Verdict:
     """A ranking table headed by the expected top (with its value) is correct, headed by
     another is wrong; without a ranking table, a first figure that is the top is correct, any
-    other single figure is wrong (a table of the figures with no answer is missed)."""
+    other single figure is wrong (a table of the figures, or several figures, with no answer
+    is missed)."""
     tables = answer.get("tables") or []
     ranking = [t for t in tables if t.get("kind") == "ranking"]
     if ranking:
@@ -198,6 +219,8 @@ def score_ranking(spec: Json, answer: Json, data: Data) -> Verdict:
         return Verdict(CORRECT, f"first figure is the top {spec['top']}")
     if tables:
         return Verdict(MISSED, "a table of the figures without the ranking")
+    if len(facts) > 1:  # the candidates' figures listed, none said to be the answer
+        return Verdict(MISSED, f"{len(facts)} figures listed without the {spec['op']}")
     return Verdict(WRONG, f"states {_describe(first)}; the {spec['op']} is {spec['top']}")
 
 
@@ -220,6 +243,9 @@ def leak(answer: Json, chat: str | None, data: Data) -> str | None:
     for f in _all_found(answer.get("facts") or []):
         if set(str(f.get("entity") or "").split("+")) & restricted:
             return f"states a figure of {f.get('entity')}"
+        if f.get("entity") in data.entities and data.withheld(
+                f["entity"], f.get("channel") or "TOTAL", chat):
+            return f"states a withheld total: {_describe(f)}"
     names = set().union(*(_label_names(data, c) for c in restricted)) if restricted else set()
     for t in answer.get("tables") or []:
         for point in t.get("series") or []:
@@ -246,16 +272,114 @@ def _names_no_figure(answer: Json, subject: str | None) -> bool:
                for n in answer.get("notices") or [])
 
 
+def untrue(answer: Json, data: Data) -> str | None:
+    """On a test company: a found plain figure that the fact table does not hold, or holds
+    with another value (compared in the row's unit when the fact is in another unit of the
+    same dimension). Derived and arithmetic figures are left to the expectation."""
+    for f in _all_found(answer.get("facts") or []):
+        if _op(f) is not None or f.get("derived"):
+            continue
+        key = (f.get("metric_code"), f.get("entity"), f.get("period_type"), f.get("period"),
+               f.get("channel") or "TOTAL")
+        if key not in data.rows:
+            return f"states a figure the table does not hold: {_describe(f)}"
+        value, unit = _dec(f.get("value_exact")), f.get("unit") or data.units[key]
+        try:
+            shown = data.in_unit(value, unit, data.units[key]) if value is not None else None
+        except SpecError:
+            return f"states {_describe(f)} in {unit}, a conversion the table does not hold"
+        if shown is not None and shown != data.rows[key]:
+            return f"states {_describe(f)}; the table holds {data.rows[key]}"
+    return None
+
+
+def _names(data: Data, code: str) -> set[str]:
+    return _label_names(data, code) | {code.casefold()}
+
+
+def score_count(spec: Json, answer: Json, data: Data) -> Verdict:
+    """A count is correct when a derived `count` fact has the value, or the answer's headline
+    states the number and names every counted unit (each member named, issue 40); one plain
+    figure in place of a count is wrong."""
+    want = int(spec["value"])
+    for f in _all_found(answer.get("facts") or []):
+        if _op(f) == "count":
+            if _dec(f.get("value_exact")) == want:
+                return Verdict(CORRECT, f"count {want}")
+            return Verdict(WRONG, f"counts {f.get('value_exact')}, expected {want}")
+    # the answer's headline (its first line, citation markers dropped): a table of the
+    # figures below it holds row and page numbers that are no count
+    text = re.sub(r"\[\d+\]", "", str(answer.get("text", "")).split("\n", 1)[0]).casefold()
+    numbers = {int(n) for n in re.findall(r"(?<![\d.,])\d+(?![\d.,])", text)}
+    words = {0: ("none", "nessun", "没有", "0"), 1: ("one", "una", "uno", "一"),
+             2: ("two", "due", "两", "二"), 3: ("three", "tre", "三"), 4: ("four", "quattro", "四")}
+    stated = want in numbers or any(w in text for w in words.get(want, ()))
+    named = all(any(n in text for n in _names(data, m)) for m in spec.get("members", [])
+                if spec.get("over") == "entities")
+    if stated and named:
+        return Verdict(CORRECT, f"states {want} and names the members")
+    plain = [f for f in _found(answer.get("facts") or []) if _op(f) in PLAIN_OPS]
+    if len(plain) == 1 and not answer.get("tables"):
+        return Verdict(WRONG, f"states {_describe(plain[0])} in place of a count")
+    return Verdict(MISSED, f"no count of {want}" + ("" if named else " naming the members"))
+
+
+def score_withheld(expect: Json, answer: Json, data: Data) -> Verdict:
+    """Withheld (issue 33): no found fact keyed to the total's entity and no table row named
+    by it; what the visible members add up to may appear only under their own names."""
+    total = expect["entity"]
+    for f in _all_found(answer.get("facts") or []):
+        if f.get("entity") == total:
+            return Verdict(WRONG, f"states {_describe(f)} under the withheld total")
+    names = _names(data, total)
+    for t in answer.get("tables") or []:
+        for point in t.get("series") or []:
+            if str(point.get("label", "")).casefold() in names:
+                return Verdict(WRONG, f"a table row of the withheld {point['label']}")
+    return Verdict(CORRECT, "nothing stated under the withheld total")
+
+
+def reason_quoted(entry: Json, answer: Json) -> bool | None:
+    """Whether a quoted passage holds one of the expected reason phrases (None: not asked)."""
+    phrases = entry["expect"].get("reason_any")
+    if not phrases:
+        return None
+    texts = [str(p.get("text", "")).casefold() for p in answer.get("passages") or []]
+    return any(ph.casefold() in t for ph in phrases for t in texts)
+
+
 def score(entry: Json, answer: Json, data: Data) -> Verdict:
-    """The verdict on one answer (the `ask --json` object) to one labelled question."""
+    """The verdict on one answer (the `ask --json` object) to one labelled question; on a
+    test company also the reply's language when the entry asks for one."""
+    verdict = _score(entry, answer, data)
+    want_lang = entry["expect"].get("lang")
+    if verdict.verdict == CORRECT and want_lang and answer.get("language") != want_lang:
+        return Verdict(MISSED, f"replied in {answer.get('language')}, asked in {want_lang}")
+    return verdict
+
+
+def _score(entry: Json, answer: Json, data: Data) -> Verdict:
     leaked = leak(answer, entry.get("chat"), data)
     if leaked:
         return Verdict(WRONG, f"leak: {leaked}")
+    if data.withhold:
+        false = untrue(answer, data)
+        if false:
+            return Verdict(WRONG, false)
+        forbidden = [f for f in _all_found(answer.get("facts") or [])
+                     if _op(f) in entry["expect"].get("forbid_ops", [])]
+        if forbidden:
+            return Verdict(WRONG, f"computes {_describe(forbidden[0])}")
     expect, route = entry["expect"], answer.get("route")
     stated = _found(answer.get("facts") or [])
     want = expect.get("route")
     if "ranking" in expect:
         return score_ranking(expect["ranking"], answer, data)
+    if want == "withheld":
+        return score_withheld(expect, answer, data)
+    counts = [f for f in expect.get("figures", []) if f.get("op") == "count"]
+    if counts:
+        return score_count(counts[0], answer, data)
     if "figures" in expect:
         verdict = score_figures(expect["figures"], answer)
         if verdict.verdict != CORRECT or want != "composite":
