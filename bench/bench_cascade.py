@@ -258,15 +258,15 @@ def serve_loop(
         """The writer thread's work for the answer just given, timed apart: between chat
         messages it has the gap; here the next question waits for it, untimed."""
         t = time.perf_counter()
-        of.flush_learning()
+        of.core.flush_learning()
         if of is app:
             out["writer"].append((time.perf_counter() - t) * 1000)
 
     def serve(q: str, which) -> None:  # type: ignore[no-untyped-def]
         first, repeat = keys[id(which)]
-        one(first, which.answer, q, "planner")
+        one(first, which.core.answering.answer, q, "planner")
         writer(which)
-        one(repeat, which.answer, q, "L0a")
+        one(repeat, which.core.answering.answer, q, "L0a")
         writer(which)
 
     out["writer"] = []
@@ -279,7 +279,7 @@ def serve_loop(
             if with_turn is not None:
                 rows.append(lambda q=q: one("answer_turn", with_turn.answer, q))
             if ask is not None:
-                rows.append(lambda q=q: one("ask_first", ask.cascade.answer, q, "planner"))
+                rows.append(lambda q=q: one("ask_first", ask.core.cascade.answer, q, "planner"))
             served = (app, before, floor, *without.values())
             rows += [lambda q=q, w=w: serve(q, w) for w in served if w is not None]
             # the first row to meet a new question, and the one after the one-shot
@@ -379,6 +379,8 @@ def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, flo
     so machine noise hits every size alike."""
     from core.planning.answering import Answerer
 
+    if not sizes:  # --history '': no history rows
+        return []
     with contextlib.ExitStack() as stack:
         apps, meta = [], []
         for size in sizes:
@@ -400,7 +402,8 @@ def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, flo
             )
             apps.append(app)
             stack.callback(app.close)
-        bare = Answerer(glossary=apps[0].glossary, facts=apps[0].facts, today=lambda: REF)
+        first = apps[0]
+        bare = Answerer(glossary=first.core.glossary, facts=first.storage.facts, today=lambda: REF)
         timings: list[Timings] = [
             {k: [] for k in ("answer_only", "serve_first", "serve_repeat")} for _ in apps
         ]

@@ -104,7 +104,7 @@ def _one_answer_per_channel(data_dir: Path) -> list[tuple[str, str]]:
     return sorted(firsts.items())
 
 
-def _wait_healthy(port: int, timeout: float = 60) -> None:
+def _wait_healthy(port: int, timeout: float = 300) -> None:  # generous: a busy machine
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
