@@ -57,3 +57,52 @@ def test_teams_package_refuses_what_is_not_an_app_id(tmp_path: Path) -> None:
                           text=True, timeout=120)
     assert done.returncode == 2 and "Microsoft App ID" in done.stderr
     assert not (tmp_path / "x.zip").exists()
+
+
+# what Slack requires for each event the adapter listens to and each Web API method it calls
+EVENT_SCOPES = {"app_mention": "app_mentions:read", "message.im": "im:history",
+                "reaction_added": "reactions:read", "reaction_removed": "reactions:read"}
+METHOD_SCOPES = {"chat_postMessage": "chat:write", "chat_update": "chat:write",
+                 "chat_postEphemeral": "chat:write", "files_upload_v2": "files:write",
+                 "reactions_add": "reactions:write", "reactions_remove": "reactions:write",
+                 "reactions_get": "reactions:read", "users_info": "users:read"}
+
+
+def _slack_adapter() -> tuple[set[str], set[str], bool, str]:
+    """(events, Web API methods, whether it takes button actions, its slash command), read
+    from adapters/slack: a `message` listener answers direct messages only, so `message.im`."""
+    import re
+
+    from adapters.slack.words import COMMAND
+
+    source = "\n".join(p.read_text() for p in (REPO / "adapters/slack").glob("*.py"))
+    events = {"message.im" if e == "message" else e
+              for e in re.findall(r'bolt\.event\("([a-z_.]+)"\)', source)}
+    methods = set(re.findall(r"\bclient\.([a-z]+_[A-Za-z0-9_]+)\b", source))
+    return events, methods, "bolt.action(" in source, COMMAND
+
+
+def test_the_slack_manifests_ask_for_what_the_adapter_listens_to_and_calls() -> None:
+    import yaml
+
+    events, methods, actions, command = _slack_adapter()
+    assert events == {"app_mention", "message.im", "reaction_added", "reaction_removed"}
+    assert methods <= set(METHOD_SCOPES), methods - set(METHOD_SCOPES)  # a new call: add it
+    needed = {EVENT_SCOPES[e] for e in events} | {METHOD_SCOPES[m] for m in methods}
+    needed.add("commands")
+    for name, socket in (("manifest.yml", True), ("manifest-http.yml", False)):
+        app = yaml.safe_load((REPO / "deploy/slack" / name).read_text())
+        settings, features = app["settings"], app["features"]
+        assert set(app["oauth_config"]["scopes"]["bot"]) == needed, name
+        assert set(settings["event_subscriptions"]["bot_events"]) == events, name
+        assert settings["interactivity"]["is_enabled"] is actions, name
+        assert settings["socket_mode_enabled"] is socket, name
+        (slash,) = features["slash_commands"]
+        assert slash["command"] == command, name
+        home = features["app_home"]
+        assert home["messages_tab_enabled"] and not home["messages_tab_read_only_enabled"]
+        if not socket:  # Slack posts everything to the one path bolt serves
+            urls = {settings["event_subscriptions"]["request_url"],
+                    settings["interactivity"]["request_url"], slash["url"]}
+            assert {u.removeprefix("https://ricorda.example.com") for u in urls} == {
+                "/slack/events"}, urls
