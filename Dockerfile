@@ -2,8 +2,9 @@
 # by llama-cpp-python) and turns ricorda and every dependency into wheels; the final stage
 # installs those wheels only: no compiler, no build tools, a non-root user, /data a volume.
 #
-#   docker build -t ricorda .                      # with llama-cpp (RICORDA_LLM=llama-cpp)
-#   docker build --build-arg EXTRAS=llm,bge -t ricorda .   # also BGE-M3 (torch: large)
+#   docker build -t ricorda .                      # every platform, llama-cpp (RICORDA_LLM=llama-cpp)
+#   docker build --build-arg EXTRAS=teams,llm -t ricorda .     # one platform: a smaller image
+#   docker build --build-arg EXTRAS=all,llm,bge -t ricorda .   # also BGE-M3 (torch: large)
 
 ARG PYTHON=python:3.11-slim-bookworm
 
@@ -17,14 +18,14 @@ COPY adapters adapters
 COPY bot bot
 COPY core core
 COPY storage storage
-ARG EXTRAS=llm
+ARG EXTRAS=all,llm
 # llama.cpp built for any x86-64 with AVX2, not -march=native: the image runs on other machines
 # than the one that built it, and ggml's AMX path crashed on a processor that has AMX
 ARG LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF"
 RUN CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" pip wheel --no-cache-dir --wheel-dir /wheels ".[${EXTRAS}]"
 
 FROM ${PYTHON}
-ARG EXTRAS=llm
+ARG EXTRAS=all,llm
 RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home \
         --shell /usr/sbin/nologin ricorda \
     && mkdir -p /data && chown ricorda:ricorda /data
@@ -44,8 +45,8 @@ ENV RICORDA_DATA_DIR=/data \
 VOLUME ["/data"]
 WORKDIR /data
 USER ricorda
-# /healthz: Slack HTTP events on 3000, a Telegram webhook on 8443
-EXPOSE 9108 3000 8443
+# /healthz: Slack HTTP events on 3000, a Telegram webhook on 8443, Teams' /api/messages on 3978
+EXPOSE 9108 3000 8443 3978
 # 503 while warming up (models, indexes) and when a part is down: unhealthy until ready
 HEALTHCHECK --interval=15s --timeout=5s --start-period=180s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('RICORDA_METRICS_PORT', '9108'), timeout=4)"]

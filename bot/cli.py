@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="ricorda",
-    help="Question answering over your company's facts and documents, for Telegram, Slack "
-    "and the console.",
+    help="Question answering over your company's facts and documents, for Telegram, Slack, "
+    "Microsoft Teams and the console.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -214,7 +214,9 @@ def _serve_epilog() -> str:
 @app.command(epilog=_serve_epilog())
 def serve(ctx: typer.Context) -> None:
     """Run the configured chat platforms (Telegram when RICORDA_TELEGRAM_TOKEN is set, Slack
-    when RICORDA_SLACK_BOT_TOKEN is set). Every setting is listed below."""
+    when RICORDA_SLACK_BOT_TOKEN is set, Microsoft Teams when RICORDA_TEAMS_APP_ID is set).
+    Each needs its extra: pip install 'ricorda[telegram]', '[slack]', '[teams]' or '[all]'.
+    Every setting is listed below."""
     from core.contracts.errors import RicordaError
 
     try:
@@ -224,6 +226,30 @@ def serve(ctx: typer.Context) -> None:
         run_serve(app_)
     except RicordaError as exc:
         _fail_on(exc)
+
+
+@app.command("teams-package")
+def teams_package(
+    app_id: Annotated[str, typer.Option("--app-id", help="The bot's Microsoft App ID "
+                                        "(RICORDA_TEAMS_APP_ID).")],
+    out: Annotated[Path, typer.Option("--out", help="The zip to write.")] = Path("ricorda.zip"),
+    name: Annotated[str, typer.Option(help="The app's name in Teams.")] = "ricorda",
+    website: Annotated[str, typer.Option(help="Your company's page, shown as the developer's "
+                                         "website, privacy and terms links.")
+                       ] = "https://example.com",
+) -> None:
+    """Write the Teams app package (manifest.json and icons) to upload in Teams."""
+    import re
+
+    from bot.teams_package import write_package
+
+    if not re.fullmatch(r"[0-9a-fA-F-]{36}", app_id):
+        typer.echo("error: --app-id must be the bot's Microsoft App ID, a GUID like "
+                   "00000000-0000-0000-0000-000000000000", err=True)
+        raise typer.Exit(2)
+    written = write_package(app_id, out, name=name, website=website)
+    typer.echo(f"Teams app package written to {written}: upload it in Teams (Apps, Manage "
+               "your apps, Upload an app) or the Teams admin center")
 
 
 @app.command()

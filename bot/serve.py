@@ -47,7 +47,10 @@ def run_serve(app: App, runners: Sequence[Runner] = RUNNERS) -> None:
     Every runner is checked first (settings and ports, then the platforms' answers about the
     tokens); then /healthz answers 503 `warming` while the models and indexes load
     (bot.warmup), the nightly timer starts, and only then are updates taken."""
+    from bot.extras import require_extras
+
     chosen = configured_runners(app.settings, runners)
+    require_extras(r.name for r in chosen)  # before the knowledge base: the first thing to fix
     app.core.glossary  # noqa: B018  (fail now, not at the first question, without a knowledge base)
     check_runners(app, chosen)
     start_shared_parts(app)

@@ -17,7 +17,7 @@ from core.contracts.errors import ConfigError
 
 if TYPE_CHECKING:
     from adapters.teams import TeamsServices
-    from adapters.teams.connector import AppToken
+    from adapters.teams.connector import BotToken
     from bot.build import App
     from bot.settings import Settings
 
@@ -33,30 +33,47 @@ def check_teams(app: App) -> None:
 
 
 def confirm_teams(app: App) -> None:
-    """One token from the token endpoint: a refused id/password is a ConfigError; an endpoint
-    that cannot be reached is logged and left to the first reply."""
-    import httpx
+    """One bot token, the way the bot will get them: a refusal (a wrong id, secret or tenant)
+    is a ConfigError; a token endpoint that cannot be reached is logged and left to the first
+    reply."""
+    from adapters.teams.connector import TokenRefused
 
     try:
         asyncio.run(_token(app)())
-    except httpx.HTTPStatusError as exc:
-        if exc.response.status_code in (400, 401, 403):
-            raise ConfigError(
-                "the token endpoint refused RICORDA_TEAMS_APP_ID / RICORDA_TEAMS_APP_PASSWORD "
-                f"({exc.response.status_code}): copy the app id and a current client secret "
-                "from the bot's app registration") from None
-        log.warning("Teams token check failed (%s); starting anyway", exc.response.status_code)
-    except (httpx.HTTPError, OSError, KeyError, ValueError) as exc:
+    except TokenRefused as exc:
+        raise ConfigError(
+            "the token endpoint refused RICORDA_TEAMS_APP_ID / RICORDA_TEAMS_APP_PASSWORD "
+            f"({exc.error}): {_refusal_fix(app.settings)}") from None
+    except Exception as exc:  # MSAL's network and metadata errors have no common base
         log.warning("cannot reach the Teams token endpoint (%s); starting anyway",
                     exc.__class__.__name__)
 
 
-def _token(app: App) -> AppToken:
-    from adapters.teams.connector import AppToken
+def _refusal_fix(s: Settings) -> str:
+    from bot.settings_checks import teams_app_type
+
+    kind = teams_app_type(s)
+    if kind == "managed-identity":
+        return ("RICORDA_TEAMS_APP_ID must be the client id of the user-assigned managed "
+                "identity attached to this host")
+    fix = "copy the app id and a current client secret from the bot's app registration"
+    if kind == "multi-tenant":
+        return fix + ("; a bot created since July 2025 is single-tenant: set "
+                      "RICORDA_TEAMS_TENANT_ID to its Directory (tenant) ID")
+    return fix + " and RICORDA_TEAMS_TENANT_ID from its Overview page"
+
+
+def _token(app: App) -> BotToken:
+    from adapters.teams.connector import BotIdentity, BotToken
+    from bot.settings_checks import teams_app_type
+    from bot.teams_cloud import teams_cloud
 
     s = app.settings
-    assert s.teams_app_id and s.teams_app_password
-    return AppToken(s.teams_app_id, s.teams_app_password.get_secret_value(), s.teams_token_url)
+    assert s.teams_app_id
+    password = s.teams_app_password.get_secret_value() if s.teams_app_password else None
+    return BotToken(BotIdentity(app_id=s.teams_app_id, app_type=teams_app_type(s),
+                                tenant_id=s.teams_tenant_id, password=password,
+                                cloud=teams_cloud(s)))
 
 
 def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsServices:
@@ -64,9 +81,10 @@ def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsSer
     from bot.chat_wiring import chat_services
 
     s = app.settings
-    assert s.teams_app_id and s.teams_app_password
-    return chat_services(app, s.teams_app_password.get_secret_value(), TeamsServices,
-                         core_worker=core_worker, app_id=s.teams_app_id)
+    assert s.teams_app_id
+    secret = s.teams_app_password.get_secret_value() if s.teams_app_password else ""
+    return chat_services(app, secret, TeamsServices, core_worker=core_worker,
+                         app_id=s.teams_app_id)
 
 
 async def serve_teams(app: App, *, core_worker: Executor | None = None,
@@ -77,11 +95,12 @@ async def serve_teams(app: App, *, core_worker: Executor | None = None,
     from adapters.teams.connector import Connector
     from adapters.teams.endpoint import Endpoint, start_site, validator
     from bot.chat_wiring import redact_in_logs
+    from bot.teams_cloud import teams_cloud
 
     check_teams(app)
     s = app.settings
-    assert s.teams_app_password is not None and s.teams_app_id
-    redact_in_logs(s.teams_app_password.get_secret_value(),
+    assert s.teams_app_id
+    redact_in_logs(s.teams_app_password.get_secret_value() if s.teams_app_password else "",
                    s.callback_secret.get_secret_value() if s.callback_secret else "")
     stop = stop or asyncio.Event()
     if handle_signals:
@@ -91,7 +110,7 @@ async def serve_teams(app: App, *, core_worker: Executor | None = None,
     services = teams_services(app, core_worker=core_worker)
     inbox = DeliveryInbox(services.inbox, PLATFORM) if services.inbox is not None else None
     endpoint = Endpoint(TeamsBot(services, Connector(_token(app))),
-                        validator(s.teams_app_id, s.teams_openid_url), inbox)
+                        validator(s.teams_app_id, teams_cloud(s)), inbox)
     try:
         if inbox is not None:  # activities a dead process stored and never answered
             inbox.start(endpoint.redeliver)
@@ -105,6 +124,7 @@ async def serve_teams(app: App, *, core_worker: Executor | None = None,
     finally:
         if inbox is not None:
             inbox.close()
+        endpoint.check.close()
         services.close()
 
 

@@ -134,7 +134,11 @@ class Settings(BaseSettings):
     teams_app_password: SecretStr | None = None
     teams_host: str = "0.0.0.0"  # where /api/messages listens
     teams_port: int = 3978
-    teams_token_url: str | None = None  # default Microsoft's (tests: a local fake)
+    # single-tenant | multi-tenant | managed-identity; unset: single-tenant when a tenant id
+    # is set, else multi-tenant (how deployments before the setting ran)
+    teams_app_type: str | None = None
+    teams_tenant_id: str | None = None  # the Directory (tenant) ID of the app registration
+    teams_login_url: str | None = None  # default Microsoft's (tests: a local fake tenant)
     teams_openid_url: str | None = None  # default the Bot Framework's OpenID metadata
     callback_secret: SecretStr | None = None
     show_footer: bool = False  # serving level and latency under answers: for admins testing

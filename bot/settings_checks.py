@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.settings import Settings
-from bot.settings_choices import LlmChoice
+from bot.settings_choices import TEAMS_APP_TYPES, LlmChoice
 from bot.settings_errors import PORTS, env_name
 from core.contracts.errors import ConfigError
 
@@ -188,7 +188,7 @@ def _check_platforms(s: Settings) -> str | None:
     _http_url("telegram_webhook_url", s.telegram_webhook_url, https=not s.telegram_api_url)
     _http_url("telegram_api_url", s.telegram_api_url)
     _http_url("slack_api_url", s.slack_api_url)
-    _http_url("teams_token_url", s.teams_token_url)
+    _http_url("teams_login_url", s.teams_login_url, https=True)
     _http_url("teams_openid_url", s.teams_openid_url)
     for field in PORTS:
         _port(field, getattr(s, field))
@@ -202,10 +202,33 @@ def _check_platforms(s: Settings) -> str | None:
             "RICORDA_TELEGRAM_WEBHOOK_SECRET must be set (1-256 characters "
             "A-Z a-z 0-9 _ -) when RICORDA_TELEGRAM_WEBHOOK_URL is set"
         )
-    if s.teams_app_id and not _secret(s, "teams_app_password"):
+    if s.teams_app_id:
+        _teams_identity(s)
+    return _slack_mode(s, bot, app, signing)
+
+
+def _teams_identity(s: Settings) -> None:
+    """What each kind of Azure bot needs to get its token (adapters/teams/connector.py)."""
+    kind = teams_app_type(s)
+    if kind not in TEAMS_APP_TYPES:
+        raise _bad("teams_app_type", f"={kind[:40]!r} is not a kind of Azure bot",
+                   "use " + ", ".join(TEAMS_APP_TYPES) + " (the bot's Type on its Azure page)")
+    if kind == "single-tenant" and not s.teams_tenant_id:
+        raise ConfigError("RICORDA_TEAMS_TENANT_ID is required for a single-tenant bot: the "
+                          "Directory (tenant) ID on the app registration's Overview page")
+    if kind == "managed-identity" and not _secret(s, "callback_secret"):
+        raise ConfigError("RICORDA_CALLBACK_SECRET is required for a managed-identity Teams "
+                          "bot (no client secret to sign its buttons with): a long random "
+                          "string, e.g. from `openssl rand -hex 32`")
+    if kind != "managed-identity" and not _secret(s, "teams_app_password"):
         raise ConfigError("RICORDA_TEAMS_APP_PASSWORD is required with RICORDA_TEAMS_APP_ID: "
                           "the client secret of the bot's app registration")
-    return _slack_mode(s, bot, app, signing)
+
+
+def teams_app_type(s: Settings) -> str:
+    """The setting, else single-tenant when a tenant id is given, else multi-tenant."""
+    return (s.teams_app_type or ("single-tenant" if s.teams_tenant_id else "multi-tenant")
+            ).strip().lower()
 
 
 def _slack_mode(s: Settings, bot: str | None, app: str | None, signing: str | None) -> str | None:

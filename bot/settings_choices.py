@@ -38,3 +38,7 @@ class LlmChoice(StrEnum):
     NONE = "none"
     LLAMA_CPP = "llama-cpp"
     OPENAI = "openai"
+
+
+# the kinds of Azure bot (adapters.teams.connector, which bot/ imports only to serve Teams)
+TEAMS_APP_TYPES = ("single-tenant", "multi-tenant", "managed-identity")

@@ -44,6 +44,8 @@ class FakeTeams:
         self.sent: list[dict[str, Any]] = []  # every activity created, with "_conversation"
         self.updated: list[dict[str, Any]] = []  # every update, with "_conversation", "_id"
         self.tokens_issued = 0
+        self.gets: list[str] = []  # the path of every GET (OpenID metadata, keys, any tenant's)
+        self.keys_gate: threading.Event | None = None  # set: the keys answer waits for it
         self._ids = itertools.count(1)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self._server.server_port}"
@@ -61,12 +63,13 @@ class FakeTeams:
     # -- what a test sends ----------------------------------------------------------------
 
     def activity_token(self, *, key: rsa.RSAPrivateKey | None = None, audience: str = APP_ID,
-                       service_url: str | None = None) -> str:
+                       service_url: str | None = None, issuer: str = ISSUER,
+                       kid: str | None = None, **claims: Any) -> str:
         now = int(time.time())
-        claims = {"iss": ISSUER, "aud": audience, "iat": now, "nbf": now, "exp": now + 3600,
-                  "serviceurl": service_url or self.url}
+        claims = {"iss": issuer, "aud": audience, "iat": now, "nbf": now, "exp": now + 3600,
+                  "serviceurl": service_url or self.url, **claims}
         return jwt.encode(claims, key or self.key, algorithm="RS256",
-                          headers={"kid": self.kid})
+                          headers={"kid": kid or self.kid})
 
     def message(self, conversation: str, user: str, text: str, *, channel: bool = False,
                 mention: bool = False, locale: str = "en-US", **extra: Any) -> dict[str, Any]:
@@ -141,6 +144,11 @@ class FakeTeams:
                 return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
             def do_GET(self) -> None:
+                with fake.cond:
+                    fake.gets.append(self.path)
+                    fake.cond.notify_all()
+                if self.path == KEYS_PATH and fake.keys_gate is not None:
+                    fake.keys_gate.wait(60)
                 if self.path == OPENID_PATH:
                     self._reply(200, {"issuer": ISSUER, "jwks_uri": fake.url + KEYS_PATH,
                                       "id_token_signing_alg_values_supported": ["RS256"]})

@@ -64,7 +64,15 @@ def test_compose_has_postgres_chroma_two_replicas_and_a_proxy() -> None:
     env = services["ricorda-1"]["environment"]
     assert f"ricorda-1:{env['RICORDA_TELEGRAM_WEBHOOK_PORT']}" in caddy
     assert f"ricorda-2:{env['RICORDA_SLACK_PORT']}" in caddy
-    assert caddy.count("health_uri /healthz") == 2 and "health_port 9108" in caddy
+    teams = re.search(r"handle /api/messages \{(.*?)\n\t\}", caddy, re.S)  # Teams' endpoint
+    assert teams and f"ricorda-1:{env['RICORDA_TEAMS_PORT']}" in teams.group(1)
+    assert f"ricorda-2:{env['RICORDA_TEAMS_PORT']}" in teams.group(1)
+    assert caddy.count("health_uri /healthz") == 3 and "health_port 9108" in caddy
+    dockerfile = (REPO / "Dockerfile").read_text()
+    exposed = re.search(r"^EXPOSE (.*)$", dockerfile, re.MULTILINE).group(1).split()
+    assert {env["RICORDA_TEAMS_PORT"], env["RICORDA_SLACK_PORT"],
+            env["RICORDA_TELEGRAM_WEBHOOK_PORT"]} <= set(exposed)
+    assert re.search(r"^ARG EXTRAS=.*\ball\b", dockerfile, re.MULTILINE)  # every platform's SDK
 
 
 def test_systemd_unit() -> None:

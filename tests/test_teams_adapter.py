@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from PIL import Image
 from bot.build import build_app
 from bot.settings import load_settings
 from tests.fake_teams import APP_ID, PASSWORD, FakeTeams, buttons_of, card_of, new_key, text_of
+from tests.fake_tenant import TENANT, FakeTenant
 from tests.loopback import free_port, stop_process
 from tests.test_transcripts import ANALYSIS, CASES, DEMO, INTERNAL
 
@@ -37,16 +39,22 @@ CLEARED = "19:board@thread.tacv2"  # in the demo glossary's restricted_chats bel
 
 
 class TeamsBot:
-    """`ricorda serve` as a deployer runs it, pointed at the fake."""
+    """`ricorda serve` as a deployer runs it, pointed at the fakes: Teams, and the bot's
+    tenant (by default a single-tenant app in tests.fake_tenant.TENANT, as the docs set it
+    up); `identity` replaces the identity settings (multi-tenant, managed identity)."""
 
-    def __init__(self, data_dir: Path, fake: FakeTeams) -> None:
+    def __init__(self, data_dir: Path, fake: FakeTeams, tenant: FakeTenant | None = None, *,
+                 identity: dict[str, str] | None = None) -> None:
         self.fake, self.port = fake, free_port()
+        self.own_tenant = tenant is None
+        self.tenant = tenant or FakeTenant(Path(tempfile.mkdtemp())).start()
         self.url = f"http://127.0.0.1:{self.port}/api/messages"
         self.log = data_dir / "teams-bot.log"
+        if identity is None:
+            identity = {"RICORDA_TEAMS_APP_PASSWORD": PASSWORD, "RICORDA_TEAMS_TENANT_ID": TENANT}
         env = {**os.environ, "RICORDA_DATA_DIR": str(data_dir),
-               "RICORDA_TEAMS_APP_ID": APP_ID, "RICORDA_TEAMS_APP_PASSWORD": PASSWORD,
+               "RICORDA_TEAMS_APP_ID": APP_ID, **identity, **self.tenant.env(),
                "RICORDA_TEAMS_HOST": "127.0.0.1", "RICORDA_TEAMS_PORT": str(self.port),
-               "RICORDA_TEAMS_TOKEN_URL": fake.token_url,
                "RICORDA_TEAMS_OPENID_URL": fake.openid_url,
                "RICORDA_EMBEDDER": "hashing", "RICORDA_ADMINS": f"teams:{ADMIN}",
                "RICORDA_LOG_LEVEL": "INFO", "RICORDA_METRICS_PORT": "0",
@@ -54,11 +62,16 @@ class TeamsBot:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "bot", "serve"], env=env,
                                          cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300  # a busy machine builds the indexes slowly
         while not self._healthy():
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the Teams bot did not start:\n{self.output()[-3000:]}")
             time.sleep(0.1)
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        if self.own_tenant:
+            self.tenant.stop()
 
     def _healthy(self) -> bool:
         try:
@@ -98,7 +111,7 @@ def teams(data_dir: Path) -> Iterator[TeamsBot]:
     fake = FakeTeams().start()
     bot = TeamsBot(data_dir, fake)
     yield bot
-    stop_process(bot.proc)
+    bot.stop()
     fake.stop()
     assert PASSWORD not in bot.output(), "the app password appeared in the log"
 
@@ -270,7 +283,7 @@ def test_a_missing_or_refused_password_stops_serve_in_one_line(
         teams: TeamsBot, data_dir: Path, password: str, says: str) -> None:
     env = {**os.environ, "RICORDA_DATA_DIR": str(data_dir), "RICORDA_TEAMS_APP_ID": APP_ID,
            "RICORDA_TEAMS_APP_PASSWORD": password, "RICORDA_TEAMS_PORT": str(free_port()),
-           "RICORDA_TEAMS_TOKEN_URL": teams.fake.token_url, "RICORDA_EMBEDDER": "hashing",
+           "RICORDA_TEAMS_TENANT_ID": TENANT, **teams.tenant.env(), "RICORDA_EMBEDDER": "hashing",
            "RICORDA_METRICS_PORT": "0", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-m", "bot", "serve"], env=env, cwd=REPO,
                           capture_output=True, text=True, timeout=300)

@@ -1,11 +1,13 @@
 """The HTTP endpoint Teams posts activities to (`/api/messages`), and the durable receipt.
 
-Every request must carry a Bot Framework JWT that the Teams SDK's validator accepts: signed by
-a key of the OpenID metadata's JWKS, issued for this app id, and naming the activity's
-serviceUrl (so replies only ever go where Microsoft signed for). Anything else is 401 and never
-reaches a handler. An accepted activity is stored in the inbox before the 200 goes back, then
-handled on its own task (Teams waits a few seconds at most; an answer may take longer); a
-process that dies meanwhile leaves it for another replica to take over (adapters/inbox.py).
+Every request must carry a Bot Framework channel token that the Teams SDK's service-token
+validator accepts (adapters/teams/channel_tokens.py): signed by a key of the cloud's JWKS,
+issued for this app id, and naming the activity's serviceUrl (so replies only ever go where
+Microsoft signed for). A body that is not a JSON object is 400; a token that fails is 401 and
+never reaches a handler; keys that cannot be fetched are 503 (Teams retries). An accepted
+activity is stored in the inbox before the 200 goes back, then handled on its own task (Teams
+waits a few seconds at most; an answer may take longer); a process that dies meanwhile leaves
+it for another replica to take over (adapters/inbox.py).
 """
 
 from __future__ import annotations
@@ -16,25 +18,24 @@ import logging
 from typing import Any
 
 from aiohttp import web
-from microsoft_teams.api.auth.cloud_environment import PUBLIC, with_overrides
-from microsoft_teams.apps.auth import InboundActivityTokenValidator
+from microsoft_teams.api.auth.cloud_environment import PUBLIC, CloudEnvironment
 
 from adapters.inbox import DeliveryInbox
 from adapters.teams.application import TeamsBot
+from adapters.teams.channel_tokens import ChannelTokens, KeysUnreachable
 
 log = logging.getLogger("ricorda.teams")
 MESSAGES_PATH, HEALTH_PATH = "/api/messages", "/healthz"
 MAX_BODY = 1024 * 1024  # activities are a few KB; refuse anything absurd early
 
 
-def validator(app_id: str, openid_url: str | None = None) -> InboundActivityTokenValidator:
-    """The SDK's validator, its OpenID metadata (and so its JWKS) at `openid_url` if given."""
-    cloud = with_overrides(PUBLIC, openid_metadata_url=openid_url)
-    return InboundActivityTokenValidator(app_id, cloud=cloud)
+def validator(app_id: str, cloud: CloudEnvironment | None = None) -> ChannelTokens:
+    """The channel-token check for this app id in this cloud (default Microsoft's public)."""
+    return ChannelTokens(app_id, cloud or PUBLIC)
 
 
 class Endpoint:
-    def __init__(self, bot: TeamsBot, check: InboundActivityTokenValidator,
+    def __init__(self, bot: TeamsBot, check: ChannelTokens,
                  inbox: DeliveryInbox | None = None) -> None:
         self.bot, self.check, self.inbox = bot, check, inbox
         self._tasks: set[asyncio.Task[None]] = set()
@@ -49,23 +50,25 @@ class Endpoint:
         return application
 
     async def messages(self, request: web.Request) -> web.Response:
-        raw = await request.text()
-        try:
-            activity = json.loads(raw)
-            assert isinstance(activity, dict)
-        except (ValueError, AssertionError):
+        raw = parse_activity(await request.read())
+        if raw is None:
             return web.json_response({"error": "bad activity"}, status=400)
+        text, activity = raw
         auth = request.headers.get("Authorization", "")
         try:
             if not auth.startswith("Bearer "):
                 raise ValueError("no bearer token")
-            await self.check.validate_token(auth.removeprefix("Bearer "),
-                                            activity.get("serviceUrl"))
+            await self.check.check(auth.removeprefix("Bearer "), activity.get("serviceUrl"))
+        except KeysUnreachable as exc:  # maybe genuine: Teams retries a 503
+            log.error("cannot check a Teams request: the Bot Framework signing keys at %s "
+                      "cannot be fetched (%s); answered 503", exc.url, exc.reason)
+            return web.json_response({"error": "signing keys unavailable"}, status=503)
         except Exception as exc:  # any doubt about the token: the activity is not read
-            log.warning("activity refused: %s", exc.__class__.__name__)
+            log.warning("activity refused (401): %s: %s", exc.__class__.__name__,
+                        str(exc)[:200])
             return web.json_response({"error": "Unauthorized"}, status=401)
         delivery = _delivery_id(activity)
-        if self.inbox is not None and not await self.inbox.receive(delivery, raw):
+        if self.inbox is not None and not await self.inbox.receive(delivery, text):
             return web.Response(status=200)  # a redelivery: handled (or being handled) already
         task = asyncio.ensure_future(self.run(delivery, activity))
         self._tasks.add(task)
@@ -90,6 +93,17 @@ class Endpoint:
         """Let answers in flight finish, up to `timeout` seconds."""
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=timeout)
+
+
+def parse_activity(body: bytes) -> tuple[str, dict[str, Any]] | None:
+    """The body as text and as a JSON object; None for anything else (bytes that are not
+    UTF-8, JSON nested deeper than the parser goes, a list): a 400, never a traceback."""
+    try:
+        text = body.decode("utf-8")
+        activity = json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return (text, activity) if isinstance(activity, dict) else None
 
 
 def _delivery_id(activity: dict[str, Any]) -> str:
