@@ -66,7 +66,7 @@ def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsSer
     s = app.settings
     assert s.teams_app_id and s.teams_app_password
     return chat_services(app, s.teams_app_password.get_secret_value(), TeamsServices,
-                         core_worker=core_worker, app_id=s.teams_app_id)
+                         core_worker=core_worker)
 
 
 async def serve_teams(app: App, *, core_worker: Executor | None = None,

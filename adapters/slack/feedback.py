@@ -21,8 +21,8 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
-from core.chat.chat_turn import ChatTurns
+from adapters.slack.services import PLATFORM, SlackServices, chat_key
+from core.chat.dispatch import REACTION, Dispatcher, Inbound
 
 log = logging.getLogger("ricorda.slack")
 ACK = "memo"
@@ -30,21 +30,16 @@ _SETTLED = {"reactions.add": "already_reacted", "reactions.remove": "no_reaction
 
 
 class Reactions:
-    def __init__(self, services: SlackServices) -> None:
-        self.s = services
-        self.turns = ChatTurns(services, PLATFORM)
+    """reaction_added / reaction_removed -> neutral events for the dispatcher."""
+
+    def __init__(self, services: SlackServices, dispatcher: Dispatcher) -> None:
+        self.s, self.dispatcher = services, dispatcher
 
     async def on_added(self, event: dict[str, Any], client: AsyncWebClient,
                        bot_user_id: str | None = None) -> None:
         found = self._person_on_message(event, bot_user_id)
-        if found is None:
-            return
-        channel, ts, user = found
-        shown = await self.turns.reaction(chat=chat_key(channel), message_id=ts,
-                                          user=user_key(user), old=[],
-                                          new=[event.get("reaction") or ""])
-        if shown is not None:
-            await acknowledge(client, channel, ts, shown=shown)
+        if found is not None:
+            await self._dispatch(client, *found, old=(), new=(event.get("reaction") or "",))
 
     async def on_removed(self, event: dict[str, Any], client: AsyncWebClient,
                          bot_user_id: str | None = None) -> None:
@@ -53,15 +48,21 @@ class Reactions:
         if found is None or self.s.verdicts.for_reaction(PLATFORM, removed) is None:
             return
         channel, ts, user = found
-        turn_id = await self.turns.answer_turn(chat_key(channel), ts)
+        turn_id = await self.dispatcher.turns.answer_turn(chat_key(channel), ts)
         if turn_id is None:
             return
-        remaining = await self._remaining(client, channel, ts, user)
-        shown = await self.turns.reaction(chat=chat_key(channel), message_id=ts,
-                                          user=user_key(user), old=[*remaining, removed],
-                                          new=remaining, turn_id=turn_id)
-        if shown is not None:
-            await acknowledge(client, channel, ts, shown=shown)
+        remaining = tuple(await self._remaining(client, channel, ts, user))
+        await self._dispatch(client, channel, ts, user, old=(*remaining, removed),
+                             new=remaining, turn_id=turn_id)
+
+    async def _dispatch(self, client: AsyncWebClient, channel: str, ts: str, user: str, *,
+                        old: tuple[str, ...], new: tuple[str, ...],
+                        turn_id: str | None = None) -> None:
+        from adapters.slack.questions import SlackPort
+
+        event = Inbound(REACTION, chat_key(channel), user, message=ts, old=old, new=new,
+                        turn_id=turn_id)
+        await self.dispatcher.handle(event, SlackPort(self.s, client, channel, user))
 
     @staticmethod
     def _person_on_message(event: dict[str, Any],
