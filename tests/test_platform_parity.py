@@ -19,11 +19,11 @@ from bot.settings import load_settings
 from tests import fake_mattermost as mm
 from tests import fake_teams as ft
 from tests.fake_mattermost import FakeMattermost
-from tests.fake_slack import FakeSlack
+from tests.fake_slack import BOT_TOKEN, FakeSlack
 from tests.fake_teams import FakeTeams
 from tests.fake_telegram import FakeTelegram
 from tests.loopback import free_port
-from tests.slack_harness import SlackSender, text_of
+from tests.slack_harness import SIGNING_SECRET, SlackSender, text_of
 from tests.test_mattermost_adapter import demo_data
 from tests.test_transcripts import _seen
 
@@ -45,8 +45,8 @@ def fakes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     bot = BotProcess(data, tg, **{
         "RICORDA_ADMINS": ",".join(f"{p}:{u}" for p, u in ADMIN.items()),
         "RICORDA_SHOW_FOOTER": "false",
-        "RICORDA_SLACK_BOT_TOKEN": "xoxb-fake-parity", "RICORDA_SLACK_SIGNING_SECRET":
-        "fake-signing-secret", "RICORDA_SLACK_API_URL": sl.api_url,
+        "RICORDA_SLACK_BOT_TOKEN": BOT_TOKEN, "RICORDA_SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "RICORDA_SLACK_API_URL": sl.api_url,
         "RICORDA_SLACK_HOST": "127.0.0.1", "RICORDA_SLACK_PORT": str(slack_port),
         "RICORDA_TEAMS_APP_ID": ft.APP_ID, "RICORDA_TEAMS_APP_PASSWORD": ft.PASSWORD,
         "RICORDA_TEAMS_HOST": "127.0.0.1", "RICORDA_TEAMS_PORT": str(teams_port),
@@ -265,12 +265,12 @@ def test_a_long_answer_is_split_to_each_platforms_limit_and_loses_nothing() -> N
     from core.chat.callback_token import CallbackSigner
     from core.chat.delivery import deliver_answer
     from core.chat.presentation import present
-    from core.contracts.types import Answer, Line
+    from core.contracts.types import Answer, Line, Route
 
     lines = tuple(Line("fact", f"Unit {i:03d} revenue, FY2024: €{i}.5M, up {i % 9}.1%.")
                   for i in range(240))
-    answer = Answer(text="\n".join(x.text for x in lines), level="planner", elapsed_ms=1.0,
-                    segments=lines, turn_id="t1")
+    answer = Answer(turn_id="t1", route=Route.STRUCTURED, served_by="planner",
+                    text="\n".join(x.text for x in lines), segments=list(lines))
     signer = CallbackSigner(b"k")
     render: dict[str, tuple[Callable[[Any], list[Any]], Callable[[Any], bool],
                             Callable[[Any], str]]] = {

@@ -59,7 +59,7 @@ class Endpoint(Background):
         form = dict(await request.post())
         token = str(form.get("token") or "")
         if not self._command_token or not hmac.compare_digest(token, self._command_token):
-            log.warning("slash command with a wrong token: refused")
+            log.warning("slash command refused: its token is not the configured one")
             return web.json_response({"error": "Unauthorized"}, status=401)
         self.run(self.bot.on_command({k: str(v) for k, v in form.items()}))
         return web.json_response({})

@@ -5,7 +5,7 @@ a restart and across replicas); reactions elsewhere are ignored with a log line.
 reaction withdraws the user's verdict unless another meaningful reaction of theirs remains on
 the message, in which case that one stands.
 
-A verdict is acknowledged with the bot's own reaction on the answer (`ACK`, :memo:, "noted"),
+A verdict is acknowledged with the bot's own reaction on the answer (:memo:, "noted"),
 never with a message: it reads the same whichever way the user voted (:white_check_mark: would
 look like the bot agreeing with an :x:) and is in neither verdict set, so clicking it casts no
 vote. Slack shows one bot reaction per message for everyone, so it goes when the last verdict
@@ -21,12 +21,11 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack.questions import SlackPort
 from adapters.slack.services import PLATFORM, SlackServices, chat_key
 from core.chat.dispatch import REACTION, Dispatcher, Inbound
 
 log = logging.getLogger("ricorda.slack")
-ACK = "memo"
-_SETTLED = {"reactions.add": "already_reacted", "reactions.remove": "no_reaction"}
 
 
 class Reactions:
@@ -58,8 +57,6 @@ class Reactions:
     async def _dispatch(self, client: AsyncWebClient, channel: str, ts: str, user: str, *,
                         old: tuple[str, ...], new: tuple[str, ...],
                         turn_id: str | None = None) -> None:
-        from adapters.slack.questions import SlackPort
-
         event = Inbound(REACTION, chat_key(channel), user, message=ts, old=old, new=new,
                         turn_id=turn_id)
         await self.dispatcher.handle(event, SlackPort(self.s, client, channel, user))
@@ -85,19 +82,3 @@ class Reactions:
             return []
         reactions = (response.get("message") or {}).get("reactions") or []
         return [r.get("name", "") for r in reactions if user in (r.get("users") or [])]
-
-
-async def acknowledge(client: AsyncWebClient, channel: str, ts: str, *, shown: bool) -> None:
-    """Add (or remove) the bot's reaction on an answer; a refusal is logged, never raised."""
-    method = "reactions.add" if shown else "reactions.remove"
-    call = client.reactions_add if shown else client.reactions_remove
-    try:
-        await call(channel=channel, timestamp=ts, name=ACK)
-    except SlackApiError as exc:  # the verdict is recorded already; the mark is a courtesy
-        code = exc.response.get("error") if exc.response is not None else None
-        if code != _SETTLED[method]:  # already there / already gone: nothing to say
-            log.info("%s on %s in %s failed: %s", method, ts, chat_key(channel),
-                     code or exc.__class__.__name__)
-    except Exception as exc:  # connection errors left after the client's retries
-        log.info("%s on %s in %s failed: %s", method, ts, chat_key(channel),
-                 exc.__class__.__name__)

@@ -31,8 +31,8 @@ from adapters.slack.blocks import (
     text_message,
     unescape,
 )
-from adapters.slack.feedback import acknowledge
 from adapters.slack.replies import (
+    acknowledge,
     ephemeral,
     post,
     post_ephemeral,

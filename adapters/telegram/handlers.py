@@ -8,7 +8,6 @@ from telegram import Message, ReactionTypeEmoji, Update
 from telegram.ext import ContextTypes
 
 from adapters.charts import chart_for
-from adapters.telegram import words
 from adapters.telegram.addressing import (
     conversation_key,
     is_private,
@@ -17,6 +16,7 @@ from adapters.telegram.addressing import (
 )
 from adapters.telegram.port import TelegramPort
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key
+from adapters.telegram.words import ask_usage, how_to_ask
 from core.catalog.lookup import say
 from core.chat.chat_replies import language_for
 from core.chat.dispatch import COMMAND, MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
@@ -26,7 +26,7 @@ class Handlers:
     def __init__(self, services: TelegramServices) -> None:
         self.s = services
         self.dispatcher = Dispatcher(
-            services, PLATFORM, PlatformWords(words.how_to_ask, words.ask_usage),
+            services, PLATFORM, PlatformWords(how_to_ask, ask_usage),
             draw=lambda answer: chart_for(answer, services.chart))
 
     def _port(self, context: ContextTypes.DEFAULT_TYPE, message: Message) -> TelegramPort:
