@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bot.runner import Runner, check_port_free
+from bot.serve_mattermost import MATTERMOST
 from bot.serve_slack import SLACK
 from bot.serve_teams import TEAMS
 from bot.serve_telegram import TELEGRAM
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ricorda.serve")
 
 # every platform `ricorda serve` knows; a new one adds its runner here
-RUNNERS: tuple[Runner, ...] = (TELEGRAM, SLACK, TEAMS)
+RUNNERS: tuple[Runner, ...] = (TELEGRAM, SLACK, TEAMS, MATTERMOST)
 
 
 def configured_runners(settings: Settings, runners: Sequence[Runner] = RUNNERS) -> list[Runner]:

@@ -83,8 +83,7 @@ def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsSer
     s = app.settings
     assert s.teams_app_id
     secret = s.teams_app_password.get_secret_value() if s.teams_app_password else ""
-    return chat_services(app, secret, TeamsServices, core_worker=core_worker,
-                         app_id=s.teams_app_id)
+    return chat_services(app, secret, TeamsServices, core_worker=core_worker)
 
 
 async def serve_teams(app: App, *, core_worker: Executor | None = None,

@@ -140,6 +140,13 @@ class Settings(BaseSettings):
     teams_tenant_id: str | None = None  # the Directory (tenant) ID of the app registration
     teams_login_url: str | None = None  # default Microsoft's (tests: a local fake tenant)
     teams_openid_url: str | None = None  # default the Bot Framework's OpenID metadata
+    mattermost_url: str | None = None  # the Mattermost server (docs/mattermost.md)
+    mattermost_token: SecretStr | None = None  # the bot account's access token
+    mattermost_team: str | None = None  # the team whose channels are answered (DMs: any)
+    mattermost_command_token: SecretStr | None = None  # the /ricorda slash command's token
+    mattermost_host: str = "0.0.0.0"  # where button and slash-command callbacks listen
+    mattermost_port: int = 3979
+    mattermost_callback_url: str | None = None  # that listener as the server reaches it
     callback_secret: SecretStr | None = None
     show_footer: bool = False  # serving level and latency under answers: for admins testing
     charts: bool = True  # a series, breakdown or ranking also comes as a chart image

@@ -26,7 +26,7 @@ SLACK_BOT_TOKEN = re.compile(r"^xoxb-[A-Za-z0-9-]+$")
 SLACK_APP_TOKEN = re.compile(r"^xapp-[A-Za-z0-9-]+$")
 DATABASE_SCHEMES = ("sqlite", "postgresql", "postgresql+psycopg", "postgres")
 HHMM = re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")
-ADMIN = re.compile(r"^(telegram|slack|teams|console):\S+$")
+ADMIN = re.compile(r"^(telegram|slack|teams|mattermost|console):\S+$")
 WEBHOOK_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as secret_token
 # how often a serving process reads the knowledge-base version by default, in ms (0: every
 # answer): SQLite's read is ~0.005 ms, PostgreSQL's a round trip (Settings.kb_check_interval_ms)
@@ -190,6 +190,8 @@ def _check_platforms(s: Settings) -> str | None:
     _http_url("slack_api_url", s.slack_api_url)
     _http_url("teams_login_url", s.teams_login_url, https=True)
     _http_url("teams_openid_url", s.teams_openid_url)
+    _http_url("mattermost_url", s.mattermost_url)
+    _http_url("mattermost_callback_url", s.mattermost_callback_url)
     for field in PORTS:
         _port(field, getattr(s, field))
     for admin in s.admins:
@@ -204,6 +206,10 @@ def _check_platforms(s: Settings) -> str | None:
         )
     if s.teams_app_id:
         _teams_identity(s)
+    if s.mattermost_url and not (_secret(s, "mattermost_token") and s.mattermost_team):
+        raise ConfigError("RICORDA_MATTERMOST_TOKEN and RICORDA_MATTERMOST_TEAM are required "
+                          "with RICORDA_MATTERMOST_URL: the bot account's access token and the "
+                          "team's name (docs/mattermost.md)")
     return _slack_mode(s, bot, app, signing)
 
 

@@ -13,6 +13,8 @@ SECRET_FIELDS = frozenset(
         "slack_app_token",
         "slack_signing_secret",
         "teams_app_password",
+        "mattermost_token",
+        "mattermost_command_token",
         "llm_api_key",
         "callback_secret",
     }

@@ -26,7 +26,7 @@ FIXES: dict[str, str] = {
     "llm": "set it to none, llama-cpp or openai",
     "data_dir": "set it to a folder path",
 }
-PORTS = ("slack_port", "metrics_port", "telegram_webhook_port", "teams_port")
+PORTS = ("slack_port", "metrics_port", "telegram_webhook_port", "teams_port", "mattermost_port")
 
 
 def env_name(field: str) -> str:

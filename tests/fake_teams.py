@@ -43,6 +43,7 @@ class FakeTeams:
         self.cond = threading.Condition()
         self.sent: list[dict[str, Any]] = []  # every activity created, with "_conversation"
         self.updated: list[dict[str, Any]] = []  # every update, with "_conversation", "_id"
+        self.typing: list[str] = []  # the conversations "typing…" was shown in
         self.tokens_issued = 0
         self.gets: list[str] = []  # the path of every GET (OpenID metadata, keys, any tenant's)
         self.keys_gate: threading.Event | None = None  # set: the keys answer waits for it
@@ -188,6 +189,11 @@ class FakeTeams:
                 activity = {**json.loads(body or b"{}"),
                             "_conversation": head.removeprefix("/v3/conversations/")}
                 with fake.cond:
+                    if activity.get("type") == "typing":
+                        fake.typing.append(activity["_conversation"])
+                        fake.cond.notify_all()
+                        self._reply(200, {"id": ""})
+                        return
                     if update:
                         activity["_id"] = tail.strip("/")
                         fake.updated.append(activity)

@@ -167,7 +167,7 @@ class BotProcess:
         self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
         self.sender.respond_base = f"{fake.url}/respond"
 
-    def start(self, timeout: float = 30, ready: Callable[[], bool] | None = None) -> BotProcess:
+    def start(self, timeout: float = 300, ready: Callable[[], bool] | None = None) -> BotProcess:
         """Start and wait until `ready()` (default: the HTTP endpoint's health check answers)."""
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(serve_command(), env=self.env, cwd=REPO, stdout=out,

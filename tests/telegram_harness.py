@@ -54,8 +54,9 @@ class BotProcess:
         with log.open("wb") as out:
             self.proc = subprocess.Popen(serve_command(), env=self.env, cwd=REPO, stdout=out,
                                          stderr=subprocess.STDOUT)
+        # a busy machine may take minutes to warm up
         self.fake.wait_for(ready or (lambda: len(self.fake.calls("getUpdates"))
-                                     + len(self.fake.calls("setWebhook")) > before), timeout=30)
+                                     + len(self.fake.calls("setWebhook")) > before), timeout=300)
         return self
 
     def stop(self) -> None:

@@ -449,8 +449,10 @@ def slack_answer(fake: FakeSlack, services: SlackServices, answer: Answer, chann
     async def main() -> list[str]:
         client = AsyncWebClient(token=BOT_TOKEN, base_url=fake.api_url)
         port = SlackPort(services, client, channel, "U0000999", thread=thread_ts)
-        sent = await port.deliver(answer, present(answer, show_footer=services.show_footer))
-        await ChatTurns(services, "slack").link(f"slack:{channel}", sent, answer.turn_id)
+        turns = ChatTurns(services, "slack", draw=lambda a: chart_for(a, services.chart))
+        sent = await turns.deliver(answer, present(answer, show_footer=services.show_footer),
+                                   port)
+        await turns.link(f"slack:{channel}", sent, answer.turn_id)
         return sent
 
     try:

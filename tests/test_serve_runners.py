@@ -108,14 +108,15 @@ def test_the_runner_that_needs_the_main_thread_gets_it_and_all_share_one_core_wo
 def test_no_platform_configured_names_every_switch() -> None:
     with pytest.raises(ConfigError) as caught:
         configured_runners(SimpleNamespace(telegram_token=None, slack_bot_token=None,
-                                           teams_app_id=None))
+                                           teams_app_id=None, mattermost_url=None))
     assert "RICORDA_TELEGRAM_TOKEN" in str(caught.value)
     assert "RICORDA_SLACK_BOT_TOKEN" in str(caught.value)
     assert "RICORDA_TEAMS_APP_ID" in str(caught.value)
+    assert "RICORDA_MATTERMOST_URL" in str(caught.value)
 
 
-def test_the_registry_knows_telegram_slack_and_teams() -> None:
-    assert [r.name for r in RUNNERS] == ["telegram", "slack", "teams"]
+def test_the_registry_knows_telegram_slack_teams_and_mattermost() -> None:
+    assert [r.name for r in RUNNERS] == ["telegram", "slack", "teams", "mattermost"]
     assert sum(r.needs_main_thread for r in RUNNERS) <= 1
     for runner in RUNNERS:  # each switch is a real setting
         assert runner.switch.removeprefix("RICORDA_").lower() in Settings.model_fields

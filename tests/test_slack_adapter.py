@@ -263,7 +263,7 @@ def test_slash_purge_is_for_admins(bot: BotProcess, fake: FakeSlack, db: Any) ->
     confirm = next(b for b in buttons(prompt) if b["text"]["text"] == "Confirm")
     bot.sender.tap(channel, "U0000109", {"ts": "1.0"}, confirm["value"], confirm["action_id"])
     fake.wait_for(lambda: fake.ephemeral("U0000109")[1:])  # "expired" for the non-admin
-    assert fastpaths.count() > 0
+    assert fastpaths.count() == count - 1  # nothing purged (the store may hold no other plan)
     bot.sender.tap(channel, ADMIN, {"ts": "1.0"}, confirm["value"], confirm["action_id"])
     done = fake.wait_for(lambda: fake.ephemeral(ADMIN)[2:])[0]
     assert re.search(r"purged \d+ fast paths", done["text"]) and fastpaths.count() == 0

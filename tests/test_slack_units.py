@@ -18,7 +18,7 @@ from adapters.slack.blocks import (
     purge_prompt,
     text_message,
 )
-from adapters.slack.commands import parse
+from adapters.slack.questions import parse
 from bot.serve_slack import listen_address, slack_mode
 from bot.settings import load_settings
 from bot.settings_checks import check_settings

@@ -29,7 +29,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inbox import DeliveryInbox
 from adapters.slack.blocks import OPTION_ACTION, PURGE_CANCEL, PURGE_CONFIRM
-from adapters.slack.commands import Commands
 from adapters.slack.feedback import Reactions
 from adapters.slack.log_filter import bolt_logger
 from adapters.slack.middleware import STORED, TAKEN_OVER, deduplicate, ignore_noise
@@ -81,8 +80,8 @@ def build_bolt_app(services: SlackServices, *, client: AsyncWebClient,
 
 def add_listeners(bolt: AsyncApp, services: SlackServices,
                   inbox: DeliveryInbox | None = None) -> None:
-    questions, reactions = Questions(services), Reactions(services)
-    commands = Commands(services, questions)
+    questions = Questions(services)
+    reactions = Reactions(services, questions.dispatcher)
     bolt.use(ignore_noise())
     bolt.use(deduplicate(services, inbox))
 
@@ -107,9 +106,9 @@ def add_listeners(bolt: AsyncApp, services: SlackServices,
         event, client, context.bot_user_id)))
     bolt.event("reaction_removed")(finished(lambda event, client, context: reactions.on_removed(
         event, client, context.bot_user_id)))
-    bolt.action(re.compile(rf"^{OPTION_ACTION}_\d+$"))(questions.on_option)
-    bolt.action(re.compile(f"^(?:{PURGE_CONFIRM}|{PURGE_CANCEL})$"))(commands.on_purge_choice)
-    bolt.command(COMMAND)(commands.on_command)
+    bolt.action(re.compile(rf"^(?:{OPTION_ACTION}_\d+|{PURGE_CONFIRM}|{PURGE_CANCEL})$"))(
+        questions.on_tap)
+    bolt.command(COMMAND)(questions.on_command)
     bolt.error(_on_error)
 
 

@@ -5,7 +5,7 @@ a restart and across replicas); reactions elsewhere are ignored with a log line.
 reaction withdraws the user's verdict unless another meaningful reaction of theirs remains on
 the message, in which case that one stands.
 
-A verdict is acknowledged with the bot's own reaction on the answer (`ACK`, :memo:, "noted"),
+A verdict is acknowledged with the bot's own reaction on the answer (:memo:, "noted"),
 never with a message: it reads the same whichever way the user voted (:white_check_mark: would
 look like the bot agreeing with an :x:) and is in neither verdict set, so clicking it casts no
 vote. Slack shows one bot reaction per message for everyone, so it goes when the last verdict
@@ -21,30 +21,24 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
-from core.chat.chat_turn import ChatTurns
+from adapters.slack.questions import SlackPort
+from adapters.slack.services import PLATFORM, SlackServices, chat_key
+from core.chat.dispatch import REACTION, Dispatcher, Inbound
 
 log = logging.getLogger("ricorda.slack")
-ACK = "memo"
-_SETTLED = {"reactions.add": "already_reacted", "reactions.remove": "no_reaction"}
 
 
 class Reactions:
-    def __init__(self, services: SlackServices) -> None:
-        self.s = services
-        self.turns = ChatTurns(services, PLATFORM)
+    """reaction_added / reaction_removed -> neutral events for the dispatcher."""
+
+    def __init__(self, services: SlackServices, dispatcher: Dispatcher) -> None:
+        self.s, self.dispatcher = services, dispatcher
 
     async def on_added(self, event: dict[str, Any], client: AsyncWebClient,
                        bot_user_id: str | None = None) -> None:
         found = self._person_on_message(event, bot_user_id)
-        if found is None:
-            return
-        channel, ts, user = found
-        shown = await self.turns.reaction(chat=chat_key(channel), message_id=ts,
-                                          user=user_key(user), old=[],
-                                          new=[event.get("reaction") or ""])
-        if shown is not None:
-            await acknowledge(client, channel, ts, shown=shown)
+        if found is not None:
+            await self._dispatch(client, *found, old=(), new=(event.get("reaction") or "",))
 
     async def on_removed(self, event: dict[str, Any], client: AsyncWebClient,
                          bot_user_id: str | None = None) -> None:
@@ -53,15 +47,19 @@ class Reactions:
         if found is None or self.s.verdicts.for_reaction(PLATFORM, removed) is None:
             return
         channel, ts, user = found
-        turn_id = await self.turns.answer_turn(chat_key(channel), ts)
+        turn_id = await self.dispatcher.turns.answer_turn(chat_key(channel), ts)
         if turn_id is None:
             return
-        remaining = await self._remaining(client, channel, ts, user)
-        shown = await self.turns.reaction(chat=chat_key(channel), message_id=ts,
-                                          user=user_key(user), old=[*remaining, removed],
-                                          new=remaining, turn_id=turn_id)
-        if shown is not None:
-            await acknowledge(client, channel, ts, shown=shown)
+        remaining = tuple(await self._remaining(client, channel, ts, user))
+        await self._dispatch(client, channel, ts, user, old=(*remaining, removed),
+                             new=remaining, turn_id=turn_id)
+
+    async def _dispatch(self, client: AsyncWebClient, channel: str, ts: str, user: str, *,
+                        old: tuple[str, ...], new: tuple[str, ...],
+                        turn_id: str | None = None) -> None:
+        event = Inbound(REACTION, chat_key(channel), user, message=ts, old=old, new=new,
+                        turn_id=turn_id)
+        await self.dispatcher.handle(event, SlackPort(self.s, client, channel, user))
 
     @staticmethod
     def _person_on_message(event: dict[str, Any],
@@ -84,19 +82,3 @@ class Reactions:
             return []
         reactions = (response.get("message") or {}).get("reactions") or []
         return [r.get("name", "") for r in reactions if user in (r.get("users") or [])]
-
-
-async def acknowledge(client: AsyncWebClient, channel: str, ts: str, *, shown: bool) -> None:
-    """Add (or remove) the bot's reaction on an answer; a refusal is logged, never raised."""
-    method = "reactions.add" if shown else "reactions.remove"
-    call = client.reactions_add if shown else client.reactions_remove
-    try:
-        await call(channel=channel, timestamp=ts, name=ACK)
-    except SlackApiError as exc:  # the verdict is recorded already; the mark is a courtesy
-        code = exc.response.get("error") if exc.response is not None else None
-        if code != _SETTLED[method]:  # already there / already gone: nothing to say
-            log.info("%s on %s in %s failed: %s", method, ts, chat_key(channel),
-                     code or exc.__class__.__name__)
-    except Exception as exc:  # connection errors left after the client's retries
-        log.info("%s on %s in %s failed: %s", method, ts, chat_key(channel),
-                 exc.__class__.__name__)

@@ -11,6 +11,10 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
 
+from adapters.web_site import start_site
+
+__all__ = ["EVENTS_PATH", "start_site", "web_application"]
+
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 MAX_BODY = 1024 * 1024  # Slack payloads are a few KB; refuse anything absurd early
@@ -28,10 +32,3 @@ def web_application(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Applicati
     application.add_routes([web.post(path, events), web.get(HEALTH_PATH, health)])
     return application
 
-
-async def start_site(application: web.Application, *, host: str, port: int) -> web.AppRunner:
-    """Listen on host:port; the caller cleans the returned runner up on shutdown."""
-    runner = web.AppRunner(application, access_log=None)  # access lines would quote users
-    await runner.setup()
-    await web.TCPSite(runner, host=host, port=port).start()
-    return runner

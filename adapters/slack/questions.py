@@ -9,7 +9,7 @@ question's language, else English (SlackServices.language); answers follow their
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
@@ -27,10 +27,12 @@ from adapters.slack.blocks import (
     SlackMessage,
     answer_messages,
     button_label,
+    purge_prompt,
     text_message,
     unescape,
 )
 from adapters.slack.replies import (
+    acknowledge,
     ephemeral,
     post,
     post_ephemeral,
@@ -39,73 +41,65 @@ from adapters.slack.replies import (
     upload_chart,
     upload_file,
 )
-from adapters.slack.services import PLATFORM, SlackServices, chat_key, user_key
-from adapters.slack.words import how_to_ask
+from adapters.slack.services import PLATFORM, SlackServices, chat_key
+from adapters.slack.words import COMMAND, ask_usage, how_to_ask
 from core.catalog.lookup import say
-from core.chat.chat_replies import help_text
-from core.chat.chat_turn import ChatTurns
+from core.chat.admin_commands import COMMANDS
+from core.chat.dispatch import COMMAND as COMMAND_EVENT
+from core.chat.dispatch import MESSAGE, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.option_tap import chosen_label
-from core.chat.oversized import Attachment, fit
+from core.chat.oversized import Attachment
 from core.chat.presentation import Presentation, table_grid
-from core.contracts.types import Answer, Request
+from core.contracts.types import Answer, Table
 
 log = logging.getLogger("ricorda.slack")
 Ack = Callable[..., Awaitable[Any]]
 
 
 class SlackPort:
-    """Where one Slack reply goes: a channel's thread, or a note only the asker sees."""
+    """Where one Slack reply goes: a channel's thread, or a note only the asker sees (a slash
+    command's replies; before its ack, in the ack itself)."""
 
     def __init__(self, services: SlackServices, client: AsyncWebClient, channel: str,
                  user: str, *, thread: str | None = None, respond: AsyncRespond | None = None,
-                 private: bool = False, tapped: dict[str, Any] | None = None) -> None:
+                 private: bool = False, tapped: dict[str, Any] | None = None,
+                 ack: Ack | None = None) -> None:
         self.s, self.client, self.channel, self.user = services, client, channel, user
         self.thread, self.respond, self.private, self.tapped = thread, respond, private, tapped
+        self.ack, self.charts = ack, not private  # an ephemeral answer is one message
         self.placeholder: str | None = None  # ts of "working it out…", replaced by the answer
 
-    async def deliver(self, answer: Answer, shown: Presentation) -> list[str]:
-        """The answer's chart first (uploaded into the thread, when it has one), then its
-        messages; an ephemeral answer is one message, without a chart."""
-        original, files = shown, []
-        if not self.private:  # a chat gets at most max_messages (core.chat.oversized)
-            shown, files = self._fitted(original, answer, self.s.max_messages)
-            if files:  # each file is a message too
-                shown, files = self._fitted(original, answer, self.s.max_messages - len(files))
+    def count(self, answer: Answer, shown: Presentation) -> int:
+        return len(answer_messages(shown, signer=self.s.signer, turn_id=answer.turn_id))
+
+    def too_big(self, table: Table) -> bool:
+        return len(table_grid(table)) > SECTION_CHARS - 6
+
+    async def send_chart(self, table: Table, png: bytes) -> tuple[str | None, bool]:
+        return await upload_chart(self.client, self.channel, table, png,
+                                  thread_ts=self.thread), False
+
+    async def send_file(self, attachment: Attachment) -> str | None:
+        return await upload_file(self.client, self.channel, attachment.data,
+                                 filename=attachment.filename, title=attachment.title,
+                                 thread_ts=self.thread)
+
+    async def send_messages(self, answer: Answer, shown: Presentation) -> list[str]:
+        """The answer's messages in the thread (the first replaces the placeholder); an
+        ephemeral answer is its first message alone, which nobody can react to."""
         messages = answer_messages(shown, signer=self.s.signer, turn_id=answer.turn_id)
-        if self.private:  # the whole answer in one ephemeral message (its first part if long)
-            message = messages[0] if messages else text_message(answer.text)
-            await self._ephemeral(message)
-            return []  # nobody can react to an ephemeral message
+        if self.private:
+            await self._ephemeral(messages[0] if messages else text_message(answer.text))
+            return []
         posted: list[str] = []
-        chart = await chart_for(answer, self.s.chart)
-        if chart is not None:
-            ts = await upload_chart(self.client, self.channel, *chart, thread_ts=self.thread)
-            if ts is not None:
-                posted.append(ts)
-        # the answer takes the placeholder's place (a failed update: posted as usual)
-        placeholder = self.placeholder
+        placeholder = self.placeholder  # a failed update: posted as usual
         if placeholder is not None and messages and await update(
             self.client, self.channel, placeholder, messages[0]
         ):
             posted.append(placeholder)
             messages = messages[1:]
-        posted += await post_messages(self.client, self.channel, messages,
-                                      thread_ts=self.thread)
-        for attachment in files:  # the whole table, after its summary
-            ts = await upload_file(self.client, self.channel, attachment.data,
-                                   filename=attachment.filename, title=attachment.title,
-                                   thread_ts=self.thread)
-            if ts is not None:
-                posted.append(ts)
-        return posted
-
-    def _fitted(self, shown: Presentation, answer: Answer, limit: int
-                ) -> tuple[Presentation, list[Attachment]]:
-        def count(p: Presentation) -> int:
-            return len(answer_messages(p, signer=self.s.signer, turn_id=answer.turn_id))
-
-        return fit(shown, language=answer.language, limit=max(1, limit), count=count,
-                   too_big=lambda t: len(table_grid(t)) > SECTION_CHARS - 6)
+        return posted + await post_messages(self.client, self.channel, messages,
+                                            thread_ts=self.thread)
 
     async def thinking(self) -> None:
         """A model is planning the answer: a placeholder in the thread, which the answer
@@ -123,6 +117,20 @@ class SlackPort:
         else:
             await post(self.client, self.channel, text_message(text), thread_ts=self.thread)
 
+    async def reply(self, text: str, *, monospace: bool = False) -> None:
+        await self._say(text_message(text, monospace=monospace))
+
+    async def prompt(self, text: str, buttons: Sequence[tuple[str, str]]) -> None:
+        (confirm, yes), (cancel, no) = buttons
+        await self._say(purge_prompt(text, (yes, no), confirm=confirm, cancel=cancel))
+
+    async def settle(self, text: str) -> None:
+        await self._ephemeral(text_message(text))
+
+    async def acknowledge(self, message: str | int, *, shown: bool,
+                          verdict: str | None) -> None:
+        await acknowledge(self.client, self.channel, str(message), shown=shown)
+
     async def language(self, question: str | None = None) -> str:
         return await self.s.language(self.client, self.user, question=question)
 
@@ -133,6 +141,16 @@ class SlackPort:
         if self.tapped is not None and not self.private:
             await _mark_chosen(self.client, self.channel, self.tapped, index)
 
+    async def _say(self, message: SlackMessage) -> None:
+        """Help in the ack when it is still due; else ephemeral or in the thread."""
+        if self.ack is not None:
+            ack, self.ack = self.ack, None
+            await ack(text=message.text, blocks=message.blocks, response_type="ephemeral")
+        elif self.private:
+            await self._ephemeral(message)
+        else:
+            await post(self.client, self.channel, message, thread_ts=self.thread)
+
     async def _ephemeral(self, message: SlackMessage) -> None:
         if self.respond is not None:
             await ephemeral(self.client, self.respond, self.channel, self.user, message)
@@ -142,9 +160,13 @@ class SlackPort:
 
 
 class Questions:
+    """Mentions, DMs, slash commands, button taps and reactions -> core.chat.dispatch."""
+
     def __init__(self, services: SlackServices) -> None:
         self.s = services
-        self.turns = ChatTurns(services, PLATFORM)
+        self.dispatcher = Dispatcher(
+            services, PLATFORM, PlatformWords(how_to_ask, ask_usage, f"{COMMAND} {{name}}"),
+            draw=lambda answer: chart_for(answer, services.chart))
 
     async def on_mention(self, event: dict[str, Any], client: AsyncWebClient,
                          context: AsyncBoltContext) -> None:
@@ -156,52 +178,57 @@ class Questions:
         if is_direct(event):
             await self._answer_event(event, client, context)
 
-    async def on_option(self, ack: Ack, body: dict[str, Any], client: AsyncWebClient,
-                        respond: AsyncRespond) -> None:
-        """A narrowing button: re-ask the stored question with that slot fixed, in the thread.
-        A forged or stale value names no turn: the tapper gets an ephemeral note, nothing else."""
+    async def on_tap(self, ack: Ack, body: dict[str, Any], client: AsyncWebClient,
+                     respond: AsyncRespond) -> None:
+        """A narrowing button (re-asked in the thread) or a purge prompt's; a forged or stale
+        value names nothing: the tapper gets an ephemeral note, nothing else."""
         await ack()
         channel = (body.get("channel") or {}).get("id") or ""
         user = (body.get("user") or {}).get("id") or ""
         container = body.get("container") or {}
-        actions = body.get("actions") or [{}]
         message = body.get("message") or {}
         thread = message.get("thread_ts") or message.get("ts") or container.get("message_ts")
         if not channel or not user:
-            log.info("option button without a channel or user")
+            log.info("button without a channel or user")
             return
-        private = bool(container.get("is_ephemeral"))  # a button under a /ricorda ask answer
+        private = bool(container.get("is_ephemeral"))  # under a /ricorda reply
         port = SlackPort(self.s, client, channel, user, thread=thread,
                          respond=respond if private else None, private=private, tapped=message)
-        await self.turns.tap(actions[0].get("value"), chat=chat_key(channel),
-                             user=user_key(user), port=port)
+        token = ((body.get("actions") or [{}])[0]).get("value")
+        await self.dispatcher.handle(Inbound(TAP, chat_key(channel), user, token=token), port)
 
-    async def ask_privately(self, channel: str, user: str, question: str, *,
-                            client: AsyncWebClient, respond: AsyncRespond) -> None:
-        """`/ricorda ask ...`: the answer only the asker sees."""
-        request = Request(text=question, chat=chat_key(channel), user=user_key(user),
-                          reference_date=self.s.today(),
-                          conversation=f"slack:{channel}:user:{user}")  # each asker's own
-        port = SlackPort(self.s, client, channel, user, respond=respond, private=True)
-        await self.turns.answer(request, port)
+    async def on_command(self, ack: Ack, command: dict[str, Any], client: AsyncWebClient,
+                         respond: AsyncRespond) -> None:
+        """`/ricorda ask|help|fastpaths|purge|...`: every reply ephemeral; help and usage in
+        the ack itself, the rest after an empty ack (an answer may take an LLM's time)."""
+        name, args = parse(question_text(command.get("text"), bot_user_id=None))
+        channel, user = command.get("channel_id") or "", command.get("user_id") or ""
+        slow = name in COMMANDS or (name == "ask" and args)
+        if slow:
+            await ack()
+        port = SlackPort(self.s, client, channel, user, respond=respond, private=True,
+                         ack=None if slow else ack)
+        await self.dispatcher.handle(Inbound(
+            COMMAND_EVENT, chat_key(channel), user, text=args, command=name,
+            conversation=f"slack:{channel}:user:{user}"), port)  # each asker's own
 
     async def _answer_event(self, event: dict[str, Any], client: AsyncWebClient,
                             context: AsyncBoltContext) -> None:
         channel, user = event.get("channel") or "", event.get("user") or ""
         if not channel or not user:
             return
-        question = question_text(event.get("text"), bot_user_id=context.bot_user_id)
         thread = reply_thread(event)
-        if not question:
-            language = await self.s.language(client, user)
-            usage = await self.s.usage_text(language)
-            shown = help_text(language, how_to_ask(language), usage)
-            await post(client, channel, text_message(shown), thread_ts=thread)
-            return
-        request = Request(text=question, chat=chat_key(channel), user=user_key(user),
-                          reference_date=self.s.today(),
-                          conversation=conversation_key(channel, thread))
-        await self.turns.answer(request, SlackPort(self.s, client, channel, user, thread=thread))
+        await self.dispatcher.handle(Inbound(
+            MESSAGE, chat_key(channel), user,
+            text=question_text(event.get("text"), bot_user_id=context.bot_user_id),
+            conversation=conversation_key(channel, thread)),
+            SlackPort(self.s, client, channel, user, thread=thread))
+
+
+def parse(text: str | None) -> tuple[str, str]:
+    """("purge", "all") from "purge all"; ("help", "") from nothing."""
+    head, _, args = (text or "").strip().partition(" ")
+    return (head.lower() or "help"), args.strip()
 
 
 async def _mark_chosen(

@@ -15,6 +15,8 @@ from adapters.slack.blocks import SlackMessage
 from core.contracts.types import Table
 
 log = logging.getLogger("ricorda.slack")
+REACTION_ACK = "memo"  # the bot's reaction on an answer that carries verdicts
+_SETTLED = {"reactions.add": "already_reacted", "reactions.remove": "no_reaction"}
 
 
 async def post_messages(client: AsyncWebClient, channel: str, messages: list[SlackMessage], *,
@@ -130,3 +132,19 @@ def _error(exc: SlackApiError) -> str:
     response = getattr(exc, "response", None)
     code = response.get("error") if response is not None else None
     return str(code or exc.__class__.__name__)
+
+
+async def acknowledge(client: AsyncWebClient, channel: str, ts: str, *, shown: bool) -> None:
+    """Add (or remove) the bot's reaction on an answer; a refusal is logged, never raised."""
+    method = "reactions.add" if shown else "reactions.remove"
+    call = client.reactions_add if shown else client.reactions_remove
+    try:
+        await call(channel=channel, timestamp=ts, name=REACTION_ACK)
+    except SlackApiError as exc:  # the verdict is recorded already; the mark is a courtesy
+        code = exc.response.get("error") if exc.response is not None else None
+        if code != _SETTLED[method]:  # already there / already gone: nothing to say
+            log.info("%s on %s in %s failed: %s", method, ts, channel,
+                     code or exc.__class__.__name__)
+    except Exception as exc:  # connection errors left after the client's retries
+        log.info("%s on %s in %s failed: %s", method, ts, channel,
+                 exc.__class__.__name__)

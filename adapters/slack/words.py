@@ -4,7 +4,7 @@ catalog."""
 
 from __future__ import annotations
 
-from core.catalog.lookup import render
+from core.catalog.lookup import render, say
 from core.catalog.sentence import Sentence
 
 WORDS: dict[str, Sentence] = {
@@ -17,12 +17,6 @@ WORDS: dict[str, Sentence] = {
         ":white_check_mark: o :x: per dirmi se era giusta.",
         "zh": "在频道中请@我；在私信中直接写即可。`{command} ask <问题>` 只回复你一人。"
         "对回答添加 :white_check_mark: 或 :x: 表情，告诉我它是否正确。",
-    },
-    "ask_usage": {
-        "en": "Write the question after the command: `{command} ask What was revenue in FY2024?`",
-        "it": "Scrivi la domanda dopo il comando: "
-        "`{command} ask Qual è stato il fatturato nel 2024?`",
-        "zh": "请在命令后写问题：`{command} ask 2024年营收是多少？`",
     },
 }
 
@@ -37,4 +31,4 @@ def how_to_ask(language: str) -> str:
 
 
 def ask_usage(language: str) -> str:
-    return render(WORDS["ask_usage"], language, command=COMMAND)
+    return say("command_ask_usage", language, command=COMMAND)

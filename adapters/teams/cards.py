@@ -1,9 +1,6 @@
-"""Adaptive Card markup for what core.chat.presentation decided to show.
-
-Text goes into TextBlocks as plain text: Teams reads a TextBlock's markdown, so the characters
-that start markdown are escaped and a question's "*" or "_" shows as typed. Narrowing options
-are Action.Submit buttons under their slot's header; the tap comes back as a message activity
-whose `value` carries the signed token (`OPTION` key), never the question itself.
+"""Adaptive Card markup for what core.chat.presentation decided to show. Text goes into
+TextBlocks with markdown's characters escaped (a question's "*" shows as typed). Options are
+Action.Submit buttons whose `value` carries the signed token (`OPTION` key), never the question.
 """
 
 from __future__ import annotations
@@ -16,11 +13,12 @@ import re
 from typing import Any
 
 from core.chat.callback_token import CallbackSigner
-from core.chat.presentation import Presentation, passage_text, table_text
+from core.chat.presentation import Presentation, passage_text, split_text, table_text
 from core.contracts.types import Passage, Table
 
 log = logging.getLogger("ricorda.teams")
 MAX_CARD_BYTES = 27_000  # Teams refuses a bot message over ~28 KB (413), attachments included
+TEXT_CHARS = 4000
 OPTION, PURGE = "ricorda_option", "ricorda_purge"  # keys of a tapped button's `value`
 VERSION = "1.5"
 _MARKDOWN = re.compile(r"([\\*_`\[\]])")
@@ -47,37 +45,55 @@ def submit(title: str, key: str, token: str) -> dict[str, Any]:
     return {"type": "Action.Submit", "title": title, "data": {key: token}}
 
 
-def answer_card(shown: Presentation, *, signer: CallbackSigner, turn_id: str,
-                chart: bytes | None = None) -> Card:
-    """Body blocks by kind, the chart under its table, sources, footer, option groups."""
+def answer_cards(shown: Presentation, *, signer: CallbackSigner, turn_id: str) -> list[Card]:
+    """Body blocks by kind, sources, footer, option groups, in as many cards as Teams' size
+    limit needs (a long text split between TextBlocks); the options under the last."""
     body: list[dict[str, Any]] = []
     for kind, block in shown.blocks():
         if kind == "table" and isinstance(block, Table):
-            body.append(_text(table_text(block), fontType="Monospace"))
+            body += _texts(table_text(block), fontType="Monospace")
         elif kind == "passage" and isinstance(block, Passage):
-            body.append(_text(passage_text(block), isSubtle=True))
-        elif kind == "heading":
-            body.append(_text(str(block), weight="Bolder"))
+            body += _texts(passage_text(block), isSubtle=True)
         else:
-            body.append(_text(str(block), isSubtle=kind == "emphasis"))
-    if chart is not None:
-        url = "data:image/png;base64," + base64.b64encode(compact_png(chart)).decode("ascii")
-        body.append({"type": "Image", "url": url, "altText": "chart"})
+            body += _texts(str(block), isSubtle=kind == "emphasis",
+                           **({"weight": "Bolder"} if kind == "heading" else {}))
     if shown.sources:
         body.append(_text(shown.sources_label, weight="Bolder", spacing="Medium"))
         body += [_text(source, size="Small") for source in shown.sources]
     if shown.footer:
         body.append(_text(shown.footer, size="Small", isSubtle=True))
+    options: list[dict[str, Any]] = []
     for group in shown.groups:
-        body.append(_text(group.header, weight="Bolder", spacing="Medium"))
-        body.append({"type": "ActionSet", "actions": [
+        options.append(_text(group.header, weight="Bolder", spacing="Medium"))
+        options.append({"type": "ActionSet", "actions": [
             submit(label, OPTION, signer.encode_option(turn_id, i)) for i, label in group.options
         ]})
-    content = card(body)
-    if chart is not None and len(json.dumps(content)) > MAX_CARD_BYTES:
-        log.warning("answer card with its chart exceeds Teams' message size: chart left out")
-        content["body"] = [b for b in body if b.get("type") != "Image"]
+    cards: list[list[dict[str, Any]]] = [[]]
+    for block in [*body, *options]:
+        if cards[-1] and not fits(card([*cards[-1], block])):
+            cards.append([])
+        cards[-1].append(block)
+    return [card(blocks) for blocks in cards]
+
+
+def chart_card(png: bytes, title: str) -> Card | None:
+    """The chart as an image card of its own; None when even compacted it is over Teams'
+    size limit (the answer then goes without it)."""
+    url = "data:image/png;base64," + base64.b64encode(compact_png(png)).decode("ascii")
+    content = card([{"type": "Image", "url": url, "altText": title or "chart"}])
+    if not fits(content):
+        log.warning("chart over Teams' message size even compacted: left out")
+        return None
     return content
+
+
+def fits(content: Card) -> bool:
+    return len(json.dumps(content)) <= MAX_CARD_BYTES
+
+
+def _texts(text: str, **style: Any) -> list[dict[str, Any]]:
+    """TextBlocks small enough for a card each (a CJK character is six bytes of JSON)."""
+    return [_text(piece, **style) for piece in split_text(text, TEXT_CHARS)] or [_text("")]
 
 
 def compact_png(png: bytes) -> bytes:

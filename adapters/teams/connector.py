@@ -20,6 +20,7 @@ from typing import Any
 
 from microsoft_teams.api import ApiClient
 from microsoft_teams.api.activities.message import MessageActivityInput
+from microsoft_teams.api.activities.typing import TypingActivityInput
 from microsoft_teams.api.auth.cloud_environment import PUBLIC, CloudEnvironment
 from microsoft_teams.api.models import Attachment
 from microsoft_teams.common import ClientOptions
@@ -126,6 +127,10 @@ class Connector:
         """Replace a message (a purge prompt by its outcome: the buttons go)."""
         await self._api(service_url).conversations.activities(conversation).update(
             activity_id, _message(text, card, None))
+
+    async def typing(self, service_url: str, conversation: str) -> None:  # while it works
+        await self._api(service_url).conversations.activities(conversation).create(
+            TypingActivityInput())
 
 
 def _message(text: str, card: dict[str, Any] | None, reply_to: str | None

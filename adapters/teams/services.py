@@ -1,7 +1,5 @@
-"""What the Teams handlers need from ricorda, and how Teams names chats and users.
-
-A channel thread's conversation id is the channel's id plus ";messageid=…": clearance, the
-message map and admins use the channel's id, so one `restricted_chats` entry covers every
+"""What the Teams handlers need from ricorda, and how Teams names chats: by the channel's id
+(a thread's is the channel's plus ";messageid=…"), so one `restricted_chats` entry covers every
 thread of a cleared channel."""
 
 from __future__ import annotations
@@ -16,8 +14,6 @@ PLATFORM = "teams"
 
 @dataclass
 class TeamsServices(ChatServices):
-    app_id: str = ""  # the bot's Microsoft App ID: its mentions are stripped from questions
-
     def __post_init__(self) -> None:
         self.verdicts = self.verdicts.own_reactions(PLATFORM, POSITIVE, NEGATIVE)
         super().__post_init__()

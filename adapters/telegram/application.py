@@ -21,18 +21,15 @@ from telegram.ext import (
 )
 
 from adapters.inbox import DeliveryInbox
-from adapters.telegram.commands import Commands
-from adapters.telegram.feedback import Reactions, VerdictReply
+from adapters.telegram.handlers import Handlers
 from adapters.telegram.inbox import InboxProcessor, InboxQueue, redeliverer
-from adapters.telegram.keyboards import CANCEL, HEADER, PURGE
-from adapters.telegram.questions import Questions
+from adapters.telegram.keyboards import HEADER
 from adapters.telegram.robustness import Deduplicate, RetryingRateLimiter, on_error
 from adapters.telegram.services import PLATFORM, TelegramServices
 from adapters.telegram.words import public_menu
 from core.catalog.lookup import LANGUAGES
 from core.chat.admin_commands import COMMANDS as ADMIN_COMMANDS
 from core.chat.admin_commands import description
-from core.chat.callback_token import OPTION
 
 log = logging.getLogger("ricorda.telegram")
 
@@ -116,27 +113,20 @@ def build_application(
 
 def add_handlers(application: Application, services: TelegramServices) -> None:
     """Order matters inside group 0: the first handler that applies takes the update."""
-    questions, reactions, commands = (
-        Questions(services), Reactions(services), Commands(services))
+    handlers = Handlers(services)
     if services.inbox is None:  # else the inbox claimed each update as it was stored
         application.add_handler(TypeHandler(Update, Deduplicate(services)), group=-1)
     application.add_handlers([
         # new messages only: an edit never runs a command (CommandHandler takes edits too)
-        CommandHandler("start", commands.on_start, filters=NEW_MESSAGE),
-        CommandHandler("help", commands.on_help, filters=NEW_MESSAGE),
-        CommandHandler("ask", questions.on_ask, filters=NEW_MESSAGE),
-        CommandHandler(list(ADMIN_COMMANDS), commands.on_admin, filters=NEW_MESSAGE),
-        CallbackQueryHandler(questions.on_option, pattern=f"^{OPTION}:"),
-        CallbackQueryHandler(questions.on_header, pattern=f"^{HEADER}:"),
-        CallbackQueryHandler(commands.on_purge_choice, pattern=f"^[{PURGE}{CANCEL}]:"),
-        CallbackQueryHandler(commands.on_stale_button),
-        MessageReactionHandler(reactions.on_reaction),
-        MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & VerdictReply(services.verdicts),
-                       reactions.on_verdict_reply),
+        CommandHandler(["start", "help", "ask", *ADMIN_COMMANDS], handlers.on_command,
+                       filters=NEW_MESSAGE),
+        CallbackQueryHandler(handlers.on_header, pattern=f"^{HEADER}:"),
+        CallbackQueryHandler(handlers.on_tap),  # options, purge prompts; others: "expired"
+        MessageReactionHandler(handlers.on_reaction),
         MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND,
-                       questions.on_text),
+                       handlers.on_text),
         MessageHandler(filters.UpdateType.MESSAGE & ~filters.TEXT & ~filters.StatusUpdate.ALL,
-                       commands.on_non_text),
+                       handlers.on_non_text),
     ])
     application.add_error_handler(on_error)
 

@@ -18,8 +18,6 @@ T = TypeVar("T")
 
 @dataclass
 class TelegramServices(ChatServices):
-    typing_delay: float = 0.3  # seconds before "typing…" shows: instant answers need none
-
     def __post_init__(self) -> None:
         self.verdicts = self.verdicts.own_reactions(PLATFORM, POSITIVE, NEGATIVE)
         super().__post_init__()

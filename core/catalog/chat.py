@@ -31,6 +31,12 @@ SENTENCES: dict[str, Sentence] = {
         "it": "Scusa, qualcosa è andato storto. Riprova.",
         "zh": "抱歉，回答时出错了，请重试。",
     },
+    "command_ask_usage": {  # {command}: the platform's slash command
+        "en": "Write the question after the command: `{command} ask What was revenue in FY2024?`",
+        "it": "Scrivi la domanda dopo il comando: "
+        "`{command} ask Qual è stato il fatturato nel 2024?`",
+        "zh": "请在命令后写问题：`{command} ask 2024年营收是多少？`",
+    },
     "noted_positive": {
         "en": "Thanks, noted as correct.",
         "it": "Grazie, segnata come corretta.",

@@ -10,6 +10,8 @@ __all__ = [
     "chat_ports",
     "chat_replies",
     "chat_turn",
+    "delivery",
+    "dispatch",
     "option_tap",
     "oversized",
     "presentation",

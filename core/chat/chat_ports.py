@@ -107,6 +107,7 @@ class ChatServices:
     # brings the knowledge base up to date before an admin command, exactly as `ask` does
     # before an answer: what a listing may show depends on the glossary (clearance)
     ensure_fresh: Callable[[], None] | None = None
+    typing_delay: float = 0.3  # seconds before "typing…" shows: instant answers need none
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 

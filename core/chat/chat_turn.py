@@ -23,6 +23,7 @@ from typing import Protocol
 from core.catalog.lookup import say
 from core.chat.admin_commands import confirmation_id, is_admin, needs_confirmation
 from core.chat.chat_ports import ChatServices
+from core.chat.delivery import AnswerSender, Draw, deliver_answer
 from core.chat.option_tap import tap_key, tap_request
 from core.chat.presentation import Presentation, present
 from core.contracts.errors import StorageError
@@ -34,13 +35,10 @@ log = logging.getLogger("ricorda.chat")
 PURGE, CANCEL = "p", "x"  # the two signed tokens under a purge-all prompt
 
 
-class ChatPort(Protocol):
+class ChatPort(AnswerSender, Protocol):
     """Where one reply goes, as the adapter knows it (a chat and the message it answers, a
-    Slack thread, an ephemeral note)."""
-
-    async def deliver(self, answer: Answer, shown: Presentation) -> Sequence[str | int]:
-        """Send the answer in the platform's markup; the ids of the messages sent."""
-        ...
+    Slack thread, an ephemeral note): the answer's pieces in its markup (`AnswerSender`), and
+    the rest below."""
 
     async def note(self, text: str, *, alert: bool = False) -> None:
         """A short sentence for the user (a failure, an expired button)."""
@@ -62,9 +60,11 @@ class ChatPort(Protocol):
 class ChatTurns:
     """The turn flow over the services an adapter was given."""
 
-    def __init__(self, services: ChatServices, platform: str) -> None:
+    def __init__(self, services: ChatServices, platform: str, *, draw: Draw | None = None
+                 ) -> None:
         self.s = services
         self.platform = platform
+        self.draw = draw  # the answer's chart (adapters.charts.chart_for), sent first
 
     async def answer(self, request: Request, port: ChatPort) -> Answer | None:
         """Ask, present, deliver, link. A failing question gets one sentence, never a trace."""
@@ -76,9 +76,16 @@ class ChatTurns:
             await port.note(say("failed", await port.language(request.text)))
             return None
         shown = present(answer, show_footer=self.s.show_footer)
-        sent = await port.deliver(answer, shown)
+        sent = await self.deliver(answer, shown, port)
         await self.link(request.chat, sent, answer.turn_id)
         return answer
+
+    async def deliver(self, answer: Answer, shown: Presentation,
+                      port: ChatPort) -> Sequence[str | int]:
+        """Chart first, then the answer fitted to the platform's limit, then its files
+        (core.chat.delivery); a port with `charts = False` (an ephemeral note) gets none."""
+        return await deliver_answer(port, answer, shown, limit=self.s.max_messages,
+                                    draw=self.draw, chart=getattr(port, "charts", True))
 
     async def _ask(self, request: Request, port: ChatPort) -> Answer:
         """Ask on the core worker; a port with `thinking()` (a placeholder, a typing action)

@@ -1,8 +1,8 @@
 """Show "typing…" while an answer is being worked out, but only once it is not instant.
 
-Telegram clears the indicator after about five seconds, so it is re-sent while work goes on.
-An answer served from the cache in a few milliseconds sends no chat action at all: half the
-Bot API calls, and nothing flickers.
+Telegram, Teams and Mattermost clear the indicator after a few seconds, so it is re-sent while
+work goes on. An answer served from the cache in a few milliseconds sends none at all: half the
+API calls, and nothing flickers.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-log = logging.getLogger("ricorda.telegram")
+log = logging.getLogger("ricorda.chat")
 
 REPEAT_EVERY = 4.5
 
