@@ -31,7 +31,7 @@ def lumen(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def harbor(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("harbor")
-    return _loaded(root, write_harbor(root / "kb", cn_currency=False))
+    return _loaded(root, write_harbor(root / "kb"))
 
 
 def _first_quote(text: str) -> str:

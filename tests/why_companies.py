@@ -5,8 +5,8 @@
   as `.md`, `.docx`, `.pdf` and `.pptx`; each explains a change of revenue and gives the reason
   (a named plant, contract, port or customer) in a LATER paragraph, after an opening summary
   that repeats the question's words without the cause.
-- **Harbor** (USD, fiscal year to September): a US unit reporting in USD and a China unit
-  reporting in CNY. A Chinese `.md` and an English `.docx`, same shape.
+- **Harbor** (USD, fiscal year to September): a US unit with figures, a China unit with
+  documents only. A Chinese `.md` and an English `.docx`, same shape.
 
 `REASONS` lists, per why-question, the phrase that gives the cause: the answer quotes it or not.
 """
@@ -214,7 +214,7 @@ parent = "HARBOR_GROUP"
 [entities.HARBOR_CN]
 names = ["Harbor China", "Harbor Cina", "Harbor中国", "上海工厂"]
 parent = "HARBOR_GROUP"
-{cn_currency}
+
 [[documents]]
 source = "harbor"
 path = "docs"
@@ -222,27 +222,19 @@ restricted = false
 """
 
 
-def harbor_glossary(cn_currency: bool = True) -> str:
-    """Harbor's glossary; with `cn_currency`, the China unit reports in CNY (docs/units.md)."""
-    return HARBOR_GLOSSARY.format(cn_currency='currency = "CNY"\n' if cn_currency else "")
-
-
-def harbor_facts(cn_currency: bool = True) -> str:
+def harbor_facts() -> str:
     rows = [HEADER]
     rows.append("REVENUE,HARBOR_US,FY,2024,,212.0,USD_M,harbor_ar_2025.pdf,page=6")
     rows.append("REVENUE,HARBOR_US,FY,2025,,188.5,USD_M,harbor_ar_2025.pdf,page=6")
-    if cn_currency:
-        rows.append("REVENUE,HARBOR_CN,FY,2024,,905.0,CNY_M,harbor_cn_2025.xlsx,sheet=PL")
-        rows.append("REVENUE,HARBOR_CN,FY,2025,,1020.0,CNY_M,harbor_cn_2025.xlsx,sheet=PL")
     return "\n".join(rows) + "\n"
 
 
-def write_harbor(root: Path, *, cn_currency: bool = True) -> Path:
+def write_harbor(root: Path) -> Path:
     """Harbor's glossary, facts and documents under `root`; returns `root`."""
     docs = root / "docs"
     docs.mkdir(parents=True, exist_ok=True)
-    (root / "glossary.toml").write_text(harbor_glossary(cn_currency), encoding="utf-8")
-    (root / "facts.csv").write_text(harbor_facts(cn_currency), encoding="utf-8")
+    (root / "glossary.toml").write_text(HARBOR_GLOSSARY, encoding="utf-8")
+    (root / "facts.csv").write_text(harbor_facts(), encoding="utf-8")
     (docs / "harbor_china_2025_zh.md").write_text(
         "# Harbor中国2025财年经营回顾\n\n"
         "## 概览\n\n"

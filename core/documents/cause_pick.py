@@ -44,25 +44,26 @@ _WHY = re.compile(
     re.IGNORECASE,
 )
 
-CAUSAL_CUES = {
-    "en": [
+# the words documents write before a cause, in English, Italian and Chinese
+CAUSAL_CUES = (
+    [
         "because", "due to", "driven by", "owing to", "as a result of", "reflecting",
         "reflects", "thanks to", "caused by", "resulted from", "result of", "led to",
         "on the back of", "attributable to",
     ],
-    "it": [
+    [
         "a causa", "dovut[aoie]", "per via", "grazie a", "trainat[aoie]", "a seguito",
         "in seguito a", "per effetto", "causat[aoie]", "riflette", "determinat[aoie] da",
         "imputabile", "legat[aoie] a", "perché", "poiché",
     ],
-    "zh": [
+    [
         "由于", "因为", "受.{0,20}?影响", "得益于", "主要是", "归因于", "原因是", "导致", "源于",
     ],
-}
+)
 _CUE = re.compile(
     "|".join(
         rf"(?<!\w){cue}(?!\w)" if cue[0].isascii() else cue
-        for cues in CAUSAL_CUES.values()
+        for cues in CAUSAL_CUES
         for cue in sorted(cues, key=len, reverse=True)
     ),
     re.IGNORECASE,
