@@ -42,7 +42,11 @@ def ask(data: Path, question: str) -> dict:  # type: ignore[type-arg]
     return json.loads(ricorda(data, "ask", question, "--json").stdout)
 
 
-@pytest.mark.parametrize(("question", "reason"), LUMEN_WHY)
+@pytest.mark.parametrize(("question", "reason"), [
+    *LUMEN_WHY,
+    ("Lumen Bari营收2025财年受什么影响？", "porto di Taranto"),  # zh, an Italian .pptx
+    ("What was the impact on Lumen Milano revenue in FY2025?", "Brescia coating line"),
+])
 def test_lumen_why_quotes_the_reason(lumen: Path, question: str, reason: str) -> None:
     answer = ask(lumen, question)
     text = answer["text"]

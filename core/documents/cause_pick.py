@@ -39,8 +39,8 @@ CAUSE_DOCUMENTS = 2  # documents read whole: those of the first passages the ans
 # A question that asks for a cause (not a trend, an outlook or a strategy).
 _WHY = re.compile(
     r"(?<!\w)(?:why|how come|what (?:caused|drove|happened)|reasons?|causes?|caused|drivers?|"
-    r"drove|driven|explain|perch[ée]|come mai|motiv[oi]|causa|cause|spiega\w*)(?!\w)"
-    r"|为什么|为何|原因|怎么回事|什么导致|驱动",
+    r"drove|driven|explain|impact(?:ed)?|perch[ée]|come mai|motiv[oi]|causa|cause|spiega\w*"
+    r"|impatto)(?!\w)|为什么|为何|原因|怎么回事|什么导致|驱动|影响",
     re.IGNORECASE,
 )
 
@@ -73,7 +73,8 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
 def asks_why(question: str) -> bool:
-    """Whether the question asks for a cause ("why", "perché", "为什么", "what drove" ...)."""
+    """Whether the question asks for a cause ("why", "perché", "为什么", "what drove" ...) or an
+    effect's cause ("the impact of …", "受什么影响")."""
     return _WHY.search(question) is not None
 
 
