@@ -112,6 +112,11 @@ SENTENCES: dict[str, Sentence] = {
                        "it": "{value} (non indicato nella domanda)",
                        "zh": "{value}（问题中未指明）"},
     "points": {"en": "{value} pp", "it": "{value} p.p.", "zh": "{value}个百分点"},
+    "assumed_members": {  # core.figures.levels: no level named in a deeper hierarchy
+        "en": "the lowest level of the hierarchy ({value})",
+        "it": "il livello più basso della gerarchia ({value})",
+        "zh": "层级中的最低一级（{value}）",
+    },
     "assumed_entity": {
         "en": "{value} (default entity)",
         "it": "{value} (entità predefinita)",

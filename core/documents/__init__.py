@@ -4,6 +4,7 @@ The modules are imported by name (`from core.documents.chunking import ...`); no
 imported here, so importing one loads only what it needs."""
 
 __all__ = [
+    "cause_pick",
     "chunk_tokens",
     "chunking",
     "document_ingest",

@@ -386,6 +386,15 @@ class Bm25Index:
         """The live row of a chunk (None: not in the index)."""
         return self._position.get(chunk_id)
 
+    def document_ids(self, doc: str, cleared: bool) -> list[str]:
+        """The live chunk ids of one document in reading order (rows are appended in the
+        order the chunker cut them); none of a restricted one unless `cleared`."""
+        rows = self._docs.get(doc)
+        if rows is None:
+            return []
+        keep = self._alive[rows] if cleared else self._alive[rows] & ~self._restricted[rows]
+        return [self.ids[row] for row in sorted(rows[keep].tolist())]
+
     def mask(self, cleared: bool, filters: Mapping[str, str] | None = None) -> np.ndarray:
         """Rows this chat may see under these metadata filters (retrieval.matches_filters)."""
         allowed = self._alive.copy() if cleared else self._alive & ~self._restricted

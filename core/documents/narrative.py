@@ -16,16 +16,17 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.catalog.lookup import say
 from core.chat.presentation import plain_text
 from core.contracts.errors import ModelError
-from core.contracts.ports import LLM, ChatMessage, ScoredChunk
+from core.contracts.ports import LLM, ChatMessage, Chunk, ScoredChunk
 from core.contracts.types import Citation, Line, Passage, Segment, Source
-from core.documents.passage_pick import pick_passages
+from core.documents.cause_pick import CAUSE_DOCUMENTS, cause_passages, with_causes
+from core.documents.passage_pick import PickedPassage, pick_passages
 from core.documents.snippet_text import display_name, quote_snippet
 from core.knowledge.names import NameIndex
 from core.language import detect_language
@@ -35,6 +36,8 @@ logger = logging.getLogger(__name__)
 Mode = Literal["synthesised", "extractive", "degraded", "empty"]
 
 EXTRACTIVE_SNIPPETS = 3
+# the chunks of whole documents, for a "why" question (core.documents.cause_pick)
+WholeDocuments = Callable[[Sequence[str]], list[Chunk]]
 PROMPT_SNIPPETS = 8
 PROMPT_SNIPPET_CHARS = 800
 
@@ -105,10 +108,13 @@ def extractive_answer(
     entities: Sequence[str] = (),
     names: NameIndex | None = None,
     floor: float | None = None,
+    question: str = "",
+    whole_documents: WholeDocuments | None = None,
 ) -> NarrativeResult:
     """The best few passages quoted verbatim, each with its citation. core.documents.passage_pick
     chooses and cuts them: whole sentences, the heading apart, about the asked `entities`, none
-    below `floor`."""
+    below `floor`. With `whole_documents` (a "why" question), the passages that state a cause,
+    anywhere in the documents quoted, come first (core.documents.cause_pick)."""
     picked = pick_passages(
         snippets,
         language=language,
@@ -117,6 +123,10 @@ def extractive_answer(
         limit=EXTRACTIVE_SNIPPETS,
         floor=floor,
     )
+    if picked and whole_documents is not None:
+        docs = list(dict.fromkeys(p.snippet.chunk.doc for p in picked))[:CAUSE_DOCUMENTS]
+        causes = _causes(question, whole_documents(docs), entities, names)
+        picked = with_causes(picked, causes, EXTRACTIVE_SNIPPETS)
     if not picked:
         return empty_result(say("narrative_empty", language), language)
     numbers = _number_sources([p.snippet for p in picked])
@@ -129,6 +139,12 @@ def extractive_answer(
         list(numbers), "extractive", passages=tuple(passages), numbers=tuple(numbers.values()),
         language=language,
     )
+
+
+def _causes(
+    question: str, chunks: list[Chunk], entities: Sequence[str], names: NameIndex | None
+) -> list[PickedPassage]:
+    return cause_passages(question, chunks, entities=entities, names=names)
 
 
 def _synthesis_messages(
@@ -164,6 +180,21 @@ def _keep_valid_citations(reply: str, valid: set[int]) -> tuple[str, list[int]]:
     return _CITATION.sub(keep, reply).strip(), cited
 
 
+def _with_cause_snippets(
+    question: str, visible: list[ScoredChunk], picking: dict[str, Any]
+) -> list[ScoredChunk]:
+    """The snippets a model is given: the chunks that state a cause first (a "why" question),
+    then the retrieved ones, at most PROMPT_SNIPPETS."""
+    whole_documents: WholeDocuments | None = picking["whole_documents"]
+    if whole_documents is None:
+        return visible[:PROMPT_SNIPPETS]
+    docs = list(dict.fromkeys(s.chunk.doc for s in visible))[:CAUSE_DOCUMENTS]
+    causes = _causes(question, whole_documents(docs), picking["entities"], picking["names"])
+    first = [ScoredChunk(p.snippet.chunk, visible[0].score) for p in causes]
+    ids = {s.chunk.id for s in first}
+    return (first + [s for s in visible if s.chunk.id not in ids])[:PROMPT_SNIPPETS]
+
+
 def _degraded(
     language: str, snippets: Sequence[ScoredChunk], picking: dict[str, Any]
 ) -> NarrativeResult:
@@ -184,18 +215,24 @@ def answer_narrative(
     entities: Sequence[str] = (),
     names: NameIndex | None = None,
     floor: float | None = None,
+    whole_documents: WholeDocuments | None = None,
 ) -> NarrativeResult:
     """Answer `question` from `snippets` (best first) only; see the module docstring for modes.
     `entities` (the codes the question names), `names` and `floor` steer which passages an
-    extractive answer quotes (core.documents.passage_pick)."""
+    extractive answer quotes (core.documents.passage_pick); `whole_documents` (a "why"
+    question) reads the cited documents whole for the passage that states the cause, which
+    goes first in a quote and into a model's prompt (core.documents.cause_pick)."""
     visible = [s for s in snippets if cleared or not s.chunk.restricted]
     if not visible:
         return empty_result(say("narrative_empty", language), language)
-    picking: dict[str, Any] = {"entities": entities, "names": names, "floor": floor}
+    picking: dict[str, Any] = {
+        "entities": entities, "names": names, "floor": floor, "question": question,
+        "whole_documents": whole_documents,
+    }
     if llm is None:
         return extractive_answer(language, visible, **picking)
 
-    prompt_snippets = visible[:PROMPT_SNIPPETS]
+    prompt_snippets = _with_cause_snippets(question, visible, picking)
     numbers = _number_sources(prompt_snippets)
     try:
         reply = llm.complete(

@@ -8,6 +8,7 @@ and a long-running bot sees a re-ingest without a restart.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -15,7 +16,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from core.contracts.ports import LLM, ScoredChunk
-from core.documents.narrative import NarrativeResult, answer_narrative
+from core.documents.cause_pick import asks_why
+from core.documents.narrative import NarrativeResult, WholeDocuments, answer_narrative
 from core.documents.query_rewrite import rewrite_queries
 from core.documents.rerank import listwise_rerank
 from core.documents.retrieval import HybridRetriever
@@ -172,6 +174,9 @@ class DocumentNarrative:
                 question, snippets, self.llm, timeout=self.llm_timeout, cleared=cleared
             )
         retriever = self._retriever
+        whole: WholeDocuments | None = None
+        if retriever is not None and asks_why(question):  # the cause may be further down
+            whole = functools.partial(retriever.document_chunks, cleared=cleared)
         result = answer_narrative(
             question,
             language,
@@ -183,6 +188,7 @@ class DocumentNarrative:
             names=self.names,
             # the retriever's question-level floor, applied to each quoted passage
             floor=retriever.relevance_floor if retriever is not None else None,
+            whole_documents=whole,
         )
         log.debug("narrative mode=%s snippets=%d", result.mode, len(snippets))
         return result, result.model_answered

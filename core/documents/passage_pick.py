@@ -118,7 +118,7 @@ def pick_passages(
         )
         choice = next((c for c in window if c[1].language == language), candidates[0])
         candidates.remove(choice)
-        if not any(_duplicate(choice[1], p) for p in picked):
+        if not any(same_passage(choice[1], p) for p in picked):
             picked.append(choice[1])
     return picked
 
@@ -126,6 +126,29 @@ def pick_passages(
 def cut_passage(snippet: ScoredChunk, limit: int = QUOTE_CHARS) -> PickedPassage:
     """The chunk as a passage: heading apart, quote on sentence boundaries (empty when the chunk
     holds no whole sentence after its carried fragment)."""
+    parts, lines, heading = _split_chunk(snippet)
+    for segment_heading, sentences in parts:
+        text = fit_sentences(sentences, limit)
+        if text:
+            return PickedPassage(snippet, text, segment_heading, detect_language(text))
+    segments = _segments(lines, heading)
+    if segments and not any(_SENTENCE_END.search(line) for line in lines):
+        # no sentence punctuation at all (a table, a list of names): cut as before
+        segment_heading, body = segments[0]
+        text = trim_at_sentence(" ".join(body), limit)
+        return PickedPassage(snippet, text, segment_heading, detect_language(text))
+    return PickedPassage(snippet, "", heading, "")
+
+
+def chunk_sentences(snippet: ScoredChunk) -> list[tuple[str, list[str]]]:
+    """The chunk's whole sentences per part under one heading, (heading, sentences), in
+    reading order, the carried fragment dropped: what a quote may start at."""
+    return _split_chunk(snippet)[0]
+
+
+def _split_chunk(
+    snippet: ScoredChunk,
+) -> tuple[list[tuple[str, list[str]]], list[str], str]:
     chunk = snippet.chunk
     lines = [_CJK_GAP.sub("", " ".join(line.split())) for line in chunk.text.split("\n")]
     lines = [line for line in lines if line]
@@ -133,26 +156,19 @@ def cut_passage(snippet: ScoredChunk, limit: int = QUOTE_CHARS) -> PickedPassage
     opens_section = bool(lines) and bool(heading) and _fold(lines[0]) == _fold(heading)
     if opens_section:
         lines = lines[1:]
-    segments = _segments(lines, heading)
     # a section's later chunks start with the previous chunk's tail: drop it up to its first
     # sentence end; elsewhere (plain text packs) only when it visibly starts mid-sentence
     carried = chunk.locator.startswith("section=") and not opens_section
     carried = carried and not (lines and _title(lines[0]) and len(lines) > 1)
-    for n, (segment_heading, body) in enumerate(segments):
+    parts = []
+    for n, (segment_heading, body) in enumerate(_segments(lines, heading)):
         sentences, _ = _sentences(_join_lines(body))
         if len(sentences) > 1 and (
             (carried and n == 0) or _FRAGMENT_START.match(sentences[0])
         ):  # a chunk of one sentence has no carried part: it is quoted whole
             sentences = sentences[1:]
-        text = _fit(sentences, limit)
-        if text:
-            return PickedPassage(snippet, text, segment_heading, detect_language(text))
-    if segments and not any(_SENTENCE_END.search(line) for line in lines):
-        # no sentence punctuation at all (a table, a list of names): cut as before
-        segment_heading, body = segments[0]
-        text = trim_at_sentence(" ".join(body), limit)
-        return PickedPassage(snippet, text, segment_heading, detect_language(text))
-    return PickedPassage(snippet, "", heading, "")
+        parts.append((segment_heading, sentences))
+    return parts, lines, heading
 
 
 def about_entities(text: str, names: NameIndex) -> Counter[str]:
@@ -268,7 +284,7 @@ def _sentences(text: str) -> tuple[list[str], str]:
     return sentences, text[start:].strip()
 
 
-def _fit(sentences: list[str], limit: int) -> str:
+def fit_sentences(sentences: Sequence[str], limit: int = QUOTE_CHARS) -> str:
     """Whole sentences from the first while they fit in `limit`; one longer sentence is cut."""
     if not sentences:
         return ""
@@ -287,7 +303,7 @@ def _normal(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
-def _duplicate(a: PickedPassage, b: PickedPassage) -> bool:
+def same_passage(a: PickedPassage, b: PickedPassage) -> bool:
     if a.snippet.chunk.id == b.snippet.chunk.id:
         return True
     x, y = _normal(a.text), _normal(b.text)

@@ -230,6 +230,16 @@ class HybridRetriever:
         beyond = max(hits[-1][1] for hits in raw) if full else None
         return rankings, best, beyond
 
+    def document_chunks(
+        self, docs: Sequence[str], *, cleared: bool, limit: int = 200
+    ) -> list[Chunk]:
+        """Every chunk of these documents in reading order (at most `limit` per document), never
+        a restricted one unless `cleared`: a passage further down a document than the chunks a
+        question retrieved (core.documents.cause_pick reads the whole document for the cause)."""
+        ids = [cid for doc in docs for cid in self.bm25.document_ids(doc, cleared)[:limit]]
+        resolved = self._resolve(ids, {})
+        return [c for cid in ids if (c := resolved.get(cid)) and _admissible(c, cleared, None)]
+
     def _resolve(self, ids: Sequence[str], known: Mapping[str, Chunk]) -> dict[str, Chunk]:
         """Chunks by id: those already read, else one batched read of the chunk store (the
         lexical index holds no text: a million chunks would be GBs per replica)."""

@@ -13,6 +13,7 @@ __all__ = [
     "derived",
     "disclosed",
     "formulas",
+    "levels",
     "period_rank",
     "render",
     "structured",

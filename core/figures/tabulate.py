@@ -32,6 +32,7 @@ from core.contracts.types import (
 )
 from core.figures.derived import DerivedFact, query_derived, running_name
 from core.figures.disclosed import MaskedTotal, masked_like, masked_note, with_inputs
+from core.figures.levels import level_members
 from core.figures.structured import TOTAL, exact_difference
 from core.knowledge.disclosure import hidden_members
 from core.question.period_labels import period_label
@@ -191,7 +192,7 @@ def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -
     if dim == "channel" and not entity:
         entity = _default_entity(out, ctx)
     channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
-    members, total_key = _members(ctx, dim, named=[])
+    members, total_key = _members(ctx, dim, named=[], out=out)
     keys = [*members, total_key]
     cells = {p: dict(_member_results(out, ctx, metric, keys, dim, entity, channel, p))
              for p in periods}
@@ -238,7 +239,7 @@ def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str
     if dim == "channel" and not entity:
         entity = _default_entity(out, ctx)
     channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
-    members, total_key = _members(ctx, dim, named=[])
+    members, total_key = _members(ctx, dim, named=[], out=out)
     by_metric = {m: dict(_member_results(out, ctx, m, [*members, total_key], dim, entity,
                                          channel, period)) for m in metrics}
     template = next((r for m in metrics for r in [by_metric[m][total_key]]
@@ -330,7 +331,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
     if dim == "channel" and not entity:
         entity = _default_entity(out, ctx)
     channel = (args.get("channel") or TOTAL) if dim == "entity" else TOTAL
-    members, _ = _members(ctx, dim, named=named if len(named) >= 2 else [])
+    members, _ = _members(ctx, dim, named=named if len(named) >= 2 else [], out=out)
     later = _member_results(out, ctx, metric, members, dim, entity, channel, period)
     unit = _unit_of(g, metric, [r for _, r in later])
     subject = _subject(g, metric, entity or None, channel, lang)
@@ -503,8 +504,11 @@ def _key(dim: str, code: str, entity: str, channel: str) -> tuple[str, str]:
     return (code, channel) if dim == "entity" else (entity, code)
 
 
-def _members(ctx: Any, dim: str, *, named: list[str]) -> tuple[list[str], str]:
-    """The members of a dimension this chat may see, in glossary order, and the total's code."""
+def _members(ctx: Any, dim: str, *, named: list[str], out: Built | None = None
+             ) -> tuple[list[str], str]:
+    """The members of a dimension this chat may see, in glossary order, and the total's code;
+    entities of the level the question names, else the leaves of a deeper hierarchy, the
+    reading stated in `out` (core.figures.levels)."""
     g = ctx.glossary
     if dim == "channel":  # a restricted channel is a member only for a cleared chat
         shown = [c for c in g.channels if c != TOTAL
@@ -513,6 +517,12 @@ def _members(ctx: Any, dim: str, *, named: list[str]) -> tuple[list[str], str]:
     visible = [t.code for t in g.visible_entities(ctx.cleared) if t.code != g.default_entity]
     if named:
         return [c for c in named if c in visible], g.default_entity
+    levelled = level_members(g, visible, ctx.text, ctx.language)
+    if levelled is not None:
+        members, reading = levelled
+        if reading is not None and out is not None:
+            out.assumptions.append(reading)
+        return members, g.default_entity
     children = [c for c in visible if getattr(g.entities[c], "parent", None) == g.default_entity]
     return (children or visible), g.default_entity
 

@@ -47,6 +47,8 @@ class Term:
     # other ways people write it, matched like names but never shown: adjectives and demonyms
     # ("Chinese", "italiani"), plurals, verbs of a metric ("sold", "venduto", "卖"), shorthand
     forms: tuple[str, ...] = ()
+    # an entity's level of the hierarchy (`level = "region"`, one of [levels]; "": none named)
+    level: str = ""
 
     @property
     def label(self) -> str:
@@ -97,6 +99,8 @@ class Glossary:
     disclosure: str = "protect"
     channel_totals: dict[str, tuple[str, ...]] = field(default_factory=dict)  # TOTAL -> members
     non_additive: frozenset[str] = frozenset()  # metrics no total is the sum of (rates)
+    # the hierarchy's levels by code ([levels.REGION] names = [...]), core.figures.levels
+    levels: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def source_title(self, source: Source, language: str) -> str:
         """"Orbis FY2024 Annual Report, p. 11": a source as a reader looks it up."""
@@ -227,12 +231,34 @@ class _Validator:
             titles=self.titles(data),
             derived=self.derived(data, metrics),
             unit_kinds=unit_kinds,
+            levels=self.levels(data, entities),
             **self.relations(data, scope, metrics, channels),
         )
         problems = glossary_problems(glossary)  # the rules on the whole
         if problems:
             raise ConfigError("\n".join(self.where(key, why) for key, why in problems))
         return glossary
+
+    def levels(self, data: dict[str, Any], entities: dict[str, Term]) -> dict[str, tuple[str, ...]]:
+        """[levels.CODE] names = [...]: the hierarchy's levels, which entities name with
+        `level = "CODE"` (docs/formats.md)."""
+        raw = data.get("levels", {})
+        if not isinstance(raw, dict):
+            raise self.fail("levels", 'must be a table of levels like [levels.region]')
+        out: dict[str, tuple[str, ...]] = {}
+        for code, body in raw.items():
+            names = body.get("names") if isinstance(body, dict) else None
+            if not isinstance(names, list) or not names or not all(
+                isinstance(n, str) and n.strip() for n in names
+            ):
+                raise self.fail(f"levels.{code}.names", "must be a list of non-empty names")
+            out[code] = tuple(n.strip() for n in names)
+        for code, term in entities.items():
+            if term.level and term.level not in out:
+                raise self.fail(
+                    f"entities.{code}.level", f"must name one of the [levels] {sorted(out)}"
+                )
+        return out
 
     def relations(self, data: dict[str, Any], scope: dict[str, Any], metrics: dict[str, Term],
                   channels: dict[str, Term]) -> dict[str, Any]:
@@ -372,6 +398,9 @@ class _Validator:
                 isinstance(n, str) and n.strip() for n in forms
             ):
                 raise self.fail(f"{key}.forms", "must be a list of non-empty word forms")
+            level = body.get("level", "")
+            if not isinstance(level, str) or (level and table != "entities"):
+                raise self.fail(f"{key}.level", 'must be a level code on an entity, like "region"')
             out[code] = Term(
                 code,
                 tuple(n.strip() for n in names),
@@ -381,5 +410,6 @@ class _Validator:
                 tuple((lang, text.strip()) for lang, text in labels.items()),
                 additive,
                 tuple(n.strip() for n in forms),
+                level,
             )
         return out
