@@ -32,6 +32,9 @@ class AskedScale:
     key: str  # "thousands", "millions", "billions", "wan", "yi"
 
 
+# a scale word's letters, any one of which a question asking for a scale contains
+_HINTS = ("thousand", "million", "billion", "migliai", "mila", "milion", "miliard", "mn",
+          "mln", "bn", "in k", "亿", "万", "千")
 _SCALES = {"thousands": 3, "millions": 6, "billions": 9, "wan": 4, "yi": 8}
 _WORDS = {
     "thousands": r"thousands?|k|migliaia|mila",
@@ -52,6 +55,9 @@ _ZH = re.compile(
 
 def asked_scale(text: str) -> AskedScale | None:
     """The scale the question names, or None (most questions: one regex search each)."""
+    folded = text.casefold()
+    if not any(hint in folded for hint in _HINTS):
+        return None  # the common case: a few substring checks, no regex scan
     m = _LATIN.search(text) or _ZH.search(text)
     if m is None:
         return None
