@@ -18,6 +18,7 @@ from typing import Any
 
 from core.contracts.errors import ConfigError, RicordaError
 from core.knowledge.glossary import Glossary, read_glossary
+from core.knowledge.name_overlaps import shared_name_warnings
 from core.knowledge.unit_kinds import undeclared_units
 from storage.fact_files import FactFileReport
 
@@ -124,6 +125,7 @@ def _glossary_warnings(g: Glossary, path: Path) -> list[Problem]:
                 out.append(Problem(str(path), line_of(f"[{table}.{code}]"),
                                    f"{table}.{code}: replace the placeholder name {todo[0]!r} "
                                    "with the names people use", WARNING))
+    out += [Problem(str(path), None, m, WARNING) for m in shared_name_warnings(g)]
     metric_units = [t.unit for t in g.metrics.values()] + [d.term.unit for d in g.derived.values()]
     for code, term in g.metrics.items():
         if not term.unit:

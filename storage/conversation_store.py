@@ -87,6 +87,7 @@ class SqlConversationStore:
             route=str(slots.get("route", "")),
             at=row.updated_at,
             table=str(slots.get("table", "")),
+            language=str(slots.get("language", "")),
         )
 
     def save(self, chat: str, conversation: str, context: ConversationContext) -> None:

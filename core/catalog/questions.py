@@ -18,6 +18,28 @@ SENTENCES: dict[str, Sentence] = {
         "it": "Non ho dati su {subject}.",
         "zh": "我没有{subject}的数据。",
     },
+    # core.question.scale_asked: figures shown in the scale the question asked for
+    "scale_shown": {
+        "en": "Figures shown in {scale}, as asked.",
+        "it": "Valori espressi in {scale}, come richiesto.",
+        "zh": "数值按要求以{scale}显示。",
+    },
+    "scale_thousands": {"en": "thousands", "it": "migliaia", "zh": "千"},
+    "scale_millions": {"en": "millions", "it": "milioni", "zh": "百万"},
+    "scale_billions": {"en": "billions", "it": "miliardi", "zh": "十亿"},
+    "scale_wan": {"en": "tens of thousands (万)", "it": "decine di migliaia (万)", "zh": "万"},
+    "scale_yi": {"en": "hundreds of millions (亿)", "it": "centinaia di milioni (亿)", "zh": "亿"},
+    # {value} the exact number, {scale} its scale word, {unit} what is counted (a currency)
+    "scaled_value": {
+        "en": "{value} {scale} {unit}",
+        "it": "{value} {scale} {unit}",
+        "zh": "{value}{scale}{unit}",
+    },
+    "scaled_word_thousands": {"en": "thousand", "it": "mila", "zh": "千"},
+    "scaled_word_millions": {"en": "million", "it": "milioni", "zh": "百万"},
+    "scaled_word_billions": {"en": "billion", "it": "miliardi", "zh": "十亿"},
+    "scaled_word_wan": {"en": "× 10,000", "it": "× 10.000", "zh": "万"},
+    "scaled_word_yi": {"en": "× 100 million", "it": "× 100 milioni", "zh": "亿"},
     # core.question.subject: never repeats the question's words (the same in every chat)
     "not_known": {
         "en": "I don't have that: neither the figures nor the documents I can search cover it.",

@@ -430,11 +430,12 @@ class ConversationContext:
     route: str
     at: dt.datetime
     table: str = ""  # the table it was answered with (range_parse.Analysis.shape), or ""
+    language: str = ""  # the language it was answered in: a question saying none uses it
 
     def to_dict(self) -> dict[str, Any]:
         return {"metrics": list(self.metrics), "entities": list(self.entities),
                 "periods": list(self.periods), "channels": list(self.channels),
-                "route": self.route, "table": self.table}
+                "route": self.route, "table": self.table, "language": self.language}
 
 
 class ConversationStore(Protocol):

@@ -100,11 +100,13 @@ class FactResult:
     channel: str | None = None
     param: str | None = None  # for unrecognized_param: which parameter
     raw: str | None = None  # for unrecognized_param: the text as the user wrote it
+    shown_power: int | None = None  # shown in 10^n as the question asked ("in millions": 6)
 
     def to_dict(self) -> dict[str, Any]:
         if self.status is FactStatus.FOUND and self.fact is not None:
             f = self.fact
-            return {
+            shown = {} if self.shown_power is None else {"shown_scale": f"1e{self.shown_power}"}
+            return {**shown,
                 "status": "found",
                 "value": decimal_to_json(f.value),
                 "value_exact": format(f.value, "f"),

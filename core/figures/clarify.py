@@ -34,7 +34,12 @@ class Slots:
     options: list[Option] = field(default_factory=list)
 
 
-def metric_options(glossary: Glossary, language: str) -> list[Option]:
+def metric_options(
+    glossary: Glossary, language: str, only: list[str] | None = None
+) -> list[Option]:
+    """A button per metric; `only`: the metrics a name fits about equally, the reader picks."""
+    if only:
+        return [Option(glossary.label("metric", c, language), "metric", c) for c in only]
     return [Option(t.label_for(language), "metric", code) for code, t in glossary.metrics.items()]
 
 

@@ -14,6 +14,8 @@ __all__ = [
     "fuzzy",
     "glossary",
     "glossary_rules",
+    "metric_phrase",
+    "name_overlaps",
     "names",
     "unit_kinds",
     "units",

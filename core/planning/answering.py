@@ -42,7 +42,7 @@ from core.figures.clarify import fill_slots, metric_options
 from core.figures.structured import StructuredChannel, two_period_difference
 from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
-from core.language import detect_language
+from core.language import question_language
 from core.planning import thinking
 from core.planning.bounds import (
     Bounds,
@@ -72,6 +72,7 @@ from core.question.period_labels import period_label, use_fiscal_year_end
 from core.question.periods import normalize_period
 from core.question.range_parse import MAX_SERIES, from_shape
 from core.question.read_as import read_as_notices
+from core.question.scale_asked import scale_notice, shown_in_scale
 from core.question.security import SecurityGate
 from core.question.tool_intents import detect_tool
 
@@ -228,11 +229,17 @@ class Answerer:
             log.exception("usage hint")
             return say("usage", language)
 
+    def _chat_language(self, request: Request) -> str:
+        """The language of a question that says none ("EBITDA 2024"): the conversation's
+        previous answer's, else English."""
+        context = self.conversations.context(request) if self.conversations else None
+        return (context.language if context is not None else "") or "en"
+
     def prepare(self, request: Request) -> Prepared | Answer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
         use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         text, truncated = self._clean(request.text)
-        language = detect_language(text)
+        language = question_language(text) or self._chat_language(request)
         if not text.strip():  # examples from the loaded knowledge base, not the demo's
             return self._new(Route.UNKNOWN, language, self.usage(language))
         notices = [say("truncated", language, limit=self.max_question_chars)] if truncated else []
@@ -397,13 +404,15 @@ class Answerer:
             ans = self._plain(Route.UNKNOWN, "not_understood", language, prepared.cleared)
         else:
             ans = self._new(Route.CLARIFY, language, "")
-            ans.options = metric_options(self.glossary, language)
+            ans.options = metric_options(self.glossary, language,
+                                         only=prepared.intent.metric_choices)
             ans.segments = [Line("message", say(
                 "ask_metric", language, metrics=", ".join(o.label for o in ans.options)))]
             from core.question.no_figure import missing_subject, no_figure_notice  # a menu only
 
-            subject = "" if prepared.intent.metrics else missing_subject(
-                prepared.text, self.names, prepared.reference, language)
+            chosen = prepared.intent.metrics or prepared.intent.metric_choices
+            subject = prepared.intent.unnamed_metric or ("" if chosen else (
+                missing_subject(prepared.text, self.names, prepared.reference, language)))
             if subject:  # "customer churn rate": no such figure, said before the menu
                 return self._with_notices(
                     ans, [*prepared.notices, no_figure_notice(subject, language)])
@@ -415,6 +424,7 @@ class Answerer:
         """Execute the plan against this request; Unresolvable when a slot is missing."""
         use_fiscal_year_end(self.glossary.fiscal_year_end)
         intent = prepared.intent
+        glossary = shown_in_scale(self.glossary, intent.scale)  # "in millions": as asked
         ctx = ExecutionContext(
             text=prepared.text,
             intent=intent,
@@ -423,7 +433,7 @@ class Answerer:
             chat=prepared.request.chat,
             reference_date=prepared.reference,
             now=self.now(),
-            glossary=self.glossary,
+            glossary=glossary,
             structured=self.structured,
             narrative=self.narrative,
             turns=self.turns,
@@ -448,7 +458,7 @@ class Answerer:
         elif plan.route in ("structured", "composite"):
             slots = fill_slots(
                 intent,
-                glossary=self.glossary,
+                glossary=glossary,
                 structured=self.structured,
                 reference_date=prepared.reference,
                 language=language,
@@ -465,7 +475,7 @@ class Answerer:
                 ]
             ans.facts, ans.assumptions, ans.options = results, slots.assumptions, slots.options
             segments += render.structured_lines(
-                self.glossary,
+                glossary,
                 results,
                 two_period_difference(results),
                 language,
@@ -505,6 +515,11 @@ class Answerer:
         ]
         ans.sources = list(dict.fromkeys(state.sources))
         ans.succeeded = _succeeded(ans, state.narrative_found, plan)
+        if intent.scale is not None and any(f.fact is not None for f in ans.facts):
+            ans.facts = [replace(f, shown_power=intent.scale.power) if f.fact else f
+                         for f in ans.facts]
+            return self._with_notices(ans, [*prepared.notices,
+                                            scale_notice(intent.scale, language)])
         return self._with_notices(ans, prepared.notices)
 
     def replay(self, plan: Plan, prepared: Prepared, *, served_by: str) -> Answer | None:

@@ -12,6 +12,7 @@ __all__ = [
     "periods",
     "range_parse",
     "read_as",
+    "scale_asked",
     "security",
     "subject",
     "tool_intents",

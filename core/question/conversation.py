@@ -194,6 +194,7 @@ class Conversations:
             route=ans.route.value,
             at=self._now(),
             table=intent.analysis.shape() if intent.analysis is not None else "",
+            language=ans.language,
         )
         key = (request.chat, request.conversation_key)
         if later is None:

@@ -10,13 +10,17 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from core.contracts.types import Period, Route
 from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
 from core.question.periods import find_periods
 from core.question.range_parse import Analysis, detect_analysis
+from core.question.scale_asked import AskedScale, asked_scale
+
+if TYPE_CHECKING:
+    from core.knowledge.metric_phrase import MetricPhrases
 
 # Cues are matched on the casefolded text; Latin ones at word boundaries.
 # Strong cues ask for a quantity even without a metric ("how much did we make?" -> which metric?);
@@ -167,6 +171,11 @@ class Intent:
     # words naming what is asked about that no glossary name covers ("NPS", "magazzino"):
     # when the documents found mention none of them, the answer is "I don't have that"
     subject: list[str] = field(default_factory=list)
+    # a metric named in other words that fits two metrics about equally (the reader picks),
+    # or a phrase naming no metric the glossary has ("EBITDA margin"): never a substitute
+    metric_choices: list[str] = field(default_factory=list)
+    unnamed_metric: str = ""
+    scale: AskedScale | None = None  # "in millions", "以亿元计": the figures shown so
 
 
 class IntentParser(Protocol):
@@ -182,18 +191,29 @@ class RuleIntentParser:
         self.names = names
         self.fiscal_year_end = names.glossary.fiscal_year_end
         self.readings = Readings(names.glossary, never=_NOT_ENTITIES) if loose else None
+        self.loose = loose
+        self._phrases: MetricPhrases | None = None  # built on the first unread phrase
+
+    @property
+    def phrases(self) -> MetricPhrases | None:
+        """The close-phrase reader of metric names (core.knowledge.metric_phrase), built
+        when a question first leaves a word unread: most processes never need it."""
+        if self.loose and self._phrases is None:
+            from core.knowledge.metric_phrase import MetricPhrases
+
+            self._phrases = MetricPhrases(self.names.glossary)
+        return self._phrases
 
     def parse(self, text: str, reference_date: dt.date) -> Intent:
         intent, taken = self._parse(text, reference_date)
         if self.readings is None or not _unread(intent, text, taken):
             return intent
         readings = self.readings.read(text, taken)
-        if not readings:
-            return intent
-        read_text = corrected(text, readings)
-        again, _ = self._parse(read_text, reference_date)
-        again.readings, again.read_text = readings, read_text
-        return again
+        if readings:
+            text = corrected(text, readings)
+            intent, taken = self._parse(text, reference_date)
+            intent.readings, intent.read_text = readings, text
+        return read_metric_phrases(self, intent, text, taken, reference_date)
 
     def _parse(self, text: str, reference_date: dt.date) -> tuple[Intent, list[tuple[int, int]]]:
         """The exact reading, and the spans it read (names and periods)."""
@@ -229,6 +249,7 @@ class RuleIntentParser:
         if not intent.metrics:
             intent.subject = _subject(rest, named_any=bool(found))
         intent.topic_cue = bool(_TOPIC.search(rest))
+        intent.scale = asked_scale(rest)
         self._analyse(intent, named, matches, reference_date)
         intent.route = _route(intent)
         return intent, taken
@@ -302,7 +323,7 @@ def _subject(rest: str, *, named_any: bool) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-_CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
+_CONTENT_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{4,}")  # Latin: "margin" in "margin是多少"
 
 
 def _unread(intent: Intent, text: str, taken: list[tuple[int, int]]) -> bool:
@@ -312,8 +333,50 @@ def _unread(intent: Intent, text: str, taken: list[tuple[int, int]]) -> bool:
         return True
     rest = blank(text, taken)
     return any(
-        w.casefold() not in _NOT_ENTITIES and w.isascii() for w in _CONTENT_WORD.findall(rest)
+        w.casefold() not in _NOT_ENTITIES for w in _CONTENT_WORD.findall(rest)
     )
+
+
+def read_metric_phrases(
+    parser: RuleIntentParser,
+    intent: Intent,
+    text: str,
+    taken: list[tuple[int, int]],
+    reference: dt.date,
+) -> Intent:
+    """`intent` with a metric named in other words read as it (core.knowledge.metric_phrase),
+    or its choices or missing figure recorded; asked only when a content word is left unread."""
+    if parser.phrases is None or not _unread(intent, text, taken):
+        return intent
+    found = parser.names.find(text)
+    metric_spans = [(m.start, m.end, m.code) for m in found if m.kind == "metric"]
+    counted = intent.numeric_cue or bool(intent.periods)  # "how many stores": a figure asked
+    open_spans = [] if metric_spans or not counted else [
+        (m.start, m.end) for m in found if m.kind != "metric"]
+    others = [t for t in taken if not any(t[0] == a and t[1] == b for a, b, _ in metric_spans)]
+    verdicts = parser.phrases.read(text, metric_spans, others, open_spans=open_spans)
+    verdicts += parser.phrases.read_cjk(text, open_spans)
+    if not verdicts:
+        return intent
+    reads = [Reading("metric", v.code, v.name, v.raw, v.start, v.end, 0)
+             for v in verdicts if v.code]
+    if reads:
+        read_text = corrected(text, reads)
+        again, _ = parser._parse(read_text, reference)
+        again.readings = [*intent.readings, *reads]
+        again.read_text = read_text
+        intent = again
+    inside = [v for v in verdicts if not v.code]
+    for v in inside:  # a metric whose words stand in a longer phrase is not what was asked
+        named = {c for a, b, c in metric_spans if v.start <= a and b <= v.end}
+        intent.metrics = [m for m in intent.metrics if m not in named]
+        intent.metric_choices += [c for c in v.choices if c not in intent.metric_choices]
+        if v.unnamed and not intent.unnamed_metric:
+            intent.unnamed_metric = v.raw
+    if inside and not intent.metrics:
+        intent.route = Route.STRUCTURED
+        intent.analysis = None
+    return intent
 
 
 def corrected(text: str, readings: list[Reading]) -> str:
