@@ -198,13 +198,33 @@ def check_disclosure(kb: KbFiles) -> list[Problem]:
             for d in find_disclosures(g, facts)]
 
 
-CHECKS: list[Check] = [check_glossary, check_facts, check_documents, check_disclosure]
+def check_public_passages(kb: KbFiles) -> list[Problem]:
+    """Public passages stating a figure the policy withholds (bot.public_passages): an error
+    under "protect", since quoted beside the public units' figures they give a restricted one
+    away; the first MAX_LISTED are listed, the rest counted."""
+    from bot.public_passages import FIX, MAX_LISTED, on_disk
+
+    g = kb.glossary
+    if g is None or kb.glossary_path is None:
+        return []
+    facts = [f for r in kb.fact_reports if isinstance(r, FactFileReport) for f in r.facts]
+    found = list(on_disk(g, facts, kb.document_roots(), base=kb.glossary_path.parent))
+    out = [Problem(p.doc, None, f"disclosure: {p.describe()}; {FIX}") for p in found[:MAX_LISTED]]
+    if len(found) > MAX_LISTED:
+        out.append(Problem(str(kb.glossary_path), None, f"disclosure: {len(found) - MAX_LISTED} "
+                           "more public passages state a withheld figure"))
+    return out
+
+
+CHECKS: list[Check] = [check_glossary, check_facts, check_documents, check_disclosure,
+                       check_public_passages]
 
 
 @dataclass
 class CheckResult:
     problems: list[Problem]
     checked: dict[str, Any]
+    notes: list[str] = field(default_factory=list)  # what the policy withholds, for the record
 
     @property
     def errors(self) -> list[Problem]:
@@ -217,10 +237,10 @@ class CheckResult:
     def to_dict(self) -> dict[str, Any]:
         return {"ok": not self.errors, "checked": self.checked,
                 "errors": [p.to_dict() for p in self.errors],
-                "warnings": [p.to_dict() for p in self.warnings]}
+                "warnings": [p.to_dict() for p in self.warnings], "notes": self.notes}
 
     def text(self) -> str:
-        lines = [str(p) for p in self.problems]
+        lines = [str(p) for p in self.problems] + self.notes
         counts = f"{len(self.errors)} errors, {len(self.warnings)} warnings"
         verdict = "ready to ingest" if not self.errors else "fix the errors, then check again"
         return "\n".join([*lines, f"{counts}: {verdict}"])
@@ -251,7 +271,18 @@ def run_checks(paths: list[Path], checks: list[Check] | None = None) -> CheckRes
         "metrics": len(g.metrics) if g else 0,
         "entities": len(g.entities) if g else 0,
     }
-    return CheckResult(problems, checked)
+    return CheckResult(problems, checked, _withheld_notes(kb))
+
+
+def _withheld_notes(kb: KbFiles) -> list[str]:
+    """What the policy withholds from uncleared chats (bot.disclosure_report)."""
+    from bot.disclosure_report import withheld_lines
+
+    g = kb.glossary
+    if g is None:
+        return []
+    return withheld_lines(g, [f for r in kb.fact_reports if isinstance(r, FactFileReport)
+                              for f in r.facts])
 
 
 def _default_paths(folder: Path) -> list[Path]:

@@ -1,0 +1,182 @@
+"""Onboarding that protects (issue 33, points 5 and 6), through the CLI on a small company of
+its own: Mira, a fiscal year ending in March (FY2025 = Apr 2024-Mar 2025), monthly group
+revenue, two public units and a restricted lab with yearly figures only, an EBITDA after
+central costs (the group's is not the units' sum), and public documents that state the group's
+revenue in each language's number form."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import ricorda
+
+REF = "2025-09-15"
+MONTHS_FY2025 = [f"2024-{m:02d}" for m in range(4, 13)] + [f"2025-{m:02d}" for m in range(1, 4)]
+MONTHLY = ["85.1", "86.2", "84.9", "88.0", "90.3", "87.4", "86.6", "85.0", "91.2", "84.7",
+           "86.1", "88.3"]
+GROUP_FY2025 = sum(Decimal(v) for v in MONTHLY)  # 1043.8 = 500.5 + 400.2 + 143.1
+UNITS = {"MIRA_IT": ("500.5", "480.0"), "MIRA_DE": ("400.2", "450.0"),
+         "MIRA_LAB": ("143.1", "150.0")}
+
+
+def mira_facts(path: Path) -> Path:
+    rows = ["metric,entity,period_type,period,channel,value,unit,source_doc,source_locator"]
+    for code, (fy25, fy24) in UNITS.items():
+        rows.append(f"REVENUE,{code},FY,2025,,{fy25},EUR_M,mira_ar_2025.xlsx,"
+                    f"\"sheet=PnL;row={code};col=FY2025\"")
+        rows.append(f"REVENUE,{code},FY,2024,,{fy24},EUR_M,mira_ar_2024.pdf,\"page=11,table=2\"")
+    rows.append(f"REVENUE,MIRA_GROUP,FY,2025,,{GROUP_FY2025},EUR_M,mira_ar_2025.xlsx,"
+                "\"sheet=PnL;row=GROUP_REVENUE;col=FY2025\"")
+    rows.append("REVENUE,MIRA_GROUP,FY,2024,,1080.0,EUR_M,mira_ar_2024.pdf,\"page=11,table=2\"")
+    rows += [f"REVENUE,MIRA_GROUP,M,{m},,{v},EUR_M,mira_mgmt.xlsx,sheet=monthly"
+             for m, v in zip(MONTHS_FY2025, MONTHLY, strict=True)]
+    for code, value in (("MIRA_GROUP", "90.0"), ("MIRA_IT", "50.0"), ("MIRA_DE", "40.0"),
+                        ("MIRA_LAB", "10.0")):  # after central costs: the group's is not a sum
+        rows.append(f"EBITDA,{code},FY,2025,,{value},EUR_M,mira_ar_2025.xlsx,"
+                    f"\"sheet=PnL;row=EBITDA;col=FY2025\"")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+GLOSSARY = """
+[scope]
+default_entity = "MIRA_GROUP"
+fiscal_year_end = "03-31"
+restricted_chats = ["console:cfo"]
+disclosure = "protect"
+
+[metrics.REVENUE]
+names = ["Revenue", "sales", "fatturato", "ricavi", "营收"]
+unit = "EUR_M"
+
+[metrics.EBITDA]
+names = ["EBITDA"]
+unit = "EUR_M"
+
+[entities.MIRA_GROUP]
+names = ["Mira Group", "Gruppo Mira", "Mira集团", "group", "gruppo", "集团"]
+
+[entities.MIRA_IT]
+names = ["Mira Italy", "Mira Italia", "Mira意大利"]
+parent = "MIRA_GROUP"
+
+[entities.MIRA_DE]
+names = ["Mira Germany", "Mira Germania", "Mira德国"]
+parent = "MIRA_GROUP"
+
+[entities.MIRA_LAB]
+names = ["Mira Lab", "Mira实验室"]
+parent = "MIRA_GROUP"
+restricted = true
+
+[units.EUR_M]
+en = "€{value}M"
+it = "{value} Mln €"
+zh = { format = "{value}亿欧元", shift = -2 }
+
+[[documents]]
+source = "mira"
+path = "docs"
+restricted = false
+"""
+
+LETTER = """# Letter to shareholders, FY2025
+
+## The year
+
+Group revenue fell to EUR 1,043.8 million in FY2025, from EUR 1,080.0 million, because the
+German market slowed and the price war in Germany cut volumes.
+
+## Italy
+
+Italy grew thanks to the new stores.
+"""
+LETTERA = """# Lettera agli azionisti
+
+## Il gruppo
+
+Il fatturato del gruppo è sceso a 1.043,8 milioni di euro nell'esercizio 2025.
+"""
+LETTER_ZH = """# 致股东信
+
+## 集团
+
+2025财年集团营收为10.438亿欧元，因德国市场放缓而下降。
+"""
+GERMANY = """# Germany review FY2025
+
+## Market
+
+Revenue in Germany fell because the German market slowed and a price war cut volumes.
+"""
+
+
+@pytest.fixture()
+def mira(tmp_path: Path) -> Path:
+    root = tmp_path / "mira"
+    (root / "docs" / "restricted").mkdir(parents=True)
+    (root / "docs" / "letter.md").write_text(LETTER, encoding="utf-8")
+    (root / "docs" / "lettera.md").write_text(LETTERA, encoding="utf-8")
+    (root / "docs" / "lettera_zh.md").write_text(LETTER_ZH, encoding="utf-8")
+    (root / "docs" / "germany.md").write_text(GERMANY, encoding="utf-8")
+    (root / "docs" / "restricted" / "board.md").write_text(
+        "# Board\n\nMira Lab revenue was EUR 143.1 million; group EUR 1,043.8 million.\n",
+        encoding="utf-8")
+    mira_facts(root / "facts.csv")
+    (root / "glossary.toml").write_text(GLOSSARY, encoding="utf-8")
+    return root
+
+
+def _kb(root: Path) -> list[str]:
+    return [str(root / "glossary.toml"), str(root / "facts.csv"), str(root / "docs")]
+
+
+def test_check_lists_public_passages_stating_a_withheld_total(mira: Path, tmp_path: Path) -> None:
+    checked = ricorda(tmp_path / "data", "check", *_kb(mira), check=False)
+    out = checked.stdout
+    assert checked.returncode == 1, out
+    for doc, written in (("docs/letter.md", "1,043.8 million"),
+                         ("docs/lettera.md", "1.043,8 milioni"),
+                         ("docs/lettera_zh.md", "10.438亿")):
+        line = next((x for x in out.splitlines() if x.startswith(f"{doc}:")), "")
+        assert "REVENUE MIRA_GROUP FY2025" in line and written in line, out
+        assert "section=" in line and "restricted/" in line and "[disclosure] accept" in line
+    assert "germany.md" not in out and "board.md" not in out  # no figure; restricted
+    assert "withheld from uncleared chats" in out and "REVENUE MIRA_GROUP" in out
+
+
+def test_accepted_documents_are_not_listed(mira: Path, tmp_path: Path) -> None:
+    glossary = mira / "glossary.toml"
+    glossary.write_text(GLOSSARY + '\n[disclosure]\naccept = ["docs/letter.md", '
+                        '"docs/lettera.md", "mira/lettera_zh.md"]\n', encoding="utf-8")
+    checked = ricorda(tmp_path / "data", "check", *_kb(mira), "--json")
+    result = json.loads(checked.stdout)
+    assert result["ok"] and not [e for e in result["errors"] if "passage" in e["message"]]
+
+
+def test_ingest_says_what_is_withheld_and_which_passages_state_it(
+        mira: Path, tmp_path: Path) -> None:
+    out = ricorda(tmp_path / "data", "ingest", *_kb(mira)).stdout
+    assert "are withheld from uncleared chats" in out, out
+    assert "REVENUE MIRA_GROUP FY2024–FY2025" in out, out
+    assert "mira/letter.md (section=The year) states a withheld figure" in out, out
+    assert "mira/lettera_zh.md" in out and "restricted/board.md" not in out
+
+
+def test_an_uncleared_answer_never_quotes_a_passage_stating_the_withheld_total(
+        mira: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    ricorda(data, "ingest", *_kb(mira))
+    question = "Why did group revenue fall in FY2025?"
+    answer = json.loads(ricorda(data, "ask", question, "--json", "--reference-date", REF).stdout)
+    cited = {s["doc"] for s in answer["sources"]}
+    assert not cited & {"mira/letter.md", "mira/lettera.md", "mira/lettera_zh.md"}, answer["text"]
+    for form in ("1,043.8", "1.043,8", "10.438"):
+        assert form not in answer["text"], answer["text"]
+    cleared = json.loads(ricorda(data, "ask", question, "--json", "--reference-date", REF,
+                                 "--chat", "console:cfo").stdout)
+    assert "1,043.8" in cleared["text"]  # the cleared chat sees the group's figure
