@@ -216,8 +216,43 @@ def check_public_passages(kb: KbFiles) -> list[Problem]:
     return out
 
 
+def check_relations(kb: KbFiles) -> list[Problem]:
+    """Relations the disclosure policy needs: a restricted unit with no parent (if a total
+    includes it, the total minus the rest is its figure, and nothing says so), and an entity
+    whose figures are the others' sum in the fact table while none of them names it as parent
+    (core.knowledge.disclosure only protects declared relations)."""
+    from bot.kb_init import group_total
+
+    g, path = kb.glossary, kb.glossary_path
+    if g is None or path is None:
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for code, term in g.entities.items():
+        if term.restricted and term.parent is None:
+            out.append(Problem(str(path), _line_of(lines, f"[entities.{code}]"),
+                               f"entities.{code} is restricted but has no parent: a total that "
+                               f"includes it gives its figures away as the total minus the "
+                               f"other units; add parent = \"<the total's code>\"", WARNING))
+    facts = [f for r in kb.fact_reports if isinstance(r, FactFileReport) for f in r.facts]
+    group = group_total(facts)
+    if group is not None and group in g.entities and not any(
+            t.parent == group for t in g.entities.values()):
+        others = [c for c in dict.fromkeys(f.entity for f in facts) if c != group]
+        out.append(Problem(str(path), _line_of(lines, f"[entities.{group}]"),
+                           f"entities.{group}'s figures are the sum of {', '.join(others)} in "
+                           f"the fact table, but no entity declares it as parent: add parent = "
+                           f"\"{group}\" to each unit, so a restricted one stays protected",
+                           WARNING))
+    return out
+
+
+def _line_of(lines: list[str], header: str) -> int | None:
+    return next((i + 1 for i, line in enumerate(lines) if line.strip().startswith(header)), None)
+
+
 CHECKS: list[Check] = [check_glossary, check_facts, check_documents, check_disclosure,
-                       check_public_passages]
+                       check_relations, check_public_passages]
 
 
 @dataclass

@@ -66,6 +66,7 @@ def starter_glossary(facts: Path, docs: Path | None = None, *, out: Path | None 
     doc = tomlkit.document()
     _header(doc, facts, report.facts, entity_rows, group)
     units: list[str] = []
+    doc.add(tomlkit.nl())
     doc.add(tomlkit.comment(_rule("metrics")))
     metrics = tomlkit.table(is_super_table=True)
     for metric, seen in metric_units.items():
@@ -123,7 +124,7 @@ def starter_glossary(facts: Path, docs: Path | None = None, *, out: Path | None 
         doc.add(tomlkit.nl())
         doc.add(tomlkit.comment(_rule("documents")))
         _documents(doc, docs, out)
-    text = tomlkit.dumps(doc)
+    text = tomlkit.dumps(doc).rstrip("\n") + "\n"
     parse_glossary(text, source=str(out or "glossary.toml"))  # what init writes always loads
     return text
 
@@ -152,12 +153,12 @@ def group_total(rows: list[Fact]) -> str | None:
     for f in rows:
         slices.setdefault((f.metric, f.period.type.value, f.period.value, f.channel, f.unit),
                           {})[f.entity] = f.value
-    for candidate in entities:
-        for values in slices.values():
-            if len(values) == len(entities) and candidate in values:
-                rest = sum((v for e, v in values.items() if e != candidate), Decimal(0))
-                if values[candidate] == rest:
-                    return candidate
+    for values in slices.values():
+        if len(values) == len(entities):  # the total is half of everything added up
+            whole = sum(values.values(), Decimal(0))
+            found = [e for e, v in values.items() if v * 2 == whole and v != 0]
+            if len(found) == 1:
+                return found[0]
     return None
 
 

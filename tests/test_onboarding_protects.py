@@ -180,3 +180,46 @@ def test_an_uncleared_answer_never_quotes_a_passage_stating_the_withheld_total(
     cleared = json.loads(ricorda(data, "ask", question, "--json", "--reference-date", REF,
                                  "--chat", "console:cfo").stdout)
     assert "1,043.8" in cleared["text"]  # the cleared chat sees the group's figure
+
+
+def test_init_proposes_parents_and_protect_and_check_warns_without_them(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    facts = mira_facts(tmp_path / "facts.csv")
+    glossary = tmp_path / "glossary.toml"
+    ricorda(data, "init", str(facts), "--out", str(glossary))
+    text = glossary.read_text(encoding="utf-8")
+    assert 'disclosure = "protect" # ' in text  # with its one-line comment
+    assert 'fiscal_year_end = "03-31"' in text
+    for unit in UNITS:
+        assert f'[entities.{unit}]\nnames = ["TODO ' in text
+    assert text.count('parent = "MIRA_GROUP"') == 3 and "[competitors]" in text
+    restricted = text.replace('[entities.MIRA_LAB]\nnames = ["TODO Mira lab"]\n'
+                              'parent = "MIRA_GROUP"\nrestricted = false',
+                              '[entities.MIRA_LAB]\nnames = ["Mira Lab"]\nrestricted = true')
+    assert restricted != text
+    glossary.write_text(restricted, encoding="utf-8")
+    out = ricorda(data, "check", str(glossary), str(facts)).stdout
+    assert "entities.MIRA_LAB is restricted but has no parent" in out, out
+    orphan = text.replace('parent = "MIRA_GROUP"\n', "")
+    glossary.write_text(orphan, encoding="utf-8")
+    out = ricorda(data, "check", str(glossary), str(facts)).stdout
+    assert "entities.MIRA_GROUP's figures are the sum of MIRA_IT, MIRA_DE, MIRA_LAB" in out, out
+
+
+def test_init_quotes_what_it_writes(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    odd = tmp_path / "docs\\u002f..\\u002f.."  # a folder literally named so
+    odd.mkdir()
+    facts = mira_facts(tmp_path / "facts.csv")
+    glossary = tmp_path / "glossary.toml"
+    ricorda(data, "init", str(facts), str(odd), "--out", str(glossary))
+    import tomllib
+
+    declared = tomllib.loads(glossary.read_text(encoding="utf-8"))["documents"][0]["path"]
+    assert (tmp_path / declared).resolve() == odd.resolve()  # not the parent folder
+    dotted = tmp_path / "dotted.csv"
+    dotted.write_text(facts.read_text(encoding="utf-8").replace("MIRA_IT", "ACME_IT.NAMES"),
+                      encoding="utf-8")
+    refused = ricorda(data, "init", str(dotted), "--out", str(tmp_path / "g2.toml"), check=False)
+    assert refused.returncode != 0 and "'ACME_IT.NAMES'" in refused.stdout + refused.stderr
+    assert not (tmp_path / "g2.toml").exists()
