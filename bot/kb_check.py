@@ -135,11 +135,14 @@ def _glossary_warnings(g: Glossary, path: Path) -> list[Problem]:
                            f"unit {unit} has no dimension and scale: add [units.{unit}] "
                            'dimension = "..." and scale = "..." so it can be checked and '
                            "converted", WARNING))
+    from core.knowledge.unit_display import has_display, readable_code
+
     for unit in dict.fromkeys(u for u in metric_units if u):
-        if unit not in g.units:
+        if not has_display(unit, g.units):  # a currency, PCT or FTE reads in words anyway
             out.append(Problem(str(path), line_of(f"[units.{unit}]"),
-                               f"unit {unit} has no display form: values read \"1,320 {unit}\"; "
-                               f"add [units.{unit}] en = \"...{{value}}...\"", WARNING))
+                               f"unit {unit} has no display form: values read \"1,320 "
+                               f"{readable_code(unit)}\"; add [units.{unit}] en = "
+                               f"\"{{value}} ...\" (and it, zh)", WARNING))
     return out
 
 

@@ -27,22 +27,12 @@ from tomlkit.items import Table
 from core.contracts.errors import IngestError
 from core.contracts.types import Fact, PeriodType
 from core.knowledge.glossary import parse_glossary
+from core.knowledge.unit_display import currency_forms, readable_code
 from core.knowledge.unit_kinds import BUILT_IN, RATIO
 from storage.fact_files import TOTAL_CHANNEL, read_fact_file
 
 TODO = "TODO"
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")  # what a glossary code may be
-# currency code -> (en symbol, it symbol, zh name)
-_CURRENCIES = {
-    "EUR": ("€", "€", "欧元"), "USD": ("$", "$", "美元"), "GBP": ("£", "£", "英镑"),
-    "CHF": ("CHF ", "CHF", "瑞士法郎"), "CNY": ("CN¥", "CN¥", "人民币"),
-    "JPY": ("¥", "¥", "日元"), "HKD": ("HK$", "HK$", "港元"),
-}
-# scale suffix -> (en, it, zh) words
-_STEPS = {
-    "": ("", "", ""), "_K": ("K", "mila", "千"), "_M": ("M", "Mln", "百万"),
-    "_B": ("B", "Mld", "十亿"), "_BN": ("B", "Mld", "十亿"),
-}
 
 
 def starter_glossary(facts: Path, docs: Path | None = None, *, out: Path | None = None) -> str:
@@ -246,20 +236,22 @@ def _unit_table(code: str) -> Table:
         return body
     body.add("dimension", kind.dimension)
     body.add("scale", _scale_text(kind.scale))
-    currency = kind.dimension.removeprefix("currency:")
-    if currency in _CURRENCIES and code.startswith(currency) and "/" not in kind.dimension:
-        en_symbol, it_symbol, zh_name = _CURRENCIES[currency]
-        en, it, zh = _STEPS[code.removeprefix(currency)]
-        body.add("en", f"{en_symbol}{{value}}{en}")
-        body.add("it", f"{{value}} {(it + ' ') if it else ''}{it_symbol}")
-        body.add("zh", f"{{value}}{zh}{zh_name}")
+    currency = currency_forms(code)
+    if currency is not None:
+        for language, form in currency.items():
+            if form.shift:
+                spec = tomlkit.inline_table()
+                spec.update({"format": form.format, "shift": form.shift})
+                body.add(language, spec)
+            else:
+                body.add(language, form.format)
     elif kind.dimension == RATIO and code == "PCT":
         body.add("en", "{value}%")
     elif code == "FTE":
         body.add("en", "{value} FTE")
         body.add("zh", "{value}人")
     else:
-        body.add("en", f"{{value}} {code}")
+        body.add("en", f"{{value}} {readable_code(code)}")
     return body
 
 

@@ -223,3 +223,32 @@ def test_init_quotes_what_it_writes(tmp_path: Path) -> None:
     refused = ricorda(data, "init", str(dotted), "--out", str(tmp_path / "g2.toml"), check=False)
     assert refused.returncode != 0 and "'ACME_IT.NAMES'" in refused.stdout + refused.stderr
     assert not (tmp_path / "g2.toml").exists()
+
+
+def test_units_and_locators_read_as_words_without_a_units_table(
+        mira: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    bare = GLOSSARY[:GLOSSARY.index("[units.EUR_M]")] + GLOSSARY[GLOSSARY.index("[[documents]]"):]
+    bare = bare.replace('[entities.MIRA_GROUP]', '[metrics.ORDERS]\nnames = ["Orders", "ordini", '
+                        '"订单"]\nunit = "K_ORDERS"\n\n[entities.MIRA_GROUP]')
+    (mira / "glossary.toml").write_text(bare, encoding="utf-8")
+    facts = mira / "facts.csv"
+    facts.write_text(facts.read_text(encoding="utf-8")
+                     + "ORDERS,MIRA_IT,FY,2025,,37.5,K_ORDERS,mira_ops.xlsx,\"Ops!B7\"\n",
+                     encoding="utf-8")
+    checked = ricorda(data, "check", str(mira / "glossary.toml"), str(facts), check=False).stdout
+    assert "unit K_ORDERS has no display form" in checked, checked
+    assert "unit EUR_M has no display form" not in checked  # a currency reads by its symbol
+    ricorda(data, "ingest", str(mira / "glossary.toml"), str(facts))
+    for question, value, place in [
+        ("What was Mira Italy revenue in FY2025?", "€500.5M",
+         "sheet PnL, row MIRA_IT, column FY2025"),
+        ("Qual è stato il fatturato di Mira Italia nel FY2025?", "500,5 Mln €",
+         "foglio PnL, riga MIRA_IT, colonna FY2025"),
+        ("Mira意大利FY2025营收是多少？", "5.005亿欧元", "工作表PnL，行 MIRA_IT，列 FY2025"),
+        ("Mira Italy orders in FY2025", "37.5 k orders", "sheet Ops, cell B7"),
+    ]:
+        answer = json.loads(ricorda(data, "ask", question, "--json", "--reference-date", REF)
+                            .stdout)
+        assert value in answer["text"] and place in answer["text"], (question, answer["text"])
+        assert "EUR_M" not in answer["text"] and "K_ORDERS" not in answer["text"]

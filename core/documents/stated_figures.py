@@ -94,5 +94,5 @@ def stated_figures(text: str, figures: Iterable[Fact],
             else:
                 hits = plain.get(number.normalize(), []) if digits >= _MIN_BARE_DIGITS else []
             for f in hits:
-                found.setdefault(f, match.group(0).strip())
+                found.setdefault(f, " ".join(match.group(0).split()))
     return [StatedFigure(f, w) for f, w in found.items()]
