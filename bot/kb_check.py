@@ -22,6 +22,7 @@ from core.knowledge.unit_kinds import undeclared_units
 from storage.fact_files import FactFileReport
 
 ERROR, WARNING = "error", "warning"
+MAX_LISTED = 20  # problems of one kind listed per file; the rest are counted
 _WHERE = re.compile(r"^(?P<file>.+?), line (?P<line>\d+), (?P<rest>.*)$")
 
 
@@ -78,6 +79,7 @@ class KbFiles:
                     known_entities=g.entities.keys() if g else None,
                     known_channels=g.channels.keys() if g else None,
                     units=g.metric_units() if g else None,
+                    max_problems=MAX_LISTED,  # a million bad rows: the first ones, counted
                 ))
             except RicordaError as exc:
                 out.append(exc)
@@ -156,6 +158,14 @@ def check_facts(kb: KbFiles) -> list[Problem]:
             continue
         out += [Problem(str(path), e.line, e.message) for e in report.errors]
         out += [Problem(str(path), w.line, w.message, WARNING) for w in report.warnings]
+        if report.more_errors:
+            out.append(Problem(str(path), None, f"{report.more_errors:,} more rows rejected "
+                               f"({len(report.errors) + report.more_errors:,} of "
+                               f"{report.rows_read:,}); the first {len(report.errors)} are "
+                               "listed: fix what they have in common and check again"))
+        if report.more_warnings:
+            out.append(Problem(str(path), None, f"{report.more_warnings:,} more warnings",
+                               WARNING))
     return out
 
 
@@ -205,7 +215,7 @@ def check_public_passages(kb: KbFiles) -> list[Problem]:
     """Public passages stating a figure the policy withholds (bot.public_passages): an error
     under "protect", since quoted beside the public units' figures they give a restricted one
     away; the first MAX_LISTED are listed, the rest counted."""
-    from bot.public_passages import FIX, MAX_LISTED, on_disk
+    from bot.public_passages import FIX, on_disk
 
     g = kb.glossary
     if g is None or kb.glossary_path is None:

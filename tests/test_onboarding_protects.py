@@ -252,3 +252,20 @@ def test_units_and_locators_read_as_words_without_a_units_table(
                             .stdout)
         assert value in answer["text"] and place in answer["text"], (question, answer["text"])
         assert "EUR_M" not in answer["text"] and "K_ORDERS" not in answer["text"]
+
+
+def test_check_on_a_file_of_bad_rows_prints_a_summary_and_the_first_problems(
+        mira: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    rows = 200_000
+    with bad.open("w", encoding="utf-8") as out:
+        out.write("metric,entity,period_type,period,channel,value,unit,source_doc,"
+                  "source_locator\n")
+        out.writelines(f"REVENUE,MIRA_IT,FY,2025,,not-a-number-{i},EUR_M,x.pdf,page=1\n"
+                       for i in range(rows))
+    checked = ricorda(tmp_path / "data", "check", str(mira / "glossary.toml"), str(bad),
+                      check=False, timeout=600)
+    lines = checked.stdout.splitlines()
+    assert checked.returncode == 1 and len(lines) < 60, len(lines)
+    assert sum(f"{bad}:" in x and "error" in x for x in lines) == 21  # 20 rows and the count
+    assert f"{rows - 20:,} more rows rejected ({rows:,} of {rows:,})" in checked.stdout
