@@ -238,13 +238,13 @@ def _unit_table(code: str) -> Table:
     body.add("scale", _scale_text(kind.scale))
     currency = currency_forms(code)
     if currency is not None:
-        for language, form in currency.items():
-            if form.shift:
+        for language, (form, shift) in currency.items():
+            if shift:
                 spec = tomlkit.inline_table()
-                spec.update({"format": form.format, "shift": form.shift})
+                spec.update({"format": form, "shift": shift})
                 body.add(language, spec)
             else:
-                body.add(language, form.format)
+                body.add(language, form)
     elif kind.dimension == RATIO and code == "PCT":
         body.add("en", "{value}%")
     elif code == "FTE":

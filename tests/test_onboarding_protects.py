@@ -80,7 +80,7 @@ zh = { format = "{value}亿欧元", shift = -2 }
 
 [[documents]]
 source = "mira"
-path = "docs"
+path = "library"
 restricted = false
 """
 
@@ -118,12 +118,12 @@ Revenue in Germany fell because the German market slowed and a price war cut vol
 @pytest.fixture()
 def mira(tmp_path: Path) -> Path:
     root = tmp_path / "mira"
-    (root / "docs" / "restricted").mkdir(parents=True)
-    (root / "docs" / "letter.md").write_text(LETTER, encoding="utf-8")
-    (root / "docs" / "lettera.md").write_text(LETTERA, encoding="utf-8")
-    (root / "docs" / "lettera_zh.md").write_text(LETTER_ZH, encoding="utf-8")
-    (root / "docs" / "germany.md").write_text(GERMANY, encoding="utf-8")
-    (root / "docs" / "restricted" / "board.md").write_text(
+    (root / "library" / "restricted").mkdir(parents=True)
+    (root / "library" / "letter.md").write_text(LETTER, encoding="utf-8")
+    (root / "library" / "lettera.md").write_text(LETTERA, encoding="utf-8")
+    (root / "library" / "lettera_zh.md").write_text(LETTER_ZH, encoding="utf-8")
+    (root / "library" / "germany.md").write_text(GERMANY, encoding="utf-8")
+    (root / "library" / "restricted" / "board.md").write_text(
         "# Board\n\nMira Lab revenue was EUR 143.1 million; group EUR 1,043.8 million.\n",
         encoding="utf-8")
     mira_facts(root / "facts.csv")
@@ -132,16 +132,16 @@ def mira(tmp_path: Path) -> Path:
 
 
 def _kb(root: Path) -> list[str]:
-    return [str(root / "glossary.toml"), str(root / "facts.csv"), str(root / "docs")]
+    return [str(root / "glossary.toml"), str(root / "facts.csv"), str(root / "library")]
 
 
 def test_check_lists_public_passages_stating_a_withheld_total(mira: Path, tmp_path: Path) -> None:
     checked = ricorda(tmp_path / "data", "check", *_kb(mira), check=False)
     out = checked.stdout
     assert checked.returncode == 1, out
-    for doc, written in (("docs/letter.md", "1,043.8 million"),
-                         ("docs/lettera.md", "1.043,8 milioni"),
-                         ("docs/lettera_zh.md", "10.438亿")):
+    for doc, written in (("library/letter.md", "1,043.8 million"),
+                         ("library/lettera.md", "1.043,8 milioni"),
+                         ("library/lettera_zh.md", "10.438亿")):
         line = next((x for x in out.splitlines() if x.startswith(f"{doc}:")), "")
         assert "REVENUE MIRA_GROUP FY2025" in line and written in line, out
         assert "section=" in line and "restricted/" in line and "[disclosure] accept" in line
@@ -151,8 +151,8 @@ def test_check_lists_public_passages_stating_a_withheld_total(mira: Path, tmp_pa
 
 def test_accepted_documents_are_not_listed(mira: Path, tmp_path: Path) -> None:
     glossary = mira / "glossary.toml"
-    glossary.write_text(GLOSSARY + '\n[disclosure]\naccept = ["docs/letter.md", '
-                        '"docs/lettera.md", "mira/lettera_zh.md"]\n', encoding="utf-8")
+    glossary.write_text(GLOSSARY + '\n[disclosure]\naccept = ["library/letter.md", '
+                        '"library/lettera.md", "mira/lettera_zh.md"]\n', encoding="utf-8")
     checked = ricorda(tmp_path / "data", "check", *_kb(mira), "--json")
     result = json.loads(checked.stdout)
     assert result["ok"] and not [e for e in result["errors"] if "passage" in e["message"]]
@@ -269,3 +269,12 @@ def test_check_on_a_file_of_bad_rows_prints_a_summary_and_the_first_problems(
     assert checked.returncode == 1 and len(lines) < 60, len(lines)
     assert sum(f"{bad}:" in x and "error" in x for x in lines) == 21  # 20 rows and the count
     assert f"{rows - 20:,} more rows rejected ({rows:,} of {rows:,})" in checked.stdout
+
+
+def test_the_demo_check_is_clean_under_protect_and_says_what_is_withheld(tmp_path: Path) -> None:
+    demo = Path(__file__).resolve().parents[1] / "bot" / "demo"
+    checked = ricorda(tmp_path / "data", "check", str(demo / "glossary.toml"),
+                      str(demo / "facts.csv"), str(demo / "docs"))
+    assert "0 errors, 0 warnings" in checked.stdout and "public passage" not in checked.stdout
+    assert "are withheld from uncleared chats" in checked.stdout
+    assert "REVENUE ORBIS_GROUP FY2021–FY2025" in checked.stdout

@@ -3,7 +3,7 @@
 A shareholder letter that states the group's revenue, published on purpose, is not a leak to
 fix: the operator accepts it, and `ricorda check` stops listing it (core.documents
 .stated_figures finds such passages). An entry is a path relative to the glossary file
-("docs/ceo_letter.md", like a [[documents]] path) or a document key ("orbis/ceo_letter.md").
+("letters/ceo_2025.md", like a [[documents]] path) or a document key ("orbis/ceo_2025.md").
 An accepted document's passages are quoted to every chat, as any public passage is.
 """
 
@@ -35,7 +35,7 @@ def parse_accepted(raw: Any, base_dir: Path,
     if raw is None:
         return AcceptedDocuments()
     if not isinstance(raw, dict):
-        raise fail("disclosure", 'must be a table like accept = ["docs/ceo_letter.md"]')
+        raise fail("disclosure", 'must be a table like accept = ["letters/ceo_2025.md"]')
     unknown = sorted(set(raw) - {"accept"})
     if unknown:
         raise fail(f"disclosure.{unknown[0]}", "unknown key (expected accept)")
@@ -43,6 +43,6 @@ def parse_accepted(raw: Any, base_dir: Path,
     if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip()
                                                 for e in entries):
         raise fail("disclosure.accept",
-                   'must be a list of document paths, like ["docs/ceo_letter.md"]')
+                   'must be a list of document paths, like ["letters/ceo_2025.md"]')
     clean = tuple(e.strip().removeprefix("./") for e in entries)
     return AcceptedDocuments(clean, frozenset((base_dir / e).resolve() for e in clean))

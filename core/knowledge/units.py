@@ -61,8 +61,14 @@ def show_value(
     from core.knowledge.unit_display import builtin_form, readable_code
 
     forms = units.get(unit) or {}
-    chosen = (forms.get(language), builtin_form(unit, language), forms.get("en"))
-    form = next((f for f in chosen if f is not None and not (unit and unit in f.format)), None)
+    built_in = builtin_form(unit, language)
+
+    def usable(f: UnitForm | None) -> UnitForm | None:
+        return None if f is None or (unit and unit in f.format) else f  # not "{value} EUR_M"
+
+    chosen = (usable(forms.get(language)), UnitForm(*built_in) if built_in else None,
+              usable(forms.get("en")))
+    form = next((f for f in chosen if f is not None), None)
     if form is None:
         return f"{number(value)} {readable_code(unit)}".rstrip()
     if value < 0:  # "-€3.2M", not "€-3.2M"
