@@ -12,9 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import ricorda
+from tests.test_cli import ricorda as _ricorda
 
 REF = "2025-09-15"
+
+
+def ricorda(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+    """tests.test_cli.ricorda with room for a busy machine (a first ingest builds indexes)."""
+    kwargs.setdefault("timeout", 900)
+    return _ricorda(*args, **kwargs)  # type: ignore[arg-type]
 MONTHS_FY2025 = [f"2024-{m:02d}" for m in range(4, 13)] + [f"2025-{m:02d}" for m in range(1, 4)]
 MONTHLY = ["85.1", "86.2", "84.9", "88.0", "90.3", "87.4", "86.6", "85.0", "91.2", "84.7",
            "86.1", "88.3"]
