@@ -545,7 +545,7 @@ ROWS: list[
         "What was ACME China revenue in FY2024 and FY2025?",
         {},
         {"planner"},
-        ["1,320", "1,188", "-132"],
+        ["1,320", "1,188", "-$132M"],
         [],
     ),
     (
@@ -699,7 +699,7 @@ ROWS: list[
         "2024年中国区营收是多少？",
         {},
         {"L0b", "planner"},
-        ["1,320"],
+        ["13.2亿美元"],  # a currency unit reads by its symbol: 亿 in Chinese
         [],
     ),
     # follow-ups (core.question.conversation): keyed by what they resolve to, never by their text
