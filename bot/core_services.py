@@ -181,6 +181,7 @@ class CoreServices:
     @cached_property
     def documents(self) -> DocumentServices:
         from bot.document_services import DocumentServices
+        from bot.withheld_guard import WithheldGuard
 
         return DocumentServices(
             self.settings, self.storage.engine, self.current_glossary,
@@ -188,6 +189,8 @@ class CoreServices:
             relevance_floor=lambda: self.thresholds().relevance,
             documents_seen=self._documents_seen,
             after_ingest=self._after_ingest,
+            withheld=WithheldGuard(self.current_glossary, self.storage.facts,
+                                   self.storage.engine),
         )
 
     def _documents_seen(self) -> int | None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from core.documents.lexical_sync import LexicalSync
     from core.documents.narrative_channel import DocumentNarrative
     from core.documents.retrieval import HybridRetriever
+    from core.documents.withheld_passages import WithheldPassages
     from storage.chunk_store import SqlChunkStore
 
 
@@ -43,6 +44,7 @@ class DocumentServices:
         relevance_floor: Callable[[], float],
         documents_seen: Callable[[], int | None],
         after_ingest: Callable[[], None],
+        withheld: Callable[[], WithheldPassages | None] | None = None,
     ) -> None:
         self.settings = settings
         self.engine = engine
@@ -51,6 +53,7 @@ class DocumentServices:
         self._relevance_floor = relevance_floor
         self._documents_seen = documents_seen
         self._after_ingest = after_ingest
+        self._withheld = withheld  # public passages not quoted to uncleared chats
         self._vectors: VectorIndex | None = None
         self._lexical: LexicalSync | None = None  # BM25, updated per document
         self._narrative: tuple[int, DocumentNarrative] | None = None  # (glossary generation, it)
@@ -99,6 +102,7 @@ class DocumentServices:
                 fingerprint=self._stamp,
                 llm=self._llm,
                 llm_timeout=self.settings.llm_timeout_s,
+                withheld=self._withheld,
             )
             self._narrative = (generation, built)
         return self._narrative[1]

@@ -88,6 +88,13 @@ def ingest_paths(
             summary.lines += disclosure_lines(app.core.glossary, app.storage.facts.all_facts())
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
+    if glossaries or fact_files or folders:  # public passages stating a withheld figure
+        from bot.public_passages import passage_lines, stored
+
+        with contextlib.suppress(RicordaError):
+            facts = app.storage.facts.all_facts()
+            summary.lines += passage_lines(stored(
+                app.core.glossary, facts, lambda: app.core.documents.chunks.all_chunks()))
     return summary
 
 

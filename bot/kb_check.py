@@ -23,6 +23,7 @@ from core.knowledge.unit_kinds import undeclared_units
 from storage.fact_files import FactFileReport
 
 ERROR, WARNING = "error", "warning"
+MAX_LISTED = 20  # problems of one kind listed per file; the rest are counted
 _WHERE = re.compile(r"^(?P<file>.+?), line (?P<line>\d+), (?P<rest>.*)$")
 
 
@@ -79,6 +80,7 @@ class KbFiles:
                     known_entities=g.entities.keys() if g else None,
                     known_channels=g.channels.keys() if g else None,
                     units=g.metric_units() if g else None,
+                    max_problems=MAX_LISTED,  # a million bad rows: the first ones, counted
                 ))
             except RicordaError as exc:
                 out.append(exc)
@@ -137,11 +139,14 @@ def _glossary_warnings(g: Glossary, path: Path) -> list[Problem]:
                            f"unit {unit} has no dimension and scale: add [units.{unit}] "
                            'dimension = "..." and scale = "..." so it can be checked and '
                            "converted", WARNING))
+    from core.knowledge.unit_display import has_display, readable_code
+
     for unit in dict.fromkeys(u for u in metric_units if u):
-        if unit not in g.units:
+        if not has_display(unit, g.units):  # a currency, PCT or FTE reads in words anyway
             out.append(Problem(str(path), line_of(f"[units.{unit}]"),
-                               f"unit {unit} has no display form: values read \"1,320 {unit}\"; "
-                               f"add [units.{unit}] en = \"...{{value}}...\"", WARNING))
+                               f"unit {unit} has no display form: values read \"1,320 "
+                               f"{readable_code(unit)}\"; add [units.{unit}] en = "
+                               f"\"{{value}} ...\" (and it, zh)", WARNING))
     return out
 
 
@@ -155,6 +160,14 @@ def check_facts(kb: KbFiles) -> list[Problem]:
             continue
         out += [Problem(str(path), e.line, e.message) for e in report.errors]
         out += [Problem(str(path), w.line, w.message, WARNING) for w in report.warnings]
+        if report.more_errors:
+            out.append(Problem(str(path), None, f"{report.more_errors:,} more rows rejected "
+                               f"({len(report.errors) + report.more_errors:,} of "
+                               f"{report.rows_read:,}); the first {len(report.errors)} are "
+                               "listed: fix what they have in common and check again"))
+        if report.more_warnings:
+            out.append(Problem(str(path), None, f"{report.more_warnings:,} more warnings",
+                               WARNING))
     return out
 
 
@@ -200,13 +213,68 @@ def check_disclosure(kb: KbFiles) -> list[Problem]:
             for d in find_disclosures(g, facts)]
 
 
-CHECKS: list[Check] = [check_glossary, check_facts, check_documents, check_disclosure]
+def check_public_passages(kb: KbFiles) -> list[Problem]:
+    """Public passages stating a figure the policy withholds (bot.public_passages): an error
+    under "protect", since quoted beside the public units' figures they give a restricted one
+    away; the first MAX_LISTED are listed, the rest counted."""
+    from bot.public_passages import FIX, on_disk
+
+    g = kb.glossary
+    if g is None or kb.glossary_path is None:
+        return []
+    facts = [f for r in kb.fact_reports if isinstance(r, FactFileReport) for f in r.facts]
+    found = list(on_disk(g, facts, kb.document_roots(), base=kb.glossary_path.parent))
+    out = [Problem(p.doc, None, f"disclosure: {p.describe()}; {FIX}") for p in found[:MAX_LISTED]]
+    if len(found) > MAX_LISTED:
+        out.append(Problem(str(kb.glossary_path), None, f"disclosure: {len(found) - MAX_LISTED} "
+                           "more public passages state a withheld figure"))
+    return out
+
+
+def check_relations(kb: KbFiles) -> list[Problem]:
+    """Relations the disclosure policy needs: a restricted unit with no parent (if a total
+    includes it, the total minus the rest is its figure, and nothing says so), and an entity
+    whose figures are the others' sum in the fact table while none of them names it as parent
+    (core.knowledge.disclosure only protects declared relations)."""
+    from bot.kb_init import group_total
+
+    g, path = kb.glossary, kb.glossary_path
+    if g is None or path is None:
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for code, term in g.entities.items():
+        if term.restricted and term.parent is None:
+            out.append(Problem(str(path), _line_of(lines, f"[entities.{code}]"),
+                               f"entities.{code} is restricted but has no parent: a total that "
+                               f"includes it gives its figures away as the total minus the "
+                               f"other units; add parent = \"<the total's code>\"", WARNING))
+    facts = [f for r in kb.fact_reports if isinstance(r, FactFileReport) for f in r.facts]
+    group = group_total(facts)
+    if group is not None and group in g.entities and not any(
+            t.parent == group for t in g.entities.values()):
+        others = [c for c in dict.fromkeys(f.entity for f in facts) if c != group]
+        out.append(Problem(str(path), _line_of(lines, f"[entities.{group}]"),
+                           f"entities.{group}'s figures are the sum of {', '.join(others)} in "
+                           f"the fact table, but no entity declares it as parent: add parent = "
+                           f"\"{group}\" to each unit, so a restricted one stays protected",
+                           WARNING))
+    return out
+
+
+def _line_of(lines: list[str], header: str) -> int | None:
+    return next((i + 1 for i, line in enumerate(lines) if line.strip().startswith(header)), None)
+
+
+CHECKS: list[Check] = [check_glossary, check_facts, check_documents, check_disclosure,
+                       check_relations, check_public_passages]
 
 
 @dataclass
 class CheckResult:
     problems: list[Problem]
     checked: dict[str, Any]
+    notes: list[str] = field(default_factory=list)  # what the policy withholds, for the record
 
     @property
     def errors(self) -> list[Problem]:
@@ -219,10 +287,10 @@ class CheckResult:
     def to_dict(self) -> dict[str, Any]:
         return {"ok": not self.errors, "checked": self.checked,
                 "errors": [p.to_dict() for p in self.errors],
-                "warnings": [p.to_dict() for p in self.warnings]}
+                "warnings": [p.to_dict() for p in self.warnings], "notes": self.notes}
 
     def text(self) -> str:
-        lines = [str(p) for p in self.problems]
+        lines = [str(p) for p in self.problems] + self.notes
         counts = f"{len(self.errors)} errors, {len(self.warnings)} warnings"
         verdict = "ready to ingest" if not self.errors else "fix the errors, then check again"
         return "\n".join([*lines, f"{counts}: {verdict}"])
@@ -253,7 +321,18 @@ def run_checks(paths: list[Path], checks: list[Check] | None = None) -> CheckRes
         "metrics": len(g.metrics) if g else 0,
         "entities": len(g.entities) if g else 0,
     }
-    return CheckResult(problems, checked)
+    return CheckResult(problems, checked, _withheld_notes(kb))
+
+
+def _withheld_notes(kb: KbFiles) -> list[str]:
+    """What the policy withholds from uncleared chats (bot.disclosure_report)."""
+    from bot.disclosure_report import withheld_lines
+
+    g = kb.glossary
+    if g is None:
+        return []
+    return withheld_lines(g, [f for r in kb.fact_reports if isinstance(r, FactFileReport)
+                              for f in r.facts])
 
 
 def _default_paths(folder: Path) -> list[Path]:

@@ -4,41 +4,41 @@ A company starting out has a fact export and a folder of documents, not a glossa
 writes one that loads as it is: every metric with its unit, every entity and channel with a
 `names = ["TODO ..."]` placeholder (valid TOML, and a name a question can already use), the
 units with their dimension, scale and display forms, the fiscal year end (guessed, with a
-comment) and the document folder as a declared source. `ricorda check` then lists every TODO
-still to fill in. The text is parsed as a glossary before it is returned: what `init` writes
-always ingests.
+comment), the document folder as a declared source and, when one entity's figures are the sum
+of the others' (a group total), `parent` for every unit and `disclosure = "protect"`, so a unit
+marked restricted later is protected from the first ingest. `ricorda check` then lists every
+TODO still to fill in. Everything is written through tomlkit (a code or a folder name is
+quoted and escaped, never read as TOML syntax), and the text is parsed as a glossary before it
+is returned: what `init` writes always ingests.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
+import tomlkit
+from tomlkit.items import Table
+
+from core.contracts.errors import IngestError
 from core.contracts.types import Fact, PeriodType
 from core.knowledge.glossary import parse_glossary
+from core.knowledge.unit_display import currency_forms, readable_code
 from core.knowledge.unit_kinds import BUILT_IN, RATIO
 from storage.fact_files import TOTAL_CHANNEL, read_fact_file
 
 TODO = "TODO"
-# currency code -> (en symbol, it symbol, zh name)
-_CURRENCIES = {
-    "EUR": ("€", "€", "欧元"), "USD": ("$", "$", "美元"), "GBP": ("£", "£", "英镑"),
-    "CHF": ("CHF ", "CHF", "瑞士法郎"), "CNY": ("CN¥", "CN¥", "人民币"),
-    "JPY": ("¥", "¥", "日元"), "HKD": ("HK$", "HK$", "港元"),
-}
-# scale suffix -> (en, it, zh) words
-_STEPS = {
-    "": ("", "", ""), "_K": ("K", "mila", "千"), "_M": ("M", "Mln", "百万"),
-    "_B": ("B", "Mld", "十亿"), "_BN": ("B", "Mld", "十亿"),
-}
+_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")  # what a glossary code may be
 
 
 def starter_glossary(facts: Path, docs: Path | None = None, *, out: Path | None = None) -> str:
     """The glossary text for `facts` (and `docs`, a folder of documents); paths in it are
     relative to `out`'s folder (the current one when printed). Raises IngestError when the
-    fact file cannot be read."""
+    fact file cannot be read or uses a code a glossary cannot hold."""
     report = read_fact_file(facts, known_metrics=None, known_entities=None, known_channels=None)
     metric_units: dict[str, Counter[str]] = {}
     entity_rows: Counter[str] = Counter()
@@ -49,55 +49,133 @@ def starter_glossary(facts: Path, docs: Path | None = None, *, out: Path | None 
         if fact.channel != TOTAL_CHANNEL and fact.channel not in channels:
             channels.append(fact.channel)
     if not metric_units:
-        from core.contracts.errors import IngestError
-
         problems = "; ".join(str(e) for e in report.errors[:3])
         raise IngestError(f"{facts.name}: no valid row to start a glossary from ({problems})")
-    parts = [_header(facts, report.facts, entity_rows)]
+    _refuse_bad_codes(facts, [*metric_units, *entity_rows, *channels])
+    group = group_total(report.facts)
+    doc = tomlkit.document()
+    _header(doc, facts, report.facts, entity_rows, group)
     units: list[str] = []
-    parts.append(_section("metrics"))
+    doc.add(tomlkit.nl())
+    doc.add(tomlkit.comment(_rule("metrics")))
+    metrics = tomlkit.table(is_super_table=True)
     for metric, seen in metric_units.items():
         unit = _main_unit(seen)
         units.append(unit)
         others = sorted(u for u in seen if u and u != unit)
-        note = (f"  # rows also in {', '.join(others)}: converted to {unit} if of the same "
-                "dimension, else rejected" if others else "")
-        parts.append(f"[metrics.{metric}]\nnames = [\"{TODO} {_readable(metric)}\"]\n"
-                     f"unit = \"{unit}\"{note}\n")
+        body = _named(metric)
+        body.add("unit", unit)
+        if others:
+            body["unit"].comment(f"rows also in {', '.join(others)}: converted to {unit} if of "
+                                 "the same dimension, else rejected")
+        metrics.add(metric, body)
         units += others
-    parts.append(_section("entities"))
-    parts += [f"[entities.{code}]\nnames = [\"{TODO} {_readable(code)}\"]\n"
-              "restricted = false\n" for code in entity_rows]
-    parts.append(_section("channels"))
-    parts.append("# TOTAL is built in; rows with an empty channel are TOTAL.\n")
-    parts += [f"[channels.{code}]\nnames = [\"{TODO} {_readable(code)}\"]\n" for code in channels]
-    parts.append(_section("units"))
-    parts.append("# What each unit measures (dimension, scale) and how a value reads in each\n"
-                 "# language ({value} is the exact figure). A row in another unit of the same\n"
-                 "# dimension is converted on ingest; another dimension is rejected.\n")
-    parts += [_unit_table(u) for u in dict.fromkeys(u for u in units if u)]
+    doc.add("metrics", metrics)
+    doc.add(tomlkit.nl())
+    doc.add(tomlkit.comment(_rule("entities")))
+    if group is not None:
+        doc.add(tomlkit.comment(f"{group}'s figures are the sum of the others' in {facts.name}: "
+                                "each is a unit of it (parent), so"))
+        doc.add(tomlkit.comment("a unit marked restricted = true cannot be worked out as the "
+                                "group minus the rest"))
+    entities = tomlkit.table(is_super_table=True)
+    for code in entity_rows:
+        body = _named(code)
+        if group is not None and code != group:
+            body.add("parent", group)
+        body.add("restricted", False)
+        entities.add(code, body)
+    doc.add("entities", entities)
+    doc.add(tomlkit.nl())
+    doc.add(tomlkit.comment(_rule("channels")))
+    doc.add(tomlkit.comment("TOTAL is built in; rows with an empty channel are TOTAL."))
+    if channels:
+        table = tomlkit.table(is_super_table=True)
+        for code in channels:
+            table.add(code, _named(code))
+        doc.add("channels", table)
+    doc.add(tomlkit.nl())
+    doc.add(tomlkit.comment(_rule("units")))
+    for line in ("What each unit measures (dimension, scale) and how a value reads in each",
+                 "language ({value} is the exact figure). A row in another unit of the same",
+                 "dimension is converted on ingest; another dimension is rejected."):
+        doc.add(tomlkit.comment(line))
+    table = tomlkit.table(is_super_table=True)
+    for unit in dict.fromkeys(u for u in units if u):
+        table.add(unit, _unit_table(unit))
+    doc.add("units", table)
+    doc.add(tomlkit.nl())
+    doc.add(tomlkit.comment(_rule("competitors")))
+    doc.add(tomlkit.comment("names a question is refused for (other companies): add them"))
+    competitors = tomlkit.table()
+    competitors.add("names", tomlkit.array())
+    doc.add("competitors", competitors)
     if docs is not None:
-        parts.append(_section("documents"))
-        parts.append(_documents(docs, out))
-    text = "\n".join(parts)
+        doc.add(tomlkit.nl())
+        doc.add(tomlkit.comment(_rule("documents")))
+        _documents(doc, docs, out)
+    text = tomlkit.dumps(doc).rstrip("\n") + "\n"
     parse_glossary(text, source=str(out or "glossary.toml"))  # what init writes always loads
     return text
 
 
-def _header(facts: Path, rows: list[Fact], entity_rows: Counter[str]) -> str:
-    default = next((c for c in entity_rows if "GROUP" in c), entity_rows.most_common(1)[0][0])
+def _refuse_bad_codes(facts: Path, codes: list[str]) -> None:
+    bad = [c for c in dict.fromkeys(codes) if not _CODE.match(c)]
+    if bad:
+        shown = ", ".join(repr(c) for c in bad[:5]) + (" ..." if len(bad) > 5 else "")
+        raise IngestError(f"{facts.name}: codes are upper-case letters, digits and _ (like "
+                          f"ORBIS_CN); rename {shown} in the fact file, then run init again")
+
+
+def _named(code: str) -> Table:
+    body = tomlkit.table()
+    body.add("names", [f"{TODO} {_readable(code)}"])
+    return body
+
+
+def group_total(rows: list[Fact]) -> str | None:
+    """The entity whose figure equals the sum of every other entity's, in some slice (metric,
+    period, channel) where all of them have one: the group total of its units."""
+    entities = list(dict.fromkeys(f.entity for f in rows))
+    if len(entities) < 3:
+        return None
+    slices: dict[tuple[str, str, str, str, str], dict[str, Decimal]] = {}
+    for f in rows:
+        slices.setdefault((f.metric, f.period.type.value, f.period.value, f.channel, f.unit),
+                          {})[f.entity] = f.value
+    for values in slices.values():
+        if len(values) == len(entities):  # the total is half of everything added up
+            whole = sum(values.values(), Decimal(0))
+            found = [e for e, v in values.items() if v * 2 == whole and v != 0]
+            if len(found) == 1:
+                return found[0]
+    return None
+
+
+def _header(doc: Any, facts: Path, rows: list[Fact], entity_rows: Counter[str],
+            group: str | None) -> None:
+    default = group or next((c for c in entity_rows if "GROUP" in c),
+                            entity_rows.most_common(1)[0][0])
     fy_end, why = _fiscal_year_end(rows)
-    return (
-        f"# Starter glossary written by `ricorda init` from {facts.name}.\n"
-        f"# Replace every \"{TODO} ...\" name with the names people use (any of en/it/zh; the\n"
-        "# first is the display name), then run `ricorda check` and `ricorda ingest`.\n\n"
-        "[scope]\n"
-        f"default_entity = \"{default}\"  # {TODO}: the entity a question naming none is "
-        "about\n"
-        f"fiscal_year_end = \"{fy_end}\"  # {why}\n"
-        "restricted_chats = []  # chat ids cleared for restricted data, like "
-        "\"telegram:9001\"\n"
-    )
+    for line in (f"Starter glossary written by `ricorda init` from {facts.name}.",
+                 f"Replace every \"{TODO} ...\" name with the names people use (any of en/it/zh;",
+                 "the first is the display name), mark units restricted = true where only",
+                 "cleared chats may see them, add [competitors], then run `ricorda check` and",
+                 "`ricorda ingest`."):
+        doc.add(tomlkit.comment(line))
+    doc.add(tomlkit.nl())
+    scope = tomlkit.table()
+    scope.add("default_entity", default)
+    scope["default_entity"].comment(f"{TODO}: the entity a question naming none is about")
+    scope.add("fiscal_year_end", fy_end)
+    scope["fiscal_year_end"].comment(why)
+    scope.add("restricted_chats", tomlkit.array())
+    scope["restricted_chats"].comment("chat ids cleared for restricted data, like "
+                                      "\"telegram:9001\"")
+    scope.add("disclosure", "protect")
+    scope["disclosure"].comment("a total that would reveal a restricted unit is withheld from "
+                                "other chats (docs/disclosure.md)")
+    doc.add("scope", scope)
 
 
 def _fiscal_year_end(rows: list[Fact]) -> tuple[str, str]:
@@ -146,26 +224,35 @@ def _main_unit(seen: Counter[str]) -> str:
     return named.most_common(1)[0][0] if named else ""
 
 
-def _unit_table(code: str) -> str:
+def _unit_table(code: str) -> Table:
+    body = tomlkit.table()
     kind = BUILT_IN.get(code)
     if kind is None:
-        return (f"[units.{code}]  # {TODO}: what does {code} measure? Units of one dimension "
-                f"convert into each other\ndimension = \"{code.lower()}\"\nscale = \"1\"\n"
-                f"en = \"{{value}} {code}\"\n")
-    scale = _scale_text(kind.scale)
-    head = f"[units.{code}]\ndimension = \"{kind.dimension}\"\nscale = \"{scale}\"\n"
-    currency = kind.dimension.removeprefix("currency:")
-    if currency in _CURRENCIES and code.startswith(currency) and "/" not in kind.dimension:
-        en_symbol, it_symbol, zh_name = _CURRENCIES[currency]
-        en, it, zh = _STEPS[code.removeprefix(currency)]
-        return head + (f"en = \"{en_symbol}{{value}}{en}\"\n"
-                       f"it = \"{{value}} {(it + ' ') if it else ''}{it_symbol}\"\n"
-                       f"zh = \"{{value}}{zh}{zh_name}\"\n")
-    if kind.dimension == RATIO and code == "PCT":
-        return head + "en = \"{value}%\"\n"
-    if code == "FTE":
-        return head + "en = \"{value} FTE\"\nzh = \"{value}人\"\n"
-    return head + f"en = \"{{value}} {code}\"\n"
+        body.add(tomlkit.comment(f"{TODO}: what does {code} measure? Units of one dimension "
+                                 "convert into each other; name it in en"))
+        body.add("dimension", code.lower())
+        body.add("scale", "1")
+        body.add("en", f"{{value}} {_readable(code).lower()}")
+        return body
+    body.add("dimension", kind.dimension)
+    body.add("scale", _scale_text(kind.scale))
+    currency = currency_forms(code)
+    if currency is not None:
+        for language, (form, shift) in currency.items():
+            if shift:
+                spec = tomlkit.inline_table()
+                spec.update({"format": form, "shift": shift})
+                body.add(language, spec)
+            else:
+                body.add(language, form)
+    elif kind.dimension == RATIO and code == "PCT":
+        body.add("en", "{value}%")
+    elif code == "FTE":
+        body.add("en", "{value} FTE")
+        body.add("zh", "{value}人")
+    else:
+        body.add("en", f"{{value}} {readable_code(code)}")
+    return body
 
 
 def _scale_text(scale: Decimal) -> str:
@@ -177,20 +264,24 @@ def _scale_text(scale: Decimal) -> str:
     return format(normal, "f")
 
 
-def _documents(docs: Path, out: Path | None) -> str:
+def _documents(doc: Any, docs: Path, out: Path | None) -> None:
     base = (out.resolve().parent if out else Path.cwd())
     rel = Path(os.path.relpath(docs.resolve(), base)).as_posix()
     name = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in docs.resolve().name)
-    return (
-        "# A folder of documents is a declared source; a restricted/ subfolder inside it is\n"
-        "# RESTRICTED (only restricted_chats see it). Paths are relative to this file.\n"
-        f"[[documents]]\nsource = \"{name.lower() or 'docs'}\"\npath = \"{rel}\"\n"
-        "restricted = false\n"
-    )
+    for line in ("A folder of documents is a declared source; a restricted/ subfolder inside it is",
+                 "RESTRICTED (only restricted_chats see it). Paths are relative to this file."):
+        doc.add(tomlkit.comment(line))
+    source = tomlkit.table()
+    source.add("source", name.lower().strip("_-") or "docs")
+    source.add("path", rel)
+    source.add("restricted", False)
+    sources = tomlkit.aot()
+    sources.append(source)
+    doc.add("documents", sources)
 
 
-def _section(name: str) -> str:
-    return f"# {'-' * 60} {name}"
+def _rule(name: str) -> str:
+    return f"{'-' * 60} {name}"
 
 
 def _readable(code: str) -> str:

@@ -89,6 +89,9 @@ class FactFileReport:
     errors: list[RowProblem] = field(default_factory=list)
     warnings: list[RowProblem] = field(default_factory=list)
     rows_read: int = 0
+    # problems past `max_problems` (read_fact_file): counted, not kept
+    more_errors: int = 0
+    more_warnings: int = 0
     # (metric, from unit, to unit) -> rows converted at read (core.knowledge.unit_kinds)
     conversions: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
@@ -119,6 +122,7 @@ def read_fact_file(
     progress: Progress | None = None,
     limits: ReadLimits = WORKBOOK_LIMITS,
     units: MetricUnits | None = None,
+    max_problems: int | None = None,
 ) -> FactFileReport:
     """Read and validate a `.csv` or `.xlsx` fact file.
 
@@ -126,7 +130,8 @@ def read_fact_file(
     known channel. `units` settles each row's unit (converted or rejected; None: kept as
     written). Raises IngestError when the file as a whole cannot be read (not found, not
     UTF-8, binary, no header, wrong columns, a workbook over `limits`); row-level problems go
-    into the report.
+    into the report; past `max_problems` of a kind they are only counted (`more_errors`,
+    `more_warnings`), so a file of a million bad rows is read in bounded memory.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -148,14 +153,20 @@ def read_fact_file(
         report.rows_read += 1
         fact, reasons, converted_from = validator.validate(record)
         if fact is None:
-            report.errors.append(RowProblem(line, "; ".join(reasons)))
+            if max_problems is not None and len(report.errors) >= max_problems:
+                report.more_errors += 1
+            else:
+                report.errors.append(RowProblem(line, "; ".join(reasons)))
         else:
             if converted_from:
                 counted = (fact.metric, converted_from, fact.unit)
                 report.conversions[counted] = report.conversions.get(counted, 0) + 1
             key = (fact.metric, fact.entity, fact.period.type, fact.period.value, fact.channel)
             earlier = kept.pop(key, None)
-            if earlier is not None:
+            if earlier is not None and max_problems is not None and len(
+                    report.warnings) >= max_problems:
+                report.more_warnings += 1
+            elif earlier is not None:
                 report.warnings.append(
                     RowProblem(
                         line,

@@ -61,7 +61,7 @@ def _ask(app: App, text: str, chat: str) -> str:
 
 
 def test_admin_listing_hides_a_cleared_chats_question_from_uncleared_viewers(app: App) -> None:
-    assert "77 USD_M" in _ask(app, SECRET_Q, "telegram:9001")
+    assert "$77M" in _ask(app, SECRET_Q, "telegram:9001")
     _ask(app, "What was ACME China revenue in FY2024?", "telegram:5")
     app.core.flush_learning()  # the store is read here, not through the admin (which flushes)
     entry = next(e for e in app.storage.fastpaths.list() if "labs" in e.canonical_text)
@@ -169,7 +169,7 @@ def test_telegram_admin_listings_in_an_uncleared_group(
     telegram: tuple[TelegramBot, FakeTelegram]
 ) -> None:
     _, fake = telegram
-    assert "77 USD_M" in _tg_say(fake, CLEARED_TG, CLEARED_TG, SECRET_Q)["text"]
+    assert "$77M" in _tg_say(fake, CLEARED_TG, CLEARED_TG, SECRET_Q)["text"]
     group = -100_777
     listing = _tg_say(fake, group, TELEGRAM_ADMIN, "/fastpaths")["text"]
     assert RESTRICTED_QUESTION in listing and not _shows_secret(listing)

@@ -125,7 +125,7 @@ def test_plain_text_answer_shows_number_source_and_footer(kb: Path) -> None:
     out = ricorda(
         kb, "ask", "Qual è il fatturato della Cina nel 2024?", "--reference-date", REF
     ).stdout
-    assert "1.320 USD_M" in out and "(fonte: ACME FY2024 Review, slide 2, tabella 1)" in out
+    assert "1.320 Mln $" in out and "(fonte: ACME FY2024 Review, slide 2, tabella 1)" in out
     assert "planner" in out and "ms" in out
 
 
@@ -178,7 +178,7 @@ def test_chat_picks_an_option_by_number(kb: Path) -> None:
     out = ricorda(kb, "chat", "--reference-date", REF, stdin="What was revenue?\n1\n/quit\n").stdout
     first, second = out.split("you> ")[1:3]
     assert "[1] ACME China" in first
-    assert "1,188 USD_M" in second  # the same question re-run for ACME China, FY2025
+    assert "$1,188M" in second  # the same question re-run for ACME China, FY2025
 
 
 def test_data_dirs_never_mix(tmp_path: Path, kb: Path) -> None:

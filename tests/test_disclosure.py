@@ -268,7 +268,10 @@ def test_cli_check_and_ingest_name_the_disclosing_cells(tmp_path: Path) -> None:
             ) in check.stdout
     protected = ricorda(data, "check", str(glossary_file(tmp_path, None)),
                         str(DEMO / "facts.csv"))
-    assert protected.returncode == 0 and "disclosure:" not in protected.stdout
+    assert protected.returncode == 0 and "can be computed" not in protected.stdout
+    # what "protect" withholds is said, not listed as a problem
+    assert "are withheld from uncleared chats" in protected.stdout
+    assert "REVENUE ORBIS_GROUP FY2021–FY2025" in protected.stdout
 
 
 def test_cli_json_breakdown_from_an_uncleared_chat(tmp_path: Path) -> None:

@@ -81,7 +81,7 @@ def test_connects_with_the_app_token_and_answers_a_mention_in_its_thread(
     reply = fake.wait_for(lambda: fake.posted("C0000201"))[0]
     assert reply["thread_ts"]
     shown = text_of(reply)
-    assert "1,320 USD_M" in shown and "ACME FY2024 Review, slide 2" in shown
+    assert "$1,320M" in shown and "ACME FY2024 Review, slide 2" in shown
     assert fake.calls("chat.postMessage", channel="C0000201")[0].token == BOT_TOKEN
 
 
@@ -107,7 +107,7 @@ def test_a_button_tap_narrows_the_answer_in_the_thread(
     )
     assert socket.ack(socket.send("interactive", tap))
     narrowed = fake.wait_for(lambda: fake.posted("C0000203")[1:])[0]
-    assert "1,188 USD_M" in text_of(narrowed) and narrowed["thread_ts"] == reply["thread_ts"]
+    assert "$1,188M" in text_of(narrowed) and narrowed["thread_ts"] == reply["thread_ts"]
 
 
 def test_a_redelivered_envelope_is_answered_once(

@@ -17,4 +17,5 @@ __all__ = [
     "lookup",
     "questions",
     "sentence",
+    "unit_words",
 ]

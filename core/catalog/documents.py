@@ -27,4 +27,8 @@ SENTENCES: dict[str, Sentence] = {
     "locator_para": {"en": "para. {v}", "it": "par. {v}", "zh": "第{v}段"},
     "locator_section": {"en": "“{v}”", "it": "«{v}»", "zh": "“{v}”"},
     "locator_sheet": {"en": "sheet {v}", "it": "foglio {v}", "zh": "工作表{v}"},
+    "locator_cell": {"en": "cell {v}", "it": "cella {v}", "zh": "单元格{v}"},
+    # a row or column named rather than numbered ("row GROUP_EBITDA", never "第GROUP_EBITDA行")
+    "locator_row_named": {"en": "row {v}", "it": "riga {v}", "zh": "行 {v}"},
+    "locator_col_named": {"en": "column {v}", "it": "colonna {v}", "zh": "列 {v}"},
 }

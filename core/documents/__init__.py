@@ -10,6 +10,7 @@ __all__ = [
     "document_ingest",
     "lexical",
     "lexical_sync",
+    "locator_words",
     "narrative",
     "narrative_channel",
     "passage_pick",
@@ -18,4 +19,6 @@ __all__ = [
     "retrieval",
     "snippet_text",
     "source_titles",
+    "stated_figures",
+    "withheld_passages",
 ]

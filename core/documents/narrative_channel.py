@@ -21,6 +21,7 @@ from core.documents.narrative import NarrativeResult, WholeDocuments, answer_nar
 from core.documents.query_rewrite import rewrite_queries
 from core.documents.rerank import listwise_rerank
 from core.documents.retrieval import HybridRetriever
+from core.documents.withheld_passages import WithheldPassages
 from core.knowledge.names import NameIndex, term_names
 
 log = logging.getLogger("ricorda.narrative")
@@ -40,8 +41,12 @@ class DocumentNarrative:
         llm: Callable[[], LLM | None] | None = None,
         llm_timeout: float = 30.0,
         rerank: bool = True,
+        withheld: Callable[[], WithheldPassages | None] | None = None,
     ) -> None:
+        """`withheld()`: the public passages an uncleared chat is not quoted, because they
+        state a figure the disclosure policy withholds from it (None: none)."""
         self.names = names
+        self._withheld = withheld
         self._build = build_retriever
         self._fingerprint = fingerprint
         self._llm_factory = llm
@@ -95,7 +100,14 @@ class DocumentNarrative:
             self._found[_search_key(stamp, query, filters, cleared)] = found
             while len(self._found) > MEMO_SIZE:
                 self._found.popitem(last=False)
-        return list(found)
+        return self._visible(found, cleared)
+
+    def _visible(self, found: Sequence[ScoredChunk], cleared: bool) -> list[ScoredChunk]:
+        """What a chat with this clearance may be quoted of `found`."""
+        guard = None if cleared or self._withheld is None else self._withheld()
+        if guard is None:
+            return list(found)
+        return [s for s in found if not guard.hides(s.chunk)]
 
     def search_again(
         self, query: str, *, filters: dict[str, str], cleared: bool
@@ -109,7 +121,8 @@ class DocumentNarrative:
             found = self._found.get(_search_key(stamp, query, filters, cleared))
             if found is not None:
                 self._found.move_to_end(_search_key(stamp, query, filters, cleared))
-                return list(found)
+        if found is not None:
+            return self._visible(found, cleared)
         return self.search(query, filters=filters, cleared=cleared)
 
     def compose(

@@ -15,16 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from core.catalog.lookup import say
 from core.contracts.types import Source
 from core.documents.snippet_text import display_name
 
 _EXTENSION = re.compile(r"\.(pdf|md|markdown|txt|docx|pptx|xlsx|csv|html?)$", re.IGNORECASE)
 _LANGUAGE_TAG = re.compile(r"[ _-](en|it|zh)$", re.IGNORECASE)
 
-# locator key -> (en, it, zh) templates; a key not listed reads "key value"
-_PARTS = frozenset({"page", "table", "row", "col", "slide", "para", "section", "sheet"})
-_ITEM = re.compile(r",\s*(?=[A-Za-z_]+=)")  # a heading's own commas stay in its value
 
 
 def document_title(
@@ -51,21 +47,14 @@ def document_title(
 
 
 def locator_text(locator: str, language: str) -> str:
-    """`page=11,table=2,row=1` -> "p. 11, table 2, row 1" (or "第11页，表2，第1行")."""
+    """`page=11,table=2,row=1` -> "p. 11, table 2, row 1" (or "第11页，表2，第1行"); every form
+    of locator docs/formats.md allows (core.documents.locator_words)."""
     if not locator:
         return ""
-    parts = []
-    for item in _ITEM.split(locator):
-        key, sep, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not value:
-            parts.append(item.strip())
-            continue
-        part = key.lower()
-        parts.append(say(f"locator_{part}", language, v=value) if part in _PARTS
-                     else f"{key} {value}")
+    from core.documents.locator_words import locator_words
+
     joiner = "，" if language == "zh" else ", "
-    return display_name(joiner.join(p for p in parts if p))
+    return display_name(joiner.join(p for p in locator_words(locator, language) if p))
 
 
 def source_title(source: Source, language: str, titles: Mapping[str, str] | None = None) -> str:

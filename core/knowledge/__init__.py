@@ -4,6 +4,7 @@ The modules are imported by name (`from core.knowledge.clearance import ...`); n
 imported here, so importing one loads only what it needs."""
 
 __all__ = [
+    "accepted_documents",
     "clearance",
     "comparable",
     "current_glossary",
@@ -17,6 +18,8 @@ __all__ = [
     "metric_phrase",
     "name_overlaps",
     "names",
+    "unit_display",
     "unit_kinds",
     "units",
+    "withheld",
 ]

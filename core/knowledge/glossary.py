@@ -19,6 +19,7 @@ from core.contracts.errors import ConfigError
 from core.contracts.types import Source
 from core.documents.source_titles import source_title
 from core.figures.formulas import Formula, parse_formula, rounded
+from core.knowledge.accepted_documents import AcceptedDocuments, parse_accepted
 from core.knowledge.document_sources import parse_document_sources
 from core.knowledge.glossary_rules import glossary_problems
 from core.knowledge.unit_kinds import MetricUnits, UnitKind, parse_unit_kinds
@@ -101,6 +102,8 @@ class Glossary:
     non_additive: frozenset[str] = frozenset()  # metrics no total is the sum of (rates)
     # the hierarchy's levels by code ([levels.REGION] names = [...]), core.figures.levels
     levels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # public documents allowed to state a withheld figure (core.knowledge.accepted_documents)
+    accepted: AcceptedDocuments = field(default_factory=AcceptedDocuments)
 
     def source_title(self, source: Source, language: str) -> str:
         """"Orbis FY2024 Annual Report, p. 11": a source as a reader looks it up."""
@@ -233,6 +236,9 @@ class _Validator:
             unit_kinds=unit_kinds,
             levels=self.levels(data, entities),
             **self.relations(data, scope, metrics, channels),
+            accepted=parse_accepted(data.get("disclosure"),
+                                    Path(self.source).parent if self.source else Path("."),
+                                    self.fail),
         )
         problems = glossary_problems(glossary)  # the rules on the whole
         if problems:

@@ -54,11 +54,23 @@ def show_value(
     units: Mapping[str, Mapping[str, UnitForm]],
     number: Callable[[Decimal], str],
 ) -> str:
-    """The value with its unit as the reader writes it (the unit code when undescribed)."""
-    forms = units.get(unit)
-    form = (forms.get(language) or forms.get("en")) if forms else None
+    """The value with its unit as the reader writes it: the glossary's form for the language,
+    else a well-known unit's own (a currency's symbol: core.knowledge.unit_display), else the
+    glossary's English form, else the unit's code in words ("k orders"), never the code. A
+    glossary form that spells the code itself ("{value} EUR_M") gives way to the symbol."""
+    from core.knowledge.unit_display import builtin_form, readable_code
+
+    forms = units.get(unit) or {}
+    built_in = builtin_form(unit, language)
+
+    def usable(f: UnitForm | None) -> UnitForm | None:
+        return None if f is None or (unit and unit in f.format) else f  # not "{value} EUR_M"
+
+    chosen = (usable(forms.get(language)), UnitForm(*built_in) if built_in else None,
+              usable(forms.get("en")))
+    form = next((f for f in chosen if f is not None), None)
     if form is None:
-        return f"{number(value)} {unit}".rstrip()
+        return f"{number(value)} {readable_code(unit)}".rstrip()
     if value < 0:  # "-€3.2M", not "€-3.2M"
         return "-" + form.show(value.copy_abs(), number)
     return form.show(value, number)
