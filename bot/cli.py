@@ -348,3 +348,7 @@ _register_maintenance(app)
 from bot.cli_kb import register as _register_kb  # noqa: E402
 
 _register_kb(app)
+
+from bot.cli_admin import register as _register_admin  # noqa: E402
+
+_register_admin(app)

@@ -65,6 +65,20 @@ def promotion_policy(s: Settings) -> PromotionPolicy:
     )
 
 
+def turn_expiry(s: Settings, engine: Engine) -> Callable[[dt.datetime, bool], int] | None:
+    """The nightly removal of turns older than RICORDA_TURN_RETENTION_DAYS (0: kept)."""
+    if s.turn_retention_days <= 0:
+        return None
+    keep = dt.timedelta(days=s.turn_retention_days)
+
+    def expire(now: dt.datetime, dry_run: bool) -> int:
+        from storage.turn_retention import expire_turns
+
+        return expire_turns(engine, now - keep, dry_run=dry_run)
+
+    return expire
+
+
 @dataclass
 class MaintenanceServices:
     maintenance: Maintenance
@@ -112,6 +126,7 @@ def maintenance_services(
         lock=MaintenanceLock(engine),
         tz=tz,
         sync=sync,
+        expire_turns=turn_expiry(settings, engine),
     )
     return MaintenanceServices(maintenance, promotions, store, at, tz)
 

@@ -23,7 +23,7 @@ from pydantic_settings import (
 )
 
 from bot.settings_choices import SECRET_FIELDS, EmbedderChoice, LlmChoice, LogLevel
-from bot.settings_errors import describe_errors, ensure_writable_dir
+from bot.settings_errors import create_private_file, describe_errors, ensure_writable_dir
 from core.contracts.errors import ConfigError
 
 __all__ = [
@@ -86,6 +86,7 @@ class Settings(BaseSettings):
     anti_autopath_days: int = 30
     aging_never_reused_days: int = 14
     aging_unused_days: int = 30
+    turn_retention_days: int = Field(default=180, ge=0)  # nightly; 0 = keep every turn
     aging_max_entries: int = 500
     autopath_demoted_days: int = 30  # a demoted autopath is removed after this
     autopath_idle_days: int = 90  # an active autopath unused this long is removed
@@ -191,7 +192,10 @@ class Settings(BaseSettings):
 
     def ensure_data_dir(self) -> Path:
         """The data dir, created if missing; a ConfigError with the fix when it cannot be."""
-        return ensure_writable_dir(self.data_dir)
+        path = ensure_writable_dir(self.data_dir)
+        if not self.database_url:
+            create_private_file(path / "ricorda.db")  # 0600: not for every local user
+        return path
 
 
 class _PublicToml(TomlConfigSettingsSource):

@@ -6,6 +6,7 @@ other check), and importing neither, so the two do not import each other.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -74,8 +75,8 @@ def ensure_writable_dir(path: Path) -> Path:
     if path.exists() and not path.is_dir():
         raise ConfigError(f"RICORDA_DATA_DIR={str(path)!r} is a file, not a folder: {fix}")
     try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)  # its owner's only: it holds
+    except OSError as exc:  # the company's figures and every question asked
         raise ConfigError(
             f"RICORDA_DATA_DIR={str(path)!r} cannot be created ({exc.strerror}): {fix}"
         ) from None
@@ -87,3 +88,10 @@ def ensure_writable_dir(path: Path) -> Path:
             f"RICORDA_DATA_DIR={str(path)!r} is not writable ({exc.strerror}): {fix}"
         ) from None
     return path
+
+
+def create_private_file(path: Path) -> None:
+    """Create `path` empty, readable and writable by its owner only (0600), unless it exists:
+    SQLite then opens it and creates its WAL and shared-memory files with the same mode."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))

@@ -37,6 +37,7 @@ HELP: dict[str, str] = {
     "anti_autopath_days": "how long an anti-autopath stays in force",
     "aging_never_reused_days": "cache entries never reused are dropped after this",
     "aging_unused_days": "cache entries unused this long are dropped",
+    "turn_retention_days": "turns (questions asked) older than this are removed nightly; 0 keeps",
     "aging_max_entries": "cache size kept by the nightly aging",
     "autopath_demoted_days": "a demoted autopath is removed after this",
     "autopath_idle_days": "an active autopath unused this long is removed",

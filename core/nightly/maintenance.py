@@ -54,6 +54,7 @@ class MaintenanceReport:
     notes: list[str] = field(default_factory=list)
     scanned: int = 0
     elapsed_s: float = 0.0
+    turns_expired: int = 0  # turns older than the retention period (RICORDA_TURN_RETENTION_DAYS)
 
     @property
     def ran(self) -> bool:
@@ -69,6 +70,7 @@ class MaintenanceReport:
             "removed": self.counts(),
             "promotions": [n.line() for n in self.promotions],
             "scanned": self.scanned,
+            "turns_expired": self.turns_expired,
             "elapsed_s": round(self.elapsed_s, 3),
         }
 
@@ -88,6 +90,8 @@ class MaintenanceReport:
             f"{total} entries in {self.elapsed_s:.2f} s"
         ]
         lines += [f"note: {n}" for n in self.notes]
+        if self.turns_expired:
+            lines.append(f"turns: {verb} {self.turns_expired} past the retention period")
         for rule, count in counts.items():
             picked = [r for r in self.removals if r.rule == rule]
             lines.append(f"{verb} {count} ({rule}: {removal_why(picked[0])}):")
@@ -119,10 +123,12 @@ class Maintenance:
         tz: dt.tzinfo | None = None,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex[:12],
         sync: Callable[[], None] | None = None,
+        expire_turns: Callable[[dt.datetime, bool], int] | None = None,
     ) -> None:
         """`sync` is called before every run: it writes what a serving process's learning
         writer still holds (plans, use counts, observations), so the run sees every plan and
-        one it retires does not come back from the queue."""
+        one it retires does not come back from the queue. `expire_turns(now, dry_run)` removes
+        the turns past their retention period and says how many (None: turns are kept)."""
         self.store = store
         self.promotions = promotions
         self.catalog = catalog
@@ -132,6 +138,7 @@ class Maintenance:
         self.tz = tz
         self.new_id = new_id
         self._sync = sync or (lambda: None)
+        self.expire_turns = expire_turns
 
     def night_of(self, moment: dt.datetime) -> str:
         """The local date a run belongs to (nights are counted in the bot's time zone)."""
@@ -193,6 +200,8 @@ class Maintenance:
         report.promotions = self.promotions.nightly(
             groups, now=now, night=report.night, dry_run=dry_run
         )
+        if self.expire_turns is not None:
+            report.turns_expired = self.expire_turns(now, dry_run)
         report.elapsed_s = time.perf_counter() - started
         log.info("maintenance %s: %s", report.run_id, report.summary())
         return report
