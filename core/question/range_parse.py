@@ -34,6 +34,7 @@ from core.question.periods import (
     fiscal_half_of,
     fiscal_quarter_of,
     fiscal_year_bounds,
+    fiscal_year_of,
     last_complete_fiscal_year,
     shift_period,
 )
@@ -127,16 +128,28 @@ _LAST_N = _rx(
     r"|(?:近|最近|过去)\s*([0-9一二两三四五六七八九十]{1,3})\s*(财年|年|个季度|季度|半年|个月)"
 )
 _GRAIN = [
-    ("Q", _rx(r"quarter[\s-]+by[\s-]+quarter|(?<!\w)quarterly(?!\w)|(?<!\w)(?:by|per|each|every)"
-              r"\s+quarter(?!\w)|trimestre\s+per\s+trimestre|(?<!\w)trimestral[ei](?!\w)"
+    ("Q", _rx(r"季均|quarter[\s-]+by[\s-]+quarter|(?<!\w)quarterly(?!\w)"
+              r"|(?<!\w)(?:by|per|each|every)\s+quarter(?!\w)|trimestre\s+per\s+trimestre|(?<!\w)trimestral[ei](?!\w)"
               r"|(?<!\w)(?:per|ogni)\s+trimestre(?!\w)|每季度|各季度|分季度|按季度|逐季")),
-    ("M", _rx(r"month[\s-]+by[\s-]+month|(?<!\w)monthly(?!\w)|(?<!\w)(?:by|per|each|every)"
+    ("M", _rx(r"月均|month[\s-]+by[\s-]+month|(?<!\w)monthly(?!\w)|(?<!\w)(?:by|per|each|every)"
               r"\s+month(?!\w)|mese\s+per\s+mese|(?<!\w)mensil[ei](?!\w)|(?<!\w)(?:per|ogni)"
               r"\s+mese(?!\w)|每月|各月|按月|逐月|月度")),
     ("HY", _rx(r"half[\s-]+by[\s-]+half|(?<!\w)semi-?annual(?:ly)?(?!\w)|(?<!\w)(?:by|per)"
                r"\s+half(?!\w)|(?<!\w)semestral[ei](?!\w)|(?<!\w)per\s+semestre(?!\w)"
                r"|每半年|按半年|半年度")),
 ]
+# "year to date" and "the last twelve months": a span of months that, for a flow, is one sum
+# (core.figures.aggregate); "last 12 months" with a grain or a trend word stays a series
+_YTD = _rx(
+    r"(?<!\w)(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date(?!\w)"
+    r"|(?<!\w)f?ytd(?!\w)|(?<!\w)(?:da|dall['’])\s?inizio\s+(?:d(?:ell['’]\s?|el\s+)?)?"
+    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年以来|年初以来"
+)
+_LTM = _rx(
+    r"(?<!\w)(?:the\s+)?(?:last|past|trailing|previous)\s+(?:twelve|12)\s+months(?!\w)"
+    r"|(?<!\w)(?:ltm|ttm)(?!\w)|(?<!\w)(?:(?:gli|negli)\s+)?ultimi\s+(?:dodici|12)\s+mesi(?!\w)"
+    r"|(?:过去|最近|近)\s*(?:十二|12)\s*个月"
+)
 _TREND = _rx(
     r"(?<!\w)(?:trends?|over\s+time|evolution|history|historical|andamento|tendenza"
     r"|evoluzione|storico|nel\s+tempo)(?!\w)|变化趋势|趋势|走势|历年"
@@ -195,7 +208,8 @@ _SUM = _rx(
     r"|cumulat[oiae]|complessivamente)(?!\w)|加起来|总和|一共|共计|合共|累计|加总|总共"
 )
 _AVERAGE = _rx(
-    r"(?<!\w)(?:average|avg|mean|medi[oaie]|mediamente|in\s+media)(?!\w)|平均|均值"
+    r"(?<!\w)(?:average|avg|mean|medi[oaie]|mediamente|in\s+media)(?!\w)|平均|均值|月均|季均"
+    r"|年均"
 )
 _GROWTH = _rx(
     r"(?<!\w)(?:growth|grow|grew|grown|growing|yoy|y/y|year[\s-]+(?:over|on)[\s-]+year"
@@ -263,6 +277,8 @@ _HINTS = (
     "faster", "slower", "quicker", "加起来", "总和", "一共",
     "共计", "合共", "累计", "加总", "总共", "平均", "均值", "同比", "环比", "变", "下降", "下滑",
     "占", "比例", "份额", "比重", "快", "慢", "much of", "上期", "上年",
+    # year to date, the last twelve months
+    "date", "ytd", "inizio", "以来", "迄今", "至今", "ltm", "ttm", "均",
 )
 
 
@@ -287,6 +303,9 @@ def detect_analysis(
         if not any(hint in folded for hint in _HINTS):
             return None
     periods = [m.period for m in matches if m.period is not None]
+    months = _months_span(text, reference_date, fiscal_year_end) if len(metrics) == 1 else None
+    if months is not None:
+        return months
     arithmetic = _arithmetic(
         text, matches, metrics=metrics, entities=entities, channels=channels, periods=periods,
         first_metric=first_metric, total_named=total_named, reference_date=reference_date,
@@ -409,7 +428,7 @@ def _arithmetic(
                         spans=(growth.span(), *((sequential.span(),) if sequential else ())))
     if (total or mean or total_named) and not dimension and len(entities) <= 1 \
             and not _BY_ENTITY.search(text) and not _BY_CHANNEL.search(text) \
-            and not _TREND.search(text) and not any(p.search(text) for _, p in _GRAIN):
+            and not _TREND.search(text):
         # "total EBITDA FY2021-FY2023", "organico medio 2022-2024": over a range of periods
         series = _series(text, matches, reference_date, fiscal_year_end)
         over = series.periods if series else tuple(periods)
@@ -418,6 +437,30 @@ def _arithmetic(
                             measure="average" if mean else "sum",
                             spans=spans + (series.spans if series else ()))
     return None
+
+
+def _months_span(text: str, reference_date: dt.date, fye: str) -> Analysis | None:
+    """"Revenue year to date", "ordini ultimi dodici mesi", "今年以来营收": the sum (an average
+    when asked) over the months from the fiscal year's start, or the last twelve, to the last
+    complete month; None when neither is asked, or a grain or trend word asks for a series."""
+    ytd, ltm = _YTD.search(text), _LTM.search(text)
+    cue = ytd or ltm
+    if cue is None or _TREND.search(text) or any(p.search(text) for _, p in _GRAIN):
+        return None
+    last = reference_date.replace(day=1) - dt.timedelta(days=1)
+    last_month = Period(PeriodType.M, f"{last.year}-{last.month:02d}")
+    if ytd is not None:
+        start = fiscal_year_bounds(fiscal_year_of(reference_date, fye), fye)[0]
+        first = Period(PeriodType.M, f"{start.year}-{start.month:02d}")
+        if first.value > last_month.value:  # the year's first month is not over yet
+            last_month = first
+        over = [first, *(expand(first, last_month) or [])[1:]]
+    else:
+        over = [shift_period(last_month, -i) for i in range(11, -1, -1)]
+    mean = _AVERAGE.search(text)
+    spans = (cue.span(), *((mean.span(),) if mean else ()))
+    return Analysis("aggregate", periods=tuple(over), dimension="period",
+                    measure="average" if mean else "sum", spans=spans)
 
 
 def _ranking(
