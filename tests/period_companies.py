@@ -220,14 +220,14 @@ def headline(answer: dict) -> dict:
     return answer["facts"][0] if answer.get("facts") else {}
 
 
-@pytest.fixture(scope="module")
-def alpina(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def make_alpina(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Alpina ingested in a fresh data dir (a test module's fixture calls this once)."""
     data = tmp_path_factory.mktemp("alpina") / "data"
     return ingest_company(data, "alpina", ALPINA_GLOSSARY, alpina_facts())
 
 
-@pytest.fixture(scope="module")
-def boreal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def make_boreal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Boreal ingested in a fresh data dir."""
     data = tmp_path_factory.mktemp("boreal") / "data"
     return ingest_company(data, "boreal", BOREAL_GLOSSARY, boreal_facts())
 

@@ -11,16 +11,26 @@ from pathlib import Path
 import pytest
 
 from tests.period_companies import (
-    alpina,  # noqa: F401  (fixture)
     alpina_value,
     ask_json,
-    boreal,  # noqa: F401  (fixture)
     boreal_group,
     headline,
+    make_alpina,
+    make_boreal,
 )
 
 ALPINA_DAY = "2026-02-20"  # FY2026 (Apr 2025 - Mar 2026) runs; January 2026 is the last month over
 BOREAL_DAY = "2025-08-10"  # FY2025 (Oct 2024 - Sep 2025) runs, in its fourth quarter
+
+
+@pytest.fixture(scope="module")
+def alpina(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_alpina(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def boreal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_boreal(tmp_path_factory)
 
 
 def _months(first: str, last: str) -> list[str]:

@@ -61,6 +61,7 @@ __all__ = [
 ]
 
 MIN_YEAR, MAX_YEAR = 1990, 2100
+_OLD_FY = 1000  # "FY1800" is a year, written as one
 
 
 @dataclass(frozen=True)
@@ -820,6 +821,10 @@ def _single_year(a: _Atom, ctx: _Context) -> tuple[Period | None, bool] | None:
         return Period(PeriodType.FY, str(ctx.current_fy + a.num)), True
     if a.form == "bare" and not _valid_year(a.num):
         return None  # "1320" is not a period
+    if a.form == "fy" and a.num is not None and _OLD_FY <= a.num < MIN_YEAR:
+        # "FY1950": written as a fiscal year, so one, if long before any data (a range
+        # "FY1950 to FY2024" is then answered over the years that have figures)
+        return Period(PeriodType.FY, str(a.num)), False
     return (Period(PeriodType.FY, str(a.num)) if _valid_year(a.num) else None), False
 
 

@@ -62,6 +62,9 @@ class Analysis:
     spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)
     # a ranking over periods ("which quarter…"): the period type ranked (FY, HY, Q, M)
     grain: str = ""
+    # a range written longer than a table holds ("FY1800–FY2024"): its two ends; `periods`
+    # are then its most recent MAX_SERIES (core.figures.period_coverage clips to the data)
+    asked: tuple[Period, ...] = ()
 
     def shape(self) -> str:
         """What a follow-up keeps of this table ("and FY2023?" after a breakdown by entity is
@@ -208,7 +211,7 @@ _SUM = _rx(
     r"|cumulat[oiae]|complessivamente)(?!\w)|加起来|总和|一共|共计|合共|累计|加总|总共"
 )
 _AVERAGE = _rx(
-    r"(?<!\w)(?:average|avg|mean|medi[oaie]|mediamente|in\s+media)(?!\w)|平均|均值|月均|季均"
+    r"(?<!\w)(?:average|avg|mean|medi[oaie]?|mediamente|in\s+media)(?!\w)|平均|均值|月均|季均"
     r"|年均"
 )
 _GROWTH = _rx(
@@ -250,6 +253,16 @@ _PERIOD_QUESTION = _rx(
     r"|(?<!\w)(?:che|quale|qual|quali)\s+(anno|esercizio|trimestre|semestre|mese)(?!\w)"
     r"|哪(?:一|个|些)?\s*(财年|年度|年|季度|个季度|半年|个月|月)"
 )
+# "which year had the bigger operating cash flow?": a comparative ranks the periods too
+_COMPARATIVE = _rx(
+    r"(?<!\w)(?:bigger|higher|larger|greater|better|more|lower|smaller|fewer|less|worse"
+    r"|maggiore|minore|migliore|peggiore)(?!\w)|più\s+(?:alt|elevat|grand|bass|piccol)"
+    r"|更高|更大|更多|更低|更小|更少|较高|较低|较大|较小"
+)
+_COMPARATIVE_LOW = _rx(
+    r"(?<!\w)(?:lower|smaller|fewer|less|worse|minore|peggiore)(?!\w)|più\s+(?:bass|piccol)"
+    r"|更低|更小|更少|较低|较小"
+)
 _GRAIN_WORDS = {
     "year": "FY", "anno": "FY", "esercizio": "FY", "财年": "FY", "年度": "FY", "年": "FY",
     "quarter": "Q", "trimestre": "Q", "季度": "Q", "个季度": "Q", "half": "HY",
@@ -279,6 +292,8 @@ _HINTS = (
     "占", "比例", "份额", "比重", "快", "慢", "much of", "上期", "上年",
     # year to date, the last twelve months
     "date", "ytd", "inizio", "以来", "迄今", "至今", "ltm", "ttm", "均",
+    # comparatives over periods ("which year had the bigger …")
+    "greater", "better", "worse", "fewer", "更", "较",
 )
 
 
@@ -368,6 +383,9 @@ def _arithmetic(
     growth = _GROWTH.search(text)
     cue = _VALUE_RANK.search(text) or _GROWTH_RANK.search(text)
     asked = _PERIOD_QUESTION.search(text)
+    comparative = _COMPARATIVE.search(text) if asked and not cue else None
+    if asked and comparative and len(metrics) == 1 and len(entities) <= 1:
+        cue = comparative
     if asked and cue and len(metrics) == 1 and len(entities) <= 1:
         # "in which year was net income highest?": the periods are what is ranked
         word = next(g for g in asked.groups() if g)
@@ -376,10 +394,11 @@ def _arithmetic(
         grain = _GRAIN_WORDS.get(word.casefold(), "FY")
         if not over and len(periods) == 1 and grain != "FY":  # "which quarter of 2025"
             over = tuple(_within(periods[0], grain, fiscal_year_end))
+        low = _COMPARATIVE_LOW.search(text) if comparative else _LOW.search(text)
         return Analysis("ranking", periods=over, dimension="period", measure="value",
-                        descending=_LOW.search(text) is None, grain=grain,
+                        descending=low is None, grain=grain,
                         spans=(asked.span(), cue.span()))
-    listed = len(periods) > 1 and _explicit_range(text, matches) is None
+    listed = len(periods) > 1 and _range_ends(text, matches) is None
     if len(metrics) > 1 or (listed and not (_SUM.search(text) or _AVERAGE.search(text)
                                             or total_named)):
         return None  # "China revenue 2024 and 2025": two figures, as before
@@ -435,7 +454,8 @@ def _arithmetic(
         if 2 <= len(over) <= MAX_SERIES:
             return Analysis("aggregate", periods=tuple(over), dimension="period",
                             measure="average" if mean else "sum",
-                            spans=spans + (series.spans if series else ()))
+                            spans=spans + (series.spans if series else ()),
+                            asked=series.asked if series else ())
     return None
 
 
@@ -474,7 +494,12 @@ def _ranking(
     growth = _GROWTH_RANK.search(text)
     value = None if growth else _VALUE_RANK.search(text)
     cue = growth or value
-    if cue is None or len(periods) > 1 or len(metrics) > 1:
+    between: tuple[Period, ...] = ()
+    if growth and len(periods) == 2 and periods[0].type is periods[1].type \
+            and periods[0] != periods[1]:
+        # "which unit grew most between FY2022 and FY2024?": growth from the first to the last
+        between = tuple(sorted(periods))
+    if cue is None or (len(periods) > 1 and not between) or len(metrics) > 1:
         return None
     if value is not None and not metrics:
         return None  # "the highest what?": asked as a plain clarification
@@ -486,6 +511,7 @@ def _ranking(
     spans = [cue.span()] + ([channel_words.span()] if channel_words else [])
     return Analysis(
         "ranking",
+        periods=between,
         dimension=dimension,
         measure="growth" if growth else "value",
         descending=low is None,
@@ -509,6 +535,9 @@ def _series(
     if trend:
         spans.append(trend.span())
     periods = _explicit_range(text, matches)
+    ends = _long_range(text, matches) if periods is None else None
+    if ends is not None:
+        periods = _tail(*ends)
     if periods is None:
         last_n = _LAST_N.search(text)
         if last_n is not None:
@@ -530,17 +559,38 @@ def _series(
         periods = [p for fy in periods for p in _within(fy, grain, fiscal_year_end)]
     if len(periods) < 2 or len(periods) > MAX_SERIES:
         return None
-    return Analysis("series", periods=tuple(periods), spans=tuple(spans))
+    return Analysis("series", periods=tuple(periods), spans=tuple(spans), asked=ends or ())
 
 
 def _explicit_range(text: str, matches: list[PeriodMatch]) -> list[Period] | None:
     """Every period from the first to the second of two joined by a range connector."""
+    ends = _range_ends(text, matches)
+    return expand(*ends) if ends is not None else None
+
+
+def _long_range(text: str, matches: list[PeriodMatch]) -> tuple[Period, Period] | None:
+    """The two ends of a range too long for one table ("FY1800–FY2024"), else None."""
+    ends = _range_ends(text, matches)
+    if ends is None or ends[0].type is not ends[1].type or ends[1].value <= ends[0].value:
+        return None
+    return ends if expand(*ends) is None else None
+
+
+def _tail(first: Period, last: Period) -> list[Period]:
+    """The most recent MAX_SERIES periods of first..last."""
+    out = [last]
+    while len(out) < MAX_SERIES and out[-1] != first:
+        out.append(shift_period(out[-1], -1))
+    return out[::-1]
+
+
+def _range_ends(text: str, matches: list[PeriodMatch]) -> tuple[Period, Period] | None:
     for m in matches:
         split = _SPLIT_YEARS.fullmatch(m.raw) if m.period is None else None
         if split:  # "2021-25": a range the period grammar rejects as a split fiscal year
             first, last = int(split.group(1)), int(split.group(1)[:2] + split.group(2))
             if last > first:
-                return expand(Period(PeriodType.FY, str(first)), Period(PeriodType.FY, str(last)))
+                return Period(PeriodType.FY, str(first)), Period(PeriodType.FY, str(last))
     for a, b in itertools.pairwise(matches):
         if a.period is None or b.period is None or a.period.type is not b.period.type:
             continue
@@ -552,7 +602,7 @@ def _explicit_range(text: str, matches: list[PeriodMatch]) -> list[Period] | Non
         if joined and _RANGE_BEFORE.search(before) is None and gap.strip() in ("a", "al"):
             joined = False  # "a"/"al" alone ("Q1 al 2025"?) only after "da"/"dal"
         if joined:
-            return expand(a.period, b.period)
+            return a.period, b.period
     return None
 
 
