@@ -14,4 +14,12 @@ SENTENCES: dict[str, Sentence] = {
         "zh": "所问范围为{asked_first}至{asked_last}，回答涵盖{first}至{last}：即有数据的期间，"
               "最多{limit}个。",
     },
+    "period_rank_bounded": {
+        "en": "Ranked over the latest {n} of {total} periods with figures ({first}–{last}): "
+              "the bound on lookups per question.",
+        "it": "Classifica sugli ultimi {n} dei {total} periodi con dati ({first}–{last}): il "
+              "limite di consultazioni per domanda.",
+        "zh": "排名只涵盖有数据的{total}个期间中最近的{n}个（{first}至{last}）："
+              "每个问题的查询上限。",
+    },
 }

@@ -431,6 +431,7 @@ class Answerer:
             turns=self.turns,
             turn_lookup=self._previous_turns,
             replay=served_by != "planner",
+            max_lookups=self.bounds.max_lookups,
         )
         language = prepared.language
         over = self._past_bounds(plan, prepared)

@@ -77,6 +77,7 @@ class ExecutionContext:
     turns: TurnStore | None = None
     turn_lookup: Callable[[str], list[Any]] | None = None  # chat -> recent turns, newest first
     replay: bool = False  # a cached plan: model work on identical inputs may be reused
+    max_lookups: int = 200  # fact lookups one question may make (core.planning.bounds)
 
 
 @dataclass
