@@ -22,4 +22,28 @@ SENTENCES: dict[str, Sentence] = {
         "zh": "排名只涵盖有数据的{total}个期间中最近的{n}个（{first}至{last}）："
               "每个问题的查询上限。",
     },
+    "count_above": {
+        "en": "{subject}, {where}: {count} of {total} above {threshold}: {items}.",
+        "it": "{subject}, {where}: {count} su {total} sopra {threshold}: {items}.",
+        "zh": "{where}{subject}：{total}个中有{count}个高于{threshold}：{items}。",
+    },
+    "count_below": {
+        "en": "{subject}, {where}: {count} of {total} below {threshold}: {items}.",
+        "it": "{subject}, {where}: {count} su {total} sotto {threshold}: {items}.",
+        "zh": "{where}{subject}：{total}个中有{count}个低于{threshold}：{items}。",
+    },
+    "count_fell": {
+        "en": "{subject}, {where}: fell in {count} of {total} periods compared: {items}.",
+        "it": "{subject}, {where}: in calo in {count} su {total} periodi confrontati: {items}.",
+        "zh": "{where}{subject}：在比较的{total}个期间中有{count}个下降：{items}。",
+    },
+    "count_rose": {
+        "en": "{subject}, {where}: rose in {count} of {total} periods compared: {items}.",
+        "it": "{subject}, {where}: in crescita in {count} su {total} periodi confrontati: "
+              "{items}.",
+        "zh": "{where}{subject}：在比较的{total}个期间中有{count}个上升：{items}。",
+    },
+    "count_after": {"en": " (after {value} {n})", "it": " (dopo {value} {n})",
+                    "zh": "（此前{value} {n}）"},
+    "count_none": {"en": "none", "it": "nessuno", "zh": "无"},
 }

@@ -289,6 +289,7 @@ ARITHMETIC_TOOLS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "share": ("core.figures.aggregate", "share"),
     "growth": ("core.figures.change", "growth"),
     "growth_comparison": ("core.figures.change", "growth_comparison"),
+    "count": ("core.figures.counts", "count"),
 })
 
 

@@ -26,8 +26,10 @@ import datetime as dt
 import itertools
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from core.contracts.types import Period, PeriodType
+from core.question.count_parse import detect_count
 from core.question.periods import (
     PeriodMatch,
     chinese_number,
@@ -65,6 +67,10 @@ class Analysis:
     # a range written longer than a table holds ("FY1800–FY2024"): its two ends; `periods`
     # are then its most recent MAX_SERIES (core.figures.period_coverage clips to the data)
     asked: tuple[Period, ...] = ()
+    # a count ("how many units had revenue above €100M"): the threshold as written, and
+    # whether it carried a scale or currency (core.question.count_parse)
+    threshold: Decimal | None = None
+    scaled: bool = False
 
     def shape(self) -> str:
         """What a follow-up keeps of this table ("and FY2023?" after a breakdown by entity is
@@ -294,6 +300,8 @@ _HINTS = (
     "date", "ytd", "inizio", "以来", "迄今", "至今", "ltm", "ttm", "均",
     # comparatives over periods ("which year had the bigger …")
     "greater", "better", "worse", "fewer", "更", "较",
+    # counts
+    "many", "quant", "几", "多少",
 )
 
 
@@ -318,6 +326,9 @@ def detect_analysis(
         if not any(hint in folded for hint in _HINTS):
             return None
     periods = [m.period for m in matches if m.period is not None]
+    count = detect_count(text, periods, metrics)
+    if count is not None:
+        return _count(count, text, matches, periods, reference_date, fiscal_year_end)
     months = _months_span(text, reference_date, fiscal_year_end) if len(metrics) == 1 else None
     if months is not None:
         return months
@@ -457,6 +468,24 @@ def _arithmetic(
                             spans=spans + (series.spans if series else ()),
                             asked=series.asked if series else ())
     return None
+
+
+def _count(count: dict, text: str, matches: list[PeriodMatch], periods: list[Period],
+           reference_date: dt.date, fye: str) -> Analysis:
+    """A count over members (for the question's period) or over periods (those of the named
+    range or year, else every stored one of that grain, within the lookup bound)."""
+    grain = count["grain"]
+    over: tuple[Period, ...] = ()
+    if count["over"] == "period":
+        series = _explicit_range(text, matches)
+        if series:
+            over = tuple(p for fy in series for p in _within(fy, grain, fye))
+        elif len(periods) == 1 and periods[0].type is PeriodType.FY and grain != "FY":
+            over = tuple(_within(periods[0], grain, fye))
+    return Analysis("count", periods=over, dimension=count["over"], measure=count["test"],
+                    grain=grain, threshold=count["amount"], scaled=count["scaled"],
+                    assumed_period=count["over"] == "entity" and not periods,
+                    spans=(count["span"],))
 
 
 def _months_span(text: str, reference_date: dt.date, fye: str) -> Analysis | None:
