@@ -47,8 +47,10 @@ def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
     if dim == "period":
         entity = first_entity(out, ctx)
         channel = args.get("channel") or TOTAL
-        periods, coverage = clip_to_data(list(analysis.periods), analysis.asked, ctx, metric,
-                                         entity, channel)
+        periods, coverage = list(analysis.periods), None
+        if analysis.asked:  # a range longer than a table ("FY1800–FY2024"): the data's part
+            periods, coverage = clip_to_data(periods, analysis.asked, ctx, metric, entity,
+                                             channel)
         if coverage is not None:
             out.segments.append(coverage)
         keys = [(entity, channel, p) for p in periods]
