@@ -15,6 +15,7 @@ __all__ = [
     "documents",
     "formats",
     "lookup",
+    "periods",
     "questions",
     "sentence",
     "unit_words",

@@ -10,12 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import cast
 
-from core.catalog import admin, answers, arithmetic, chat, derived, disclosure, documents, questions
+from core.catalog import (
+    admin,
+    answers,
+    arithmetic,
+    chat,
+    derived,
+    disclosure,
+    documents,
+    periods,
+    questions,
+)
 from core.catalog.sentence import LANGUAGES, Sentence
 
 __all__ = ["CATALOG", "LANGUAGES", "join_list", "render", "say"]
 
-_AREAS = (answers, arithmetic, disclosure, derived, questions, documents, chat, admin)
+_AREAS = (answers, arithmetic, disclosure, derived, questions, documents, chat, admin, periods)
 
 
 def _merged(areas: Sequence[Mapping[str, Sentence]]) -> dict[str, Sentence]:

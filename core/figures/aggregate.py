@@ -30,6 +30,7 @@ from core.figures.cells import (
     span,
 )
 from core.figures.derived import running_name
+from core.figures.period_coverage import clip_to_data
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
@@ -46,7 +47,12 @@ def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
     if dim == "period":
         entity = first_entity(out, ctx)
         channel = args.get("channel") or TOTAL
-        periods = list(analysis.periods)
+        periods, coverage = list(analysis.periods), None
+        if analysis.asked:  # a range longer than a table ("FY1800–FY2024"): the data's part
+            periods, coverage = clip_to_data(periods, analysis.asked, ctx, metric, entity,
+                                             channel)
+        if coverage is not None:
+            out.segments.append(coverage)
         keys = [(entity, channel, p) for p in periods]
         labels = [period_label(p, lang) for p in periods]
     else:

@@ -13,6 +13,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from core.catalog.formats import number
 from core.catalog.lookup import join_list, say
 from core.contracts.types import Line, Period, PeriodType, Table
 from core.figures.aggregate import (
@@ -26,6 +27,9 @@ from core.figures.cells import Cell, lookup
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
+from core.question.range_parse import MAX_SERIES
+
+MAX_ROWS = MAX_SERIES  # rows of the ranking shown; the headline is over every period ranked
 
 
 def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
@@ -35,10 +39,19 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     entity = first_entity(out, ctx)
     channel = args.get("channel") or TOTAL
     periods: list[Period] = list(analysis.periods)
+    bounded: Line | None = None
     if not periods:
         grain = PeriodType(analysis.grain or "FY")
-        periods = sorted(p for p in ctx.structured.available_periods(metric, entity, channel)
-                         if p.type is grain)
+        stored = sorted(p for p in ctx.structured.available_periods(metric, entity, channel)
+                        if p.type is grain)
+        # every stored month of a century is 1,200 lookups: the most recent the bound allows
+        limit = max(1, getattr(ctx, "max_lookups", len(stored)))
+        periods = stored[-limit:]
+        if len(stored) > limit:
+            bounded = Line("notice", say(
+                "period_rank_bounded", lang, n=number(Decimal(limit), lang),
+                total=number(Decimal(len(stored)), lang),
+                first=period_label(periods[0], lang), last=period_label(periods[-1], lang)))
     cells = [(p, lookup(ctx, metric, entity, channel, p)) for p in periods]
     if refuse_unrecognized(out, [c for _, c in cells], ctx):
         return
@@ -51,10 +64,12 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
         out.results += [c.result for _, c in cells]
         return
     ranked = sorted(found, key=_value, reverse=analysis.descending)
+    if bounded is not None:
+        out.segments.append(bounded)
     decimals = shown_decimals(g, metric, [c.value for _, c in found if c.value is not None])
     unit = ranked[0][1].unit
     rows = []
-    for i, (p, c) in enumerate(ranked, 1):
+    for i, (p, c) in enumerate(ranked[:MAX_ROWS], 1):
         rows.append((f"{i}. {period_label(p, lang)}", show(g, c.value, c.unit, lang, decimals),
                      out.cite(*c.sources)))
     top_period, top = ranked[0]
@@ -69,7 +84,9 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
                say("col_source", lang))
     missing = [period_label(p, lang) for p, c in cells if c.value is None]
     notes = (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
-    points = tuple((period_label(p, lang), float(c.value)) for p, c in ranked
+    if len(ranked) > MAX_ROWS:
+        notes += (say("bound_rows", lang, shown=MAX_ROWS, total=len(ranked)),)
+    points = tuple((period_label(p, lang), float(c.value)) for p, c in ranked[:MAX_ROWS]
                    if c.value is not None)
     out.segments.append(Table("ranking", title, columns, tuple(rows), points,
                               _unit_text(g, unit, lang), notes))

@@ -33,6 +33,7 @@ from core.contracts.types import (
 from core.figures.derived import DerivedFact, query_derived, running_name
 from core.figures.disclosed import MaskedTotal, masked_like, masked_note, with_inputs
 from core.figures.levels import level_members
+from core.figures.period_coverage import clip_to_data
 from core.figures.structured import TOTAL, exact_difference
 from core.knowledge.disclosure import hidden_members
 from core.question.period_labels import period_label
@@ -111,6 +112,9 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
     # "online and retail", "revenue and EBITDA"
     series = [(m, e, c) for m in metrics for e in entities for c in channels]
     periods = list(analysis.periods)
+    if len(series) == 1 and analysis.asked:  # a range longer than a table: the data's part
+        periods, coverage = clip_to_data(periods, analysis.asked, ctx, *series[0])
+        out.segments += [coverage] if coverage is not None else []
     found: dict[tuple[tuple[str, str, str], Period], FactResult] = {}
     for key in series:
         for p in periods:
@@ -321,7 +325,9 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
 
 def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
     g, lang = ctx.glossary, ctx.language
-    metric, period = args["metric"], _period(out, analysis, args, ctx)
+    between = analysis.measure == "growth" and len(analysis.periods) == 2  # "between A and B"
+    metric = args["metric"]
+    period = analysis.periods[1] if between else _period(out, analysis, args, ctx)
     if analysis.assumed_metric:
         out.assumptions.append(
             Assumption("metric", g.label("metric", metric, lang), "not named in the question"))
@@ -339,7 +345,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
     missing: list[str] = []
     scored: list[tuple[Decimal, str, tuple[str, ...], list[Source]]] = []
     if analysis.measure == "growth":
-        earlier_p = previous_period(period)
+        earlier_p = analysis.periods[0] if between else previous_period(period)
         earlier = dict(_member_results(out, ctx, metric, members, dim, entity, channel,
                                        earlier_p))
         for code, r in later:

@@ -271,8 +271,10 @@ class Answerer:
             return ans
         tool = detect_tool(verdict.text)
         limit = min(self.bounds.max_range_periods, MAX_SERIES)
+        analysis = intent.analysis
+        clipped = analysis is not None and bool(analysis.asked)  # answered over the data's part
         long = overlong_range(verdict.text, reference, self.glossary.fiscal_year_end, limit,
-                              language) if tool is None else None
+                              language) if tool is None and not clipped else None
         if long is not None:  # never the range's two ends, silently
             ans = self._new(Route.STRUCTURED, language, "")
             ans.segments = long_range_lines(language, long, limit)
@@ -439,6 +441,7 @@ class Answerer:
             turns=self.turns,
             turn_lookup=self._previous_turns,
             replay=served_by != "planner",
+            max_lookups=self.bounds.max_lookups,
         )
         language = prepared.language
         over = self._past_bounds(plan, prepared)

@@ -77,6 +77,7 @@ class ExecutionContext:
     turns: TurnStore | None = None
     turn_lookup: Callable[[str], list[Any]] | None = None  # chat -> recent turns, newest first
     replay: bool = False  # a cached plan: model work on identical inputs may be reused
+    max_lookups: int = 200  # fact lookups one question may make (core.planning.bounds)
 
 
 @dataclass
@@ -288,6 +289,7 @@ ARITHMETIC_TOOLS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "share": ("core.figures.aggregate", "share"),
     "growth": ("core.figures.change", "growth"),
     "growth_comparison": ("core.figures.change", "growth_comparison"),
+    "count": ("core.figures.counts", "count"),
 })
 
 

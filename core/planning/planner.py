@@ -17,7 +17,8 @@ from core.question.arguments import Arguments
 from core.question.intent import Intent
 from core.question.tool_intents import CLOCK
 
-ARITHMETIC = ("aggregate", "share", "growth", "growth_comparison")  # core.planning.executors
+ARITHMETIC = ("aggregate", "share", "growth", "growth_comparison",  # core.planning.executors
+              "count")
 _PROPER_NAME = re.compile(r"(?<=\S\s)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
 
 

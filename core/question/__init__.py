@@ -6,6 +6,7 @@ imported here, so importing one loads only what it needs."""
 __all__ = [
     "arguments",
     "conversation",
+    "count_parse",
     "intent",
     "no_figure",
     "period_labels",

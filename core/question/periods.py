@@ -61,6 +61,7 @@ __all__ = [
 ]
 
 MIN_YEAR, MAX_YEAR = 1990, 2100
+_OLD_FY = 1000  # "FY1800" is a year, written as one
 
 
 @dataclass(frozen=True)
@@ -283,10 +284,29 @@ _REL_SUB = {
         r"(?:il\s+)?semestre\s+(?:corrente|in\s+corso)",
         "本半年|这半年",
     ),
+    "rm1": (
+        "the last previous prior lo scorso il mese",
+        r"(?:the\s+)?(?:last|previous|prior)\s+month|(?:lo\s+)?scorso\s+mese|"
+        r"(?:il\s+)?mese\s+(?:scorso|precedente|passato)",
+        "上个月|上一个月|上月",
+    ),
+    "rm0": (
+        "this the current questo il",
+        r"this\s+month|(?:the\s+)?current\s+month|questo\s+mese|(?:il\s+)?mese\s+(?:corrente"
+        r"|in\s+corso)",
+        "本月|这个月",
+    ),
 }
 _REL_SUB_SHIFT = {
     "rq1": (3, -1), "rq0": (3, 0), "rqn": (3, 1), "rh1": (6, -1), "rh0": (6, 0),
+    "rm1": (1, -1), "rm0": (1, 0),
 }  # fmt: skip
+# "year to date": a span of months, read by core.question.range_parse (YTD), never as the year
+_YTD_LATIN = (
+    rf"(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date|ytd|fytd|"
+    rf"(?:da|dall{_AP}\s?)\s?inizio\s+(?:d(?:ell{_AP}\s?|el\s+)?)?(?:anno|esercizio)"
+)
+_YTD_CJK = "今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年以来|年初以来"
 
 # A day that ends a period ("31 March 2024", "March 31, 2024", "June 2024", "2024-06-30"), for
 # "the year ended ...", "as at ..."; read by _end_date. Chinese: "2024年6月30日", "2024年6月".
@@ -347,6 +367,13 @@ _WORD_START = [
      rf"(?:{MONTH_NAMES})\.?\s{{1,3}}\d{{1,2}}(?:st|nd|rd|th)?,?\s{{1,3}}\d{{4}}(?!\d)"),
     ("top primi prime at al", "skip", r"(?:top|primi|prime|at\s+most|al\s+massimo)\s{0,3}\d+"),
     ("the last latest most", "skip", _LAST_COMPLETE),
+    ("this the current year ytd fytd da dall", "skip", rf"(?:{_YTD_LATIN})(?![{_LAT}])"),
+    ("the quarter half three six", "pend",
+     rf"(?:the\s+)?(?P<pend_k>quarter|three\s+months|half(?:[\s-]year)?|six\s+months)\s+"
+     rf"(?:ended|ending|to)\s+(?:on\s+)?(?P<pend_d>{_DATE})(?!\d)"),
+    ("il trimestre semestre", "pend",
+     rf"(?:il\s+)?(?P<pend2_k>trimestre|semestre)\s+(?:(?:chiuso|concluso|terminato)\s+)?"
+     rf"(?:al|il)\s+(?P<pend2_d>{_DATE})(?!\d)"),
     ("l ultimo", "skip", _LAST_COMPLETE),
     ("the fiscal financial year fy", "yend",
      rf"(?:the\s+)?(?:(?:fiscal|financial)\s+year|fy|year)\s+(?:ended|ending|to)\s+(?:on\s+)?"
@@ -394,6 +421,9 @@ _CODE_START = [  # may follow a digit: 2023Q3, FY2023Q3, Q3FY24
 ]
 _CJK_START = [
     ("skip", r"(?:最近|上)一?个?完整的?财年|最近一个财年|最近的?财年|最新一?个?财年"),
+    ("skip", _YTD_CJK),
+    ("pend", rf"(?:截至|截止(?:到|至)?)\s?(?P<pend3_d>{_ZH_DATE})\s?止?\s?的?\s?"
+             r"(?P<pend3_k>季度|三个月|半年度|半年|六个月)"),
     ("zhend2", rf"(?:截至|截止(?:到|至)?)\s?(?P<zhend2_d>{_ZH_DATE}){_ZH_YEAR_ENDED}"),
     ("zhpoint", rf"(?:截至|截止(?:到|至)?)\s?(?P<zhpoint_d>{_ZH_DATE})"),
     ("skip", r"(?:前|最多|至多)\s{0,3}\d+"),  # counts
@@ -406,7 +436,7 @@ _CJK_START = [
 _GROUPS = [
     (rf"(?<!\d)(?=[\d第{_ZHNUM}])", _DIGIT_START),
     (r"(?<![A-Za-z])(?=[FfHhQqTt])", _CODE_START),
-    ("(?=[前最至财会大去上今本明下这截])", _CJK_START),  # the first characters of _CJK_START
+    ("(?=[前最至财会大去上今本明下这截年])", _CJK_START),  # the first characters of _CJK_START
     (rf"(?={_AP})", [("apos", rf"{_AP}(?P<ap_y>\d{{2}})(?![\d{_LAT}])")]),
 ]
 
@@ -522,6 +552,11 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
         return _Atom(s, e, "year", "zh", _two_digit(g("zhyy_y")))
     if kind == "year":
         return _Atom(s, e, "year", "bare", int(g("yr_y")))
+    if kind == "pend":
+        key = next(k for k in ("pend", "pend2", "pend3") if g(f"{k}_d"))
+        day = _end_date(g(f"{key}_d"))
+        months = 3 if g(f"{key}_k").lower()[:1] in ("q", "t", "季", "三") else 6
+        return _Atom(s, e, "period", period=_block_ending(day, ctx.fye, months) if day else None)
     if kind in _ENDING:
         day = _end_date(g(f"{kind}_d"))
         read = _year_ended if _ENDING[kind] else _period_ending
@@ -540,7 +575,10 @@ def _atom(m: re.Match[str], ctx: _Context) -> _Atom:
         return _Atom(s, e, "year", "rel", _REL_YEAR_OFFSET[kind])
     if kind in _REL_SUB_SHIFT:
         months, shift = _REL_SUB_SHIFT[kind]
-        here = (fiscal_quarter_of if months == 3 else fiscal_half_of)(ctx.ref, ctx.fye)
+        if months == 1:
+            here = Period(PeriodType.M, f"{ctx.ref.year}-{ctx.ref.month:02d}")
+        else:
+            here = (fiscal_quarter_of if months == 3 else fiscal_half_of)(ctx.ref, ctx.fye)
         return _Atom(s, e, "period", period=shift_period(here, shift), relative=True)
     if kind == "mcode":
         return _Atom(s, e, "period", period=_year_month(int(g("mc_y")), g("mc_m")))
@@ -608,6 +646,13 @@ def _year_ended(day: date, fiscal_year_end: str) -> Period | None:
     year = fiscal_year_of(day, fiscal_year_end)
     return Period(PeriodType.FY, str(year)) if fiscal_year_bounds(year, fiscal_year_end)[1] == day \
         else None
+
+
+def _block_ending(day: date, fiscal_year_end: str, months: int) -> Period | None:
+    """"The quarter to June 2025": the fiscal quarter (or half) ending that day; None when
+    the company's quarters (halves) do not end then."""
+    block = (fiscal_quarter_of if months == 3 else fiscal_half_of)(day, fiscal_year_end)
+    return block if period_bounds(block, fiscal_year_end)[1] == day else None
 
 
 def _period_ending(day: date, fiscal_year_end: str) -> Period | None:
@@ -776,6 +821,10 @@ def _single_year(a: _Atom, ctx: _Context) -> tuple[Period | None, bool] | None:
         return Period(PeriodType.FY, str(ctx.current_fy + a.num)), True
     if a.form == "bare" and not _valid_year(a.num):
         return None  # "1320" is not a period
+    if a.form == "fy" and a.num is not None and _OLD_FY <= a.num < MIN_YEAR:
+        # "FY1950": written as a fiscal year, so one, if long before any data (a range
+        # "FY1950 to FY2024" is then answered over the years that have figures)
+        return Period(PeriodType.FY, str(a.num)), False
     return (Period(PeriodType.FY, str(a.num)) if _valid_year(a.num) else None), False
 
 

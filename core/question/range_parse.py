@@ -26,14 +26,17 @@ import datetime as dt
 import itertools
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from core.contracts.types import Period, PeriodType
+from core.question.count_parse import detect_count
 from core.question.periods import (
     PeriodMatch,
     chinese_number,
     fiscal_half_of,
     fiscal_quarter_of,
     fiscal_year_bounds,
+    fiscal_year_of,
     last_complete_fiscal_year,
     shift_period,
 )
@@ -61,6 +64,13 @@ class Analysis:
     spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)
     # a ranking over periods ("which quarter…"): the period type ranked (FY, HY, Q, M)
     grain: str = ""
+    # a range written longer than a table holds ("FY1800–FY2024"): its two ends; `periods`
+    # are then its most recent MAX_SERIES (core.figures.period_coverage clips to the data)
+    asked: tuple[Period, ...] = ()
+    # a count ("how many units had revenue above €100M"): the threshold as written, and
+    # whether it carried a scale or currency (core.question.count_parse)
+    threshold: Decimal | None = None
+    scaled: bool = False
 
     def shape(self) -> str:
         """What a follow-up keeps of this table ("and FY2023?" after a breakdown by entity is
@@ -127,16 +137,28 @@ _LAST_N = _rx(
     r"|(?:近|最近|过去)\s*([0-9一二两三四五六七八九十]{1,3})\s*(财年|年|个季度|季度|半年|个月)"
 )
 _GRAIN = [
-    ("Q", _rx(r"quarter[\s-]+by[\s-]+quarter|(?<!\w)quarterly(?!\w)|(?<!\w)(?:by|per|each|every)"
-              r"\s+quarter(?!\w)|trimestre\s+per\s+trimestre|(?<!\w)trimestral[ei](?!\w)"
+    ("Q", _rx(r"季均|quarter[\s-]+by[\s-]+quarter|(?<!\w)quarterly(?!\w)"
+              r"|(?<!\w)(?:by|per|each|every)\s+quarter(?!\w)|trimestre\s+per\s+trimestre|(?<!\w)trimestral[ei](?!\w)"
               r"|(?<!\w)(?:per|ogni)\s+trimestre(?!\w)|每季度|各季度|分季度|按季度|逐季")),
-    ("M", _rx(r"month[\s-]+by[\s-]+month|(?<!\w)monthly(?!\w)|(?<!\w)(?:by|per|each|every)"
+    ("M", _rx(r"月均|month[\s-]+by[\s-]+month|(?<!\w)monthly(?!\w)|(?<!\w)(?:by|per|each|every)"
               r"\s+month(?!\w)|mese\s+per\s+mese|(?<!\w)mensil[ei](?!\w)|(?<!\w)(?:per|ogni)"
               r"\s+mese(?!\w)|每月|各月|按月|逐月|月度")),
     ("HY", _rx(r"half[\s-]+by[\s-]+half|(?<!\w)semi-?annual(?:ly)?(?!\w)|(?<!\w)(?:by|per)"
                r"\s+half(?!\w)|(?<!\w)semestral[ei](?!\w)|(?<!\w)per\s+semestre(?!\w)"
                r"|每半年|按半年|半年度")),
 ]
+# "year to date" and "the last twelve months": a span of months that, for a flow, is one sum
+# (core.figures.aggregate); "last 12 months" with a grain or a trend word stays a series
+_YTD = _rx(
+    r"(?<!\w)(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date(?!\w)"
+    r"|(?<!\w)f?ytd(?!\w)|(?<!\w)(?:da|dall['’])\s?inizio\s+(?:d(?:ell['’]\s?|el\s+)?)?"
+    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年以来|年初以来"
+)
+_LTM = _rx(
+    r"(?<!\w)(?:the\s+)?(?:last|past|trailing|previous)\s+(?:twelve|12)\s+months(?!\w)"
+    r"|(?<!\w)(?:ltm|ttm)(?!\w)|(?<!\w)(?:(?:gli|negli)\s+)?ultimi\s+(?:dodici|12)\s+mesi(?!\w)"
+    r"|(?:过去|最近|近)\s*(?:十二|12)\s*个月"
+)
 _TREND = _rx(
     r"(?<!\w)(?:trends?|over\s+time|evolution|history|historical|andamento|tendenza"
     r"|evoluzione|storico|nel\s+tempo)(?!\w)|变化趋势|趋势|走势|历年"
@@ -195,7 +217,8 @@ _SUM = _rx(
     r"|cumulat[oiae]|complessivamente)(?!\w)|加起来|总和|一共|共计|合共|累计|加总|总共"
 )
 _AVERAGE = _rx(
-    r"(?<!\w)(?:average|avg|mean|medi[oaie]|mediamente|in\s+media)(?!\w)|平均|均值"
+    r"(?<!\w)(?:average|avg|mean|medi[oaie]?|mediamente|in\s+media)(?!\w)|平均|均值|月均|季均"
+    r"|年均"
 )
 _GROWTH = _rx(
     r"(?<!\w)(?:growth|grow|grew|grown|growing|yoy|y/y|year[\s-]+(?:over|on)[\s-]+year"
@@ -236,6 +259,16 @@ _PERIOD_QUESTION = _rx(
     r"|(?<!\w)(?:che|quale|qual|quali)\s+(anno|esercizio|trimestre|semestre|mese)(?!\w)"
     r"|哪(?:一|个|些)?\s*(财年|年度|年|季度|个季度|半年|个月|月)"
 )
+# "which year had the bigger operating cash flow?": a comparative ranks the periods too
+_COMPARATIVE = _rx(
+    r"(?<!\w)(?:bigger|higher|larger|greater|better|more|lower|smaller|fewer|less|worse"
+    r"|maggiore|minore|migliore|peggiore)(?!\w)|più\s+(?:alt|elevat|grand|bass|piccol)"
+    r"|更高|更大|更多|更低|更小|更少|较高|较低|较大|较小"
+)
+_COMPARATIVE_LOW = _rx(
+    r"(?<!\w)(?:lower|smaller|fewer|less|worse|minore|peggiore)(?!\w)|più\s+(?:bass|piccol)"
+    r"|更低|更小|更少|较低|较小"
+)
 _GRAIN_WORDS = {
     "year": "FY", "anno": "FY", "esercizio": "FY", "财年": "FY", "年度": "FY", "年": "FY",
     "quarter": "Q", "trimestre": "Q", "季度": "Q", "个季度": "Q", "half": "HY",
@@ -263,6 +296,12 @@ _HINTS = (
     "faster", "slower", "quicker", "加起来", "总和", "一共",
     "共计", "合共", "累计", "加总", "总共", "平均", "均值", "同比", "环比", "变", "下降", "下滑",
     "占", "比例", "份额", "比重", "快", "慢", "much of", "上期", "上年",
+    # year to date, the last twelve months
+    "date", "ytd", "inizio", "以来", "迄今", "至今", "ltm", "ttm", "均",
+    # comparatives over periods ("which year had the bigger …")
+    "greater", "better", "worse", "fewer", "更", "较",
+    # counts
+    "many", "quant", "几", "多少",
 )
 
 
@@ -287,6 +326,12 @@ def detect_analysis(
         if not any(hint in folded for hint in _HINTS):
             return None
     periods = [m.period for m in matches if m.period is not None]
+    count = detect_count(text, periods, metrics)
+    if count is not None:
+        return _count(count, text, matches, periods, reference_date, fiscal_year_end)
+    months = _months_span(text, reference_date, fiscal_year_end) if len(metrics) == 1 else None
+    if months is not None:
+        return months
     arithmetic = _arithmetic(
         text, matches, metrics=metrics, entities=entities, channels=channels, periods=periods,
         first_metric=first_metric, total_named=total_named, reference_date=reference_date,
@@ -349,6 +394,9 @@ def _arithmetic(
     growth = _GROWTH.search(text)
     cue = _VALUE_RANK.search(text) or _GROWTH_RANK.search(text)
     asked = _PERIOD_QUESTION.search(text)
+    comparative = _COMPARATIVE.search(text) if asked and not cue else None
+    if asked and comparative and len(metrics) == 1 and len(entities) <= 1:
+        cue = comparative
     if asked and cue and len(metrics) == 1 and len(entities) <= 1:
         # "in which year was net income highest?": the periods are what is ranked
         word = next(g for g in asked.groups() if g)
@@ -357,10 +405,11 @@ def _arithmetic(
         grain = _GRAIN_WORDS.get(word.casefold(), "FY")
         if not over and len(periods) == 1 and grain != "FY":  # "which quarter of 2025"
             over = tuple(_within(periods[0], grain, fiscal_year_end))
+        low = _COMPARATIVE_LOW.search(text) if comparative else _LOW.search(text)
         return Analysis("ranking", periods=over, dimension="period", measure="value",
-                        descending=_LOW.search(text) is None, grain=grain,
+                        descending=low is None, grain=grain,
                         spans=(asked.span(), cue.span()))
-    listed = len(periods) > 1 and _explicit_range(text, matches) is None
+    listed = len(periods) > 1 and _range_ends(text, matches) is None
     if len(metrics) > 1 or (listed and not (_SUM.search(text) or _AVERAGE.search(text)
                                             or total_named)):
         return None  # "China revenue 2024 and 2025": two figures, as before
@@ -409,15 +458,58 @@ def _arithmetic(
                         spans=(growth.span(), *((sequential.span(),) if sequential else ())))
     if (total or mean or total_named) and not dimension and len(entities) <= 1 \
             and not _BY_ENTITY.search(text) and not _BY_CHANNEL.search(text) \
-            and not _TREND.search(text) and not any(p.search(text) for _, p in _GRAIN):
+            and not _TREND.search(text):
         # "total EBITDA FY2021-FY2023", "organico medio 2022-2024": over a range of periods
         series = _series(text, matches, reference_date, fiscal_year_end)
         over = series.periods if series else tuple(periods)
         if 2 <= len(over) <= MAX_SERIES:
             return Analysis("aggregate", periods=tuple(over), dimension="period",
                             measure="average" if mean else "sum",
-                            spans=spans + (series.spans if series else ()))
+                            spans=spans + (series.spans if series else ()),
+                            asked=series.asked if series else ())
     return None
+
+
+def _count(count: dict, text: str, matches: list[PeriodMatch], periods: list[Period],
+           reference_date: dt.date, fye: str) -> Analysis:
+    """A count over members (for the question's period) or over periods (those of the named
+    range or year, else every stored one of that grain, within the lookup bound)."""
+    grain = count["grain"]
+    over: tuple[Period, ...] = ()
+    if count["over"] == "period":
+        series = _explicit_range(text, matches)
+        if series:
+            over = tuple(p for fy in series for p in _within(fy, grain, fye))
+        elif len(periods) == 1 and periods[0].type is PeriodType.FY and grain != "FY":
+            over = tuple(_within(periods[0], grain, fye))
+    return Analysis("count", periods=over, dimension=count["over"], measure=count["test"],
+                    grain=grain, threshold=count["amount"], scaled=count["scaled"],
+                    assumed_period=count["over"] == "entity" and not periods,
+                    spans=(count["span"],))
+
+
+def _months_span(text: str, reference_date: dt.date, fye: str) -> Analysis | None:
+    """"Revenue year to date", "ordini ultimi dodici mesi", "今年以来营收": the sum (an average
+    when asked) over the months from the fiscal year's start, or the last twelve, to the last
+    complete month; None when neither is asked, or a grain or trend word asks for a series."""
+    ytd, ltm = _YTD.search(text), _LTM.search(text)
+    cue = ytd or ltm
+    if cue is None or _TREND.search(text) or any(p.search(text) for _, p in _GRAIN):
+        return None
+    last = reference_date.replace(day=1) - dt.timedelta(days=1)
+    last_month = Period(PeriodType.M, f"{last.year}-{last.month:02d}")
+    if ytd is not None:
+        start = fiscal_year_bounds(fiscal_year_of(reference_date, fye), fye)[0]
+        first = Period(PeriodType.M, f"{start.year}-{start.month:02d}")
+        if first.value > last_month.value:  # the year's first month is not over yet
+            last_month = first
+        over = [first, *(expand(first, last_month) or [])[1:]]
+    else:
+        over = [shift_period(last_month, -i) for i in range(11, -1, -1)]
+    mean = _AVERAGE.search(text)
+    spans = (cue.span(), *((mean.span(),) if mean else ()))
+    return Analysis("aggregate", periods=tuple(over), dimension="period",
+                    measure="average" if mean else "sum", spans=spans)
 
 
 def _ranking(
@@ -431,7 +523,12 @@ def _ranking(
     growth = _GROWTH_RANK.search(text)
     value = None if growth else _VALUE_RANK.search(text)
     cue = growth or value
-    if cue is None or len(periods) > 1 or len(metrics) > 1:
+    between: tuple[Period, ...] = ()
+    if growth and len(periods) == 2 and periods[0].type is periods[1].type \
+            and periods[0] != periods[1]:
+        # "which unit grew most between FY2022 and FY2024?": growth from the first to the last
+        between = tuple(sorted(periods))
+    if cue is None or (len(periods) > 1 and not between) or len(metrics) > 1:
         return None
     if value is not None and not metrics:
         return None  # "the highest what?": asked as a plain clarification
@@ -443,6 +540,7 @@ def _ranking(
     spans = [cue.span()] + ([channel_words.span()] if channel_words else [])
     return Analysis(
         "ranking",
+        periods=between,
         dimension=dimension,
         measure="growth" if growth else "value",
         descending=low is None,
@@ -466,6 +564,9 @@ def _series(
     if trend:
         spans.append(trend.span())
     periods = _explicit_range(text, matches)
+    ends = _long_range(text, matches) if periods is None else None
+    if ends is not None:
+        periods = _tail(*ends)
     if periods is None:
         last_n = _LAST_N.search(text)
         if last_n is not None:
@@ -487,17 +588,38 @@ def _series(
         periods = [p for fy in periods for p in _within(fy, grain, fiscal_year_end)]
     if len(periods) < 2 or len(periods) > MAX_SERIES:
         return None
-    return Analysis("series", periods=tuple(periods), spans=tuple(spans))
+    return Analysis("series", periods=tuple(periods), spans=tuple(spans), asked=ends or ())
 
 
 def _explicit_range(text: str, matches: list[PeriodMatch]) -> list[Period] | None:
     """Every period from the first to the second of two joined by a range connector."""
+    ends = _range_ends(text, matches)
+    return expand(*ends) if ends is not None else None
+
+
+def _long_range(text: str, matches: list[PeriodMatch]) -> tuple[Period, Period] | None:
+    """The two ends of a range too long for one table ("FY1800–FY2024"), else None."""
+    ends = _range_ends(text, matches)
+    if ends is None or ends[0].type is not ends[1].type or ends[1].value <= ends[0].value:
+        return None
+    return ends if expand(*ends) is None else None
+
+
+def _tail(first: Period, last: Period) -> list[Period]:
+    """The most recent MAX_SERIES periods of first..last."""
+    out = [last]
+    while len(out) < MAX_SERIES and out[-1] != first:
+        out.append(shift_period(out[-1], -1))
+    return out[::-1]
+
+
+def _range_ends(text: str, matches: list[PeriodMatch]) -> tuple[Period, Period] | None:
     for m in matches:
         split = _SPLIT_YEARS.fullmatch(m.raw) if m.period is None else None
         if split:  # "2021-25": a range the period grammar rejects as a split fiscal year
             first, last = int(split.group(1)), int(split.group(1)[:2] + split.group(2))
             if last > first:
-                return expand(Period(PeriodType.FY, str(first)), Period(PeriodType.FY, str(last)))
+                return Period(PeriodType.FY, str(first)), Period(PeriodType.FY, str(last))
     for a, b in itertools.pairwise(matches):
         if a.period is None or b.period is None or a.period.type is not b.period.type:
             continue
@@ -509,7 +631,7 @@ def _explicit_range(text: str, matches: list[PeriodMatch]) -> list[Period] | Non
         if joined and _RANGE_BEFORE.search(before) is None and gap.strip() in ("a", "al"):
             joined = False  # "a"/"al" alone ("Q1 al 2025"?) only after "da"/"dal"
         if joined:
-            return expand(a.period, b.period)
+            return a.period, b.period
     return None
 
 

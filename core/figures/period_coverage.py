@@ -1,0 +1,49 @@
+"""A range of periods partly outside the data: answered over the periods that exist, saying so.
+
+"China revenue from FY1950 to FY2024", "average China revenue FY1800–FY2024": the fact table
+starts in FY2022. The periods before the first stored one (and after the last) of that type are
+left out, and a notice names the range actually used and the one asked; a gap inside the data
+stays a missing figure, said as such (a sum over it is never shown as the sum asked for).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.catalog.lookup import say
+from core.contracts.types import Line, Period
+from core.question.period_labels import period_label
+from core.question.range_parse import MAX_SERIES
+
+__all__ = ["clip_to_data"]
+
+
+def clip_to_data(
+    periods: list[Period], asked: tuple[Period, ...], ctx: Any, metric: str, entity: str,
+    channel: str,
+) -> tuple[list[Period], Line | None]:
+    """`periods` without those outside the stored span of `metric` for entity/channel, and the
+    notice naming the range used (None when nothing was left out, or nothing would be left)."""
+    term = ctx.glossary.entities.get(entity)
+    if not periods or (term is not None and term.restricted and not ctx.cleared):
+        return periods, None  # what a restricted unit holds is not said to an uncleared chat
+    kind = periods[0].type
+    stored = [p for p in ctx.structured.available_periods(metric, entity, channel)
+              if p.type is kind]
+    if not stored:
+        return periods, None
+    low, high = min(stored, key=_order), max(stored, key=_order)
+    used = [p for p in periods if _order(low) <= _order(p) <= _order(high)]
+    first, last = asked if len(asked) == 2 else (periods[0], periods[-1])
+    if not used or (used == periods and not asked):
+        return periods, None
+    lang = ctx.language
+    notice = say("range_used", lang, first=period_label(used[0], lang),
+                 last=period_label(used[-1], lang), asked_first=period_label(first, lang),
+                 asked_last=period_label(last, lang), limit=MAX_SERIES)
+    return used, Line("notice", notice)
+
+
+def _order(p: Period) -> tuple[int, str]:
+    """Periods of one type in time order ("999" before "2024" for far-back years)."""
+    return len(p.value), p.value
