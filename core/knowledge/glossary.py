@@ -47,6 +47,9 @@ class Term:
     # other ways people write it, matched like names but never shown: adjectives and demonyms
     # ("Chinese", "italiani"), plurals, verbs of a metric ("sold", "venduto", "卖"), shorthand
     forms: tuple[str, ...] = ()
+    # a metric's `kind = "flow" | "stock" | "rate"` (None: `additive`, else the unit decides,
+    # core.knowledge.metric_kind)
+    kind: str | None = None
 
     @property
     def label(self) -> str:
@@ -357,6 +360,14 @@ class _Validator:
                     "must be true or false, on a metric: whether its figures add up over "
                     "periods (revenue does; headcount and margins do not)",
                 )
+            kind = body.get("kind")
+            if kind is not None and (not with_unit or kind not in ("flow", "stock", "rate")):
+                raise self.fail(
+                    f"{key}.kind",
+                    'must be "flow", "stock" or "rate", on a metric: a flow (revenue) adds up '
+                    "over periods and members, a stock (headcount) over members only, a rate "
+                    "(a margin) over neither",
+                )
             labels = body.get("labels", {})
             if not isinstance(labels, dict) or not all(
                 lang in LANGUAGES and isinstance(text, str) and text.strip()
@@ -381,5 +392,6 @@ class _Validator:
                 tuple((lang, text.strip()) for lang, text in labels.items()),
                 additive,
                 tuple(n.strip() for n in forms),
+                kind,
             )
         return out
