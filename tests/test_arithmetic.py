@@ -179,7 +179,7 @@ def test_what_the_question_asks(glossary, text, kind, dimension, measure) -> Non
 
 
 def test_a_sum_over_periods_shows_the_formula_and_cites_each_input(answerer) -> None:  # type: ignore[no-untyped-def]
-    ans = ask(answerer, "total EBITDA FY2023-FY2025")
+    ans = ask(answerer, "total EBITDA FY2023-FY2025", CLEARED)
     assert ans.text.startswith(
         "Orbis Group EBITDA, total FY2023–FY2025: €386.8M (= FY2023 €128.9M [1] + "
         "FY2024 €137.6M [2] + FY2025 €120.3M [3])")
@@ -195,7 +195,7 @@ def test_a_sum_over_periods_shows_the_formula_and_cites_each_input(answerer) -> 
 
 
 def test_a_missing_input_is_named_and_no_partial_total_is_shown(answerer) -> None:  # type: ignore[no-untyped-def]
-    ans = ask(answerer, "total EBITDA FY2021–FY2023")
+    ans = ask(answerer, "total EBITDA FY2021–FY2023", CLEARED)
     fact = head(ans)
     assert fact["status"] == "not_found" and fact["reason"] == "missing_input"
     assert [(m["period"], m["metric_code"]) for m in fact["missing"]] == [
@@ -222,19 +222,19 @@ def test_channels_add_up_to_their_total(answerer) -> None:  # type: ignore[no-un
 
 
 def test_an_average_over_periods(answerer) -> None:  # type: ignore[no-untyped-def]
-    en = ask(answerer, "average headcount 2024-2025")
+    en = ask(answerer, "average headcount 2024-2025", CLEARED)
     assert en.text.startswith("Orbis Group headcount, average FY2024–FY2025: 4,347.5 FTE "
                               "(= (FY2024 4,385 FTE [1] + FY2025 4,310 FTE [2]) ÷ 2)")
-    it = ask(answerer, "qual è stato l'organico medio dal 2023 al 2025?")
+    it = ask(answerer, "qual è stato l'organico medio dal 2023 al 2025?", CLEARED)
     fact = head(it)
     assert fact["formula"]["op"] == "average" and fact["value_shown"] == "4271.7"
     assert "4.271,7 FTE" in it.text
-    zh = ask(answerer, "2024到2025年平均员工人数")
+    zh = ask(answerer, "2024到2025年平均员工人数", CLEARED)
     assert zh.text.startswith("Orbis集团员工人数2024财年至2025财年平均：4,347.5 FTE")
 
 
 def test_a_sum_of_a_stock_over_years_is_the_average_and_says_so(answerer) -> None:  # type: ignore[no-untyped-def]
-    ans = ask(answerer, "total headcount 2024-2025")
+    ans = ask(answerer, "total headcount 2024-2025", CLEARED)
     assert ans.segments[0].kind == "notice"
     assert "does not add up over periods: this is the average, not a sum" in ans.text
     fact = head(ans)
@@ -269,7 +269,7 @@ def test_figures_in_different_units_are_never_added(glossary) -> None:  # type: 
 
 
 def test_growth_against_the_previous_year(answerer) -> None:  # type: ignore[no-untyped-def]
-    en = ask(answerer, "EBITDA growth for Italy last year")
+    en = ask(answerer, "EBITDA growth for Italy last year", CLEARED)
     assert en.text.startswith("Orbis Italia EBITDA growth, FY2025 vs FY2024: +22.9% "
                               "(= (€61.2M [1] − €49.8M [2]) ÷ €49.8M)")
     fact = head(en)
@@ -280,7 +280,7 @@ def test_growth_against_the_previous_year(answerer) -> None:  # type: ignore[no-
     # units' sum, labelled (tests/test_arithmetic_cli.py)
     it = ask(answerer, "crescita dei ricavi 2024", CLEARED)
     assert it.text.startswith("Ricavi Orbis Group, crescita FY2024 rispetto a FY2023: +7,6%")
-    zh = ask(answerer, "净利润同比")
+    zh = ask(answerer, "净利润同比", CLEARED)
     assert zh.text.startswith("Orbis集团净利润2025财年较2024财年增长率：-24.1%")
 
 
@@ -320,9 +320,8 @@ def test_the_share_of_one_member(answerer) -> None:  # type: ignore[no-untyped-d
     assert "Quota di Orbis Italia sul totale Ricavi Orbis Group, FY2025: 35,0%" in it.text
     zh = ask(answerer, "2025年香港占集团营收的比例", CLEARED)
     assert zh.text.startswith("Orbis香港占Orbis集团营收的比例（2025财年）：15.7%")
-    protected = ask(answerer, "how much of group revenue is Hong Kong in 2025")  # uncleared
-    assert protected.text.startswith("Orbis Hong Kong share of Orbis Group excluding "
-                                     "undisclosed units revenue, FY2025: 16.0%")
+    withheld = ask(answerer, "how much of group revenue is Hong Kong in 2025")  # uncleared
+    assert "not shown in this chat" in withheld.text and "%" not in withheld.text
 
 
 def test_the_share_of_a_channel_in_an_entity(answerer) -> None:  # type: ignore[no-untyped-def]
@@ -372,19 +371,19 @@ def test_least_and_most_rankings(answerer, question: str, first: str) -> None:  
 
 
 def test_the_ranking_of_periods(answerer) -> None:  # type: ignore[no-untyped-def]
-    en = ask(answerer, "in which year was net income highest?")
+    en = ask(answerer, "in which year was net income highest?", CLEARED)
     assert en.text.startswith("Orbis Group net income was highest in FY2024: €68.9M [1].")
     (table,) = [s for s in en.segments if isinstance(s, Table)]
     assert [r[:2] for r in table.rows] == [("1. FY2024", "€68.9M"), ("2. FY2023", "€61.4M"),
                                            ("3. FY2025", "€52.3M")]
     assert en.citations[0].source.doc == "Orbis_FY2024_Annual_Report.pdf"
-    it = ask(answerer, "in che anno l'utile netto è stato più alto")
+    it = ask(answerer, "in che anno l'utile netto è stato più alto", CLEARED)
     assert it.text.startswith("Valore più alto di Utile netto Orbis Group: FY2024, 68,9 M€ [1].")
-    zh = ask(answerer, "哪一年净利润最高")
+    zh = ask(answerer, "哪一年净利润最高", CLEARED)
     assert zh.text.startswith("Orbis集团净利润最高的期间：2024财年，0.689亿欧元 [1]。")
-    low = ask(answerer, "which quarter had the lowest revenue in China?")
+    low = ask(answerer, "which quarter had the lowest revenue in China?", CLEARED)
     assert low.text.startswith("Orbis China revenue was lowest in Q3 2025: €108.4M")
-    none = ask(answerer, "which quarter had the most orders?")
+    none = ask(answerer, "which quarter had the most orders?", CLEARED)
     assert none.text.startswith("I have no quarterly figures for Orbis Group orders")
 
 
@@ -409,7 +408,7 @@ def test_rankings_and_comparisons_never_show_labs_uncleared(answerer) -> None:  
 
 
 def test_a_cached_plan_replays_on_a_paraphrase_with_other_slots(answerer) -> None:  # type: ignore[no-untyped-def]
-    first = ask(answerer, "average headcount 2023-2025")
+    first = ask(answerer, "average headcount 2023-2025", CLEARED)
     plan = answerer.plan(answerer.prepare(Request("average headcount 2023-2025",
                                                   reference_date=REF)))
     assert plan is not None and plan.steps[0]["tool"] == "aggregate"

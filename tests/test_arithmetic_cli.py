@@ -5,9 +5,7 @@ sources) and the sentence a user reads, formula and citations included."""
 
 from __future__ import annotations
 
-import csv
 import json
-from decimal import Decimal, localcontext
 from pathlib import Path
 
 import pytest
@@ -25,8 +23,14 @@ def demo_kb(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     return data
 
 
-def ask(kb: Path, question: str) -> dict:  # type: ignore[type-arg]
-    return json.loads(ricorda(kb, "ask", question, "--json", *REF).stdout)  # type: ignore[no-any-return]
+CLEARED = "console:admin"
+
+
+def ask(kb: Path, question: str, chat: str = "console:local") -> dict:  # type: ignore[type-arg]
+    """`ask --json`; `console:admin` is cleared for restricted data in the demo glossary (the
+    group's stored totals: the arithmetic itself), any other chat is not."""
+    return json.loads(ricorda(kb, "ask", question, "--json", "--chat", chat,  # type: ignore[no-any-return]
+                              *REF).stdout)
 
 
 # (question, formula.op, value_exact, text the answer starts with)
@@ -49,22 +53,9 @@ CASES = [
     ("2024到2025年平均员工人数", "average", "4347.5", "Orbis集团员工人数2024财年至2025财年平均"),
     ("EBITDA growth for Italy last year", "growth", "22.89156626506024096385542168674699",
      "Orbis Italia EBITDA growth, FY2025 vs FY2024: +22.9% (= (€61.2M [1] − €49.8M [2])"),
-    # the group's revenue is protected in this (uncleared) chat: the disclosed units' sum
-    ("crescita dei ricavi 2024", "growth", "7.236431690580162195882719900187149",
-     "Ricavi Orbis Group escluse le unità non divulgate, crescita FY2024 rispetto a FY2023: "
-     "+7,2%"),
+    # (a growth or share of the group's revenue: withheld in an uncleared chat, below)
     ("净利润同比", "growth", "-24.09288824383164005805515239477504",
      "Orbis集团净利润2025财年较2024财年增长率：-24.1%"),
-    ("how much of group revenue is Hong Kong in 2025", "share",
-     "16.03840323395654370894391106619505",
-     "Orbis Hong Kong share of Orbis Group excluding undisclosed units revenue, FY2025: 16.0% "
-     "(= €158.7M [1] ÷ €989.5M [1–3])"),
-    ("che quota dei ricavi del gruppo fa l'Italia nel 2025", "share",
-     "35.634",
-     "Quota di Orbis Italia sul totale Ricavi Orbis Group escluse le unità non divulgate, "
-     "FY2025: 35,6%"),
-    ("2025年香港占集团营收的比例", "share", "16.03840323395654370894391106619505",
-     "Orbis香港占Orbis集团（不含未披露单位）营收的比例（2025财年）：16.0%"),
     ("did China grow faster than Italy in FY2024", "growth_comparison", None,
      "Yes: Orbis China grew faster than Orbis Italia in FY2024 (+7.8% vs +5.8%)."),
     ("la Cina è cresciuta più dell'Italia nel 2024?", "growth_comparison", None,
@@ -77,7 +68,7 @@ CASES = [
 @pytest.mark.parametrize(("question", "op", "exact", "start"), CASES, ids=[c[0] for c in CASES])
 def test_arithmetic_through_the_cli(demo_kb: Path, question: str, op: str, exact: str | None,
                                     start: str) -> None:
-    out = ask(demo_kb, question)
+    out = ask(demo_kb, question, CLEARED)
     assert out["route"] == "structured"
     assert out["text"].startswith(start), out["text"]
     fact = out["facts"][0]
@@ -111,7 +102,9 @@ RANKINGS = [
 
 @pytest.mark.parametrize(("question", "start"), RANKINGS, ids=[c[0] for c in RANKINGS])
 def test_rankings_through_the_cli(demo_kb: Path, question: str, start: str) -> None:
-    out = ask(demo_kb, question)
+    # units ranked in an uncleared chat (Labs not a member); the group's years in a cleared one
+    out = ask(demo_kb, question, CLEARED if "Group" in start or "集团" in start else
+              "console:local")
     assert out["text"].startswith(start), out["text"]
     (table,) = out["tables"]
     assert table["kind"] == "ranking" and out["citations"]
@@ -119,7 +112,7 @@ def test_rankings_through_the_cli(demo_kb: Path, question: str, start: str) -> N
 
 
 def test_a_missing_input_through_the_cli(demo_kb: Path) -> None:
-    out = ask(demo_kb, "total EBITDA FY2021–FY2023")
+    out = ask(demo_kb, "total EBITDA FY2021–FY2023", CLEARED)
     fact = out["facts"][0]
     assert (fact["status"], fact["reason"]) == ("not_found", "missing_input")
     assert [m["period"] for m in fact["missing"]] == ["2021", "2022"]
@@ -133,12 +126,11 @@ def test_a_repeat_is_served_by_its_cached_plan_with_the_same_figures(demo_kb: Pa
     assert second["facts"] == first["facts"] and second["text"] == first["text"]
 
 
-# ------------------------------------------------ results over a protected total (issue 26)
-# In an uncleared chat the group total is the sum of the disclosed units (docs/disclosure.md);
-# a growth, share, sum or ratio computed from it must say so in its headline and in --json.
-LABEL = {"en": "Orbis Group excluding undisclosed units",
-         "it": "Orbis Group escluse le unità non divulgate",
-         "zh": "Orbis集团（不含未披露单位）"}
+# ------------------------------------------------ results over a withheld total (issue 33)
+# In an uncleared chat the group total is withheld (docs/disclosure.md); a growth, share, sum or
+# ratio computed from it is withheld too, said in the reader's language, with no figure.
+SAID = {"en": "not shown in this chat", "it": "non mostrato in questa chat",
+        "zh": "本对话不显示"}
 PROTECTED = [
     ("en", "Orbis Group revenue growth FY2024", "growth"),
     ("it", "crescita dei ricavi 2024", "growth"),
@@ -155,43 +147,13 @@ PROTECTED = [
 ]
 
 
-def _rows() -> dict[tuple[str, str, str], Decimal]:
-    with (DEMO / "facts.csv").open(encoding="utf-8", newline="") as fh:
-        return {(r["metric"], r["entity"], r["period"]): Decimal(r["value"])
-                for r in csv.DictReader(fh) if r["channel"] == "TOTAL"}
-
-
-def _public(metric: str, year: str) -> Decimal:
-    rows = _rows()
-    return sum((rows[(metric, e, year)] for e in ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK")),
-               Decimal(0))
-
-
 @pytest.mark.parametrize(("lang", "question", "op"), PROTECTED, ids=[c[1] for c in PROTECTED])
-def test_a_result_over_a_protected_total_says_so(demo_kb: Path, lang: str, question: str,
-                                                 op: str) -> None:
+def test_a_result_over_a_withheld_total_is_withheld(demo_kb: Path, lang: str, question: str,
+                                                    op: str) -> None:
     out = ask(demo_kb, question)
-    headline = out["text"].splitlines()[0]
-    assert LABEL[lang] in headline, out["text"]
-    fact = out["facts"][0]
-    assert fact["status"] == "found" and fact["derived"] is True
-    assert fact["formula"]["op"] == op
-    assert fact["disclosure"]["policy"] == "protect", fact
-    assert fact["disclosure"]["excludes"] == "undisclosed units"
-    assert any(i["entity"] == "ORBIS_GROUP" for i in fact["disclosure"]["protected_inputs"])
-    value = Decimal(fact["value_exact"])
-    with localcontext() as ctx:
-        ctx.prec = 34
-        if op == "growth":
-            want = (_public("REVENUE", "2024") - _public("REVENUE", "2023")) \
-                / _public("REVENUE", "2023") * 100
-        elif op == "share":
-            member = "ORBIS_IT" if lang == "it" else "ORBIS_HK"
-            want = _rows()[("REVENUE", member, "2024")] / _public("REVENUE", "2024") * 100
-        elif op == "sum":
-            want = _public("REVENUE", "2023") + _public("REVENUE", "2024")
-        else:
-            want = _public("EBITDA", "2024") / _public("REVENUE", "2024") * 100
-    assert abs(value - want) < Decimal("1e-20"), (value, want)
+    assert SAID[lang] in out["text"], out["text"]
+    assert not [f for f in out["facts"] if f["status"] == "found"
+                and f.get("entity") == "ORBIS_GROUP"], out["facts"]
+    held = [f for f in out["facts"] if f.get("reason") == "withheld"]
+    assert held and all(f["disclosure"]["withheld"] is True for f in held)
     assert "Labs" not in out["text"] and "实验室" not in out["text"]
-    assert _rows()[("REVENUE", "ORBIS_GROUP", "2024")] != _public("REVENUE", "2024")

@@ -258,7 +258,8 @@ def test_difference_keeps_every_digit() -> None:
 
 
 def test_found_derived_fact_exact_in_json() -> None:
-    r = query_derived(acme_structured(), "EBITDA_MARGIN", "ACME_GROUP", "FY2025", cleared=False,
+    """The JSON of a derived fact (a cleared chat: the group total is withheld from others)."""
+    r = query_derived(acme_structured(), "EBITDA_MARGIN", "ACME_GROUP", "FY2025", cleared=True,
                       reference_date=REF)
     assert isinstance(r, DerivedFact) and r.status is FactStatus.FOUND
     d = r.to_dict()

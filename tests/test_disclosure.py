@@ -1,5 +1,7 @@
-"""Disclosure control (issue 26): a restricted unit's figures cannot be worked out from what an
-uncleared chat sees, and the checker names what would disclose them.
+"""Disclosure control (issues 26 and 33): a restricted unit's figures cannot be worked out from
+what an uncleared chat sees, and the checker names what would disclose them. A total that would
+reveal a restricted unit is withheld, never renamed; the visible units' sum is its own line,
+named by them (never keyed as the group).
 
 The attack is the one from the issue, run as an attacker would, against the demo knowledge base
 (Orbis Labs is restricted): a breakdown by entity for every period Labs has a figure in, a
@@ -93,6 +95,16 @@ def values(ans: Answer) -> dict[tuple[str, str], Decimal]:
     return out
 
 
+def withheld(ans: Answer, entity: str = GROUP, channel: str = "TOTAL") -> dict[str, Any]:
+    """The withheld total's record in `ask --json`: no value, the reason, and the visible
+    units' sum under `disclosure.visible_members` (named by their codes)."""
+    (record,) = [f for f in ans.to_dict()["facts"] if f.get("normalized", {}).get("entity")
+                 == entity and f["normalized"]["channel"] == channel]
+    assert record["status"] == "not_found" and record["reason"] == "withheld"
+    assert "value" not in record and record["disclosure"]["withheld"] is True
+    return record
+
+
 def shares(ans: Answer) -> list[Decimal]:
     (table,) = ans.to_dict()["tables"]
     col = table["columns"].index("Share")
@@ -117,11 +129,12 @@ def test_breakdowns_never_give_labs_by_difference(app: App) -> None:
             ans = ask(app, f"revenue by entity in {phrase(period)}")
             shown = values(ans)
             members = sum((shown[(e, "TOTAL")] for e in PUBLIC), Decimal(0))
-            total = shown[(GROUP, "TOTAL")]
-            assert total - members != secret, (period, attempt, ans.text)
-            assert total - members == 0  # the total is the sum of what is shown
-            assert "Labs" not in ans.text
-            assert "excluding undisclosed units" in ans.text
+            assert (GROUP, "TOTAL") not in shown, (period, attempt, ans.text)
+            visible = withheld(ans)["disclosure"]["visible_members"]
+            assert Decimal(visible["sum_exact"]) == members  # named by the units it adds
+            assert {m["entity"] for m in visible["members"]} == set(PUBLIC)
+            assert "Labs" not in ans.text and f"€{secret}M" not in ans.text
+            assert "Orbis Group's figure isn't shown in this chat" in ans.text
         assert ans.served_by != "planner"  # the second ask was a cached plan, replayed
 
 
@@ -131,55 +144,48 @@ def test_channel_breakdown_and_one_figure_differences_give_nothing(app: App) -> 
         period = Period(PeriodType.FY, year)
         for _ in ("fresh", "cached"):
             by_channel = values(ask(app, f"Orbis Group revenue by channel FY{year}"))
-            total = by_channel[(GROUP, "TOTAL")]
-            rest = total - by_channel[(GROUP, "ONLINE")] - by_channel[(GROUP, "RETAIL")]
-            assert rest != labs[period] and rest == 0
-            group = values(ask(app, f"What was Orbis Group revenue in FY{year}?"))
+            assert not [key for key in by_channel if key[0] == GROUP]
+            one = ask(app, f"What was Orbis Group revenue in FY{year}?")
+            assert values(one) == {} and "not shown in this chat" in one.text
             units = [values(ask(app, f"What was {name} revenue in FY{year}?"))
                      for name in ("Orbis China", "Orbis Italia", "Orbis Hong Kong")]
-            difference = group[(GROUP, "TOTAL")] - sum(
-                (u[(e, "TOTAL")] for u, e in zip(units, PUBLIC, strict=True)), Decimal(0))
-            assert difference != labs[period]
+            together = Decimal(withheld(one)["disclosure"]["visible_members"]["sum_exact"])
+            assert together == sum((u[(e, "TOTAL")] for u, e in zip(units, PUBLIC, strict=True)),
+                                   Decimal(0)) != labs[period] + together
 
 
 def test_shares_add_up_to_what_is_shown(app: App) -> None:
     ans = ask(app, "Show me revenue by entity for FY2024")
     assert abs(sum(shares(ans)) - 100) <= Decimal("0.2")  # was 98.9%, silently
-    assert "sum of its disclosed units" in ans.text
+    assert "Orbis China, Orbis Italia and Orbis Hong Kong together" in ans.text
 
 
-def test_a_ratio_over_the_group_uses_the_disclosed_units_for_both_inputs(app: App) -> None:
+def test_a_ratio_over_a_withheld_total_is_withheld(app: App) -> None:
     ans = ask(app, "EBITDA margin of Orbis Group in FY2024")
     (fact,) = ans.to_dict()["facts"]
-    inputs = {i["metric_code"]: i for i in fact["inputs"]}
-    facts = demo_facts()
-    for metric in ("EBITDA", "REVENUE"):
-        summed = sum((f.value for f in facts if f.metric == metric and f.entity in PUBLIC
-                      and f.period.value == "2024" and f.channel == "TOTAL"), Decimal(0))
-        assert Decimal(inputs[metric]["value_exact"]) == summed
-        assert inputs[metric]["disclosure"]["excludes"] == "undisclosed units"
+    assert fact["status"] == "not_found" and fact["reason"] == "withheld"
+    assert fact["disclosure"] == {"policy": "protect", "withheld": True}
+    assert "%" not in ans.text and "not shown in this chat" in ans.text
 
 
 def test_a_cleared_chat_still_sees_the_group_and_labs(app: App) -> None:
     ans = ask(app, "Show me revenue by entity for FY2024", chat=CLEARED)
     shown = values(ans)
     assert shown[(GROUP, "TOTAL")] == Decimal("1043.8") and (LABS, "TOTAL") in shown
-    assert "excluding undisclosed units" not in ans.text
+    assert "not shown in this chat" not in ans.text
 
 
 def test_a_follow_up_stays_protected(app: App) -> None:
     ask(app, "revenue by entity FY2024")
     ans = app.core.cascade.answer(Request("and FY2025?", chat=UNCLEARED, reference_date=REF))
-    shown = values(ans)
-    total = shown[(GROUP, "TOTAL")]
-    assert total - sum((shown[(e, "TOTAL")] for e in PUBLIC), Decimal(0)) == 0
+    assert (GROUP, "TOTAL") not in values(ans) and withheld(ans)
 
 
 def test_every_language_labels_the_protected_total(app: App) -> None:
     it = ask(app, "Fatturato per entità nel 2024").text
     zh = ask(app, "2024年按主体的营收").text
-    assert "escluse le unità non divulgate" in it
-    assert "不含未披露单位" in zh
+    assert "Il dato di Orbis Group non è mostrato in questa chat" in it
+    assert "本对话不显示" in zh
     assert "1.043,8" not in it and "10.438亿" not in zh
 
 
@@ -213,7 +219,7 @@ def test_the_checker_names_every_disclosed_cell_under_disclose_and_none_under_pr
 def test_a_region_between_the_group_and_labs_is_protected_at_both_levels() -> None:
     """Group = Asia + Italia, Asia = China + Hong Kong + Labs: Asia minus its public units is
     Labs, and the group minus Italia is Asia. Under protect neither total is shown as stored."""
-    from core.figures.disclosed import masked_total
+    from core.figures.disclosed import withheld_total
     from core.knowledge.glossary import parse_glossary
     from tests.acme import MemoryFacts
 
@@ -236,12 +242,11 @@ def test_a_region_between_the_group_and_labs_is_protected_at_both_levels() -> No
     assert find_disclosures(glossary, facts, "protect") == []
     memory = MemoryFacts(facts)
     for entity in ("ORBIS_ASIA", GROUP):
-        masked = masked_total(glossary, memory, "REVENUE", entity, asia.period, "TOTAL")
-        assert masked is not None and masked.fact is not None
-        assert LABS not in {f.entity for f in masked.members}
-    group = masked_total(glossary, memory, "REVENUE", GROUP, asia.period, "TOTAL")
-    assert group is not None and group.fact is not None
-    assert group.fact.value == Decimal("1043.8") - Decimal("12.4")
+        held = withheld_total(glossary, memory, "REVENUE", entity, asia.period, "TOTAL")
+        assert held is not None and held.fact is None
+        assert LABS not in {f.entity for f in held.members}
+    group = withheld_total(glossary, memory, "REVENUE", GROUP, asia.period, "TOTAL")
+    assert group is not None and group.together == Decimal("1043.8") - Decimal("12.4")
 
 
 # -- the CLI: `ricorda check` and `ask --json` -----------------------------------------------
@@ -280,16 +285,13 @@ def test_cli_json_breakdown_from_an_uncleared_chat(tmp_path: Path) -> None:
     for _ in ("fresh", "cached"):
         out = json.loads(ricorda(data, "ask", "revenue by entity 2022-2025", "--json",
                                  "--reference-date", REF.isoformat()).stdout)
-        by = {}
-        for f in out["facts"]:
-            by.setdefault(f["period"], {})[f["entity"]] = Decimal(f["value_exact"])
-        for period, secret in labs_revenue().items():
-            if period.type is PeriodType.FY:
-                row = by[period.value]
-                assert row[GROUP] - sum((row[e] for e in PUBLIC), Decimal(0)) != secret
+        found = [f for f in out["facts"] if f["status"] == "found"]
+        assert {f["entity"] for f in found} == set(PUBLIC)  # nothing keyed as the group
         assert "1,043.8" not in out["text"] and "Labs" not in out["text"]
-        masked = [f for f in out["facts"] if f["entity"] == GROUP]
-        assert all(f["disclosure"]["policy"] == "protect" for f in masked)
+        held = [f for f in out["facts"] if f["status"] != "found"]
+        assert held and all(f["normalized"]["entity"] == GROUP and f["reason"] == "withheld"
+                            for f in held)
+        assert all(GROUP not in str(f["disclosure"]["visible_members"]) for f in held)
 
 
 
@@ -317,12 +319,10 @@ def test_a_restricted_channel_is_protected_like_a_restricted_unit() -> None:
     ans = answerer.answer(Request("Orbis China revenue by channel FY2024", chat=UNCLEARED,
                                   reference_date=REF))
     shown = values(ans)
-    rest = shown[("ORBIS_CN", "TOTAL")] - shown[("ORBIS_CN", "ONLINE")] - shown[
-        ("ORBIS_CN", "RETAIL")]
-    assert rest != b2b.value and rest == 0
+    assert ("ORBIS_CN", "TOTAL") not in shown and ("ORBIS_CN", "ONLINE") in shown
     assert "B2B" not in ans.text and "wholesale" not in ans.text
-    assert "Total excluding undisclosed channels" in ans.text
-    assert "the total is the sum of the channels shown" in ans.text
+    assert "Online and Retail together" in ans.text
+    assert "The total isn't shown in this chat" in ans.text
     cleared = answerer.answer(Request("Orbis China revenue by channel FY2024", chat=CLEARED,
                                       reference_date=REF))
     assert values(cleared)[("ORBIS_CN", "B2B")] == Decimal("7.7")

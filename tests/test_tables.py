@@ -279,13 +279,15 @@ def test_breakdown_with_total_and_shares(answerer) -> None:  # type: ignore[no-u
     ans = ask(answerer, "Show me revenue by entity for FY2024")
     t = table_of(ans)
     # the group total would give Orbis Labs (restricted) by difference: this uncleared chat
-    # gets the sum of the disclosed units, labelled, and shares of that sum (issue 26)
+    # does not get it (issue 33); the visible units' sum is a row named by them, never the
+    # group's, and shares are of that sum
     assert t.rows == (
         ("Orbis China", "€560.4M", "54.3%", "[1]"),
         ("Orbis Italia", "€318.9M", "30.9%", "[2]"),
         ("Orbis Hong Kong", "€152.1M", "14.7%", "[3]"),
-        ("Orbis Group excluding undisclosed units", "€1,031.4M", "100%", "[1–3]"),
+        ("Orbis China, Orbis Italia and Orbis Hong Kong together", "€1,031.4M", "100%", "[1–3]"),
     )
+    assert "Orbis Group's figure isn't shown in this chat" in ans.text
     assert "Assumed" not in ans.text  # the group is the total, not an assumption
 
 
@@ -294,15 +296,19 @@ def test_breakdown_over_periods_has_a_column_each(answerer) -> None:  # type: ig
     assert t.columns == ("Entity", *FY, "Source")
     assert t.rows[0] == ("Orbis China", "€455.0M", "€488.6M", "€520.0M", "€560.4M", "€478.2M",
                          "[1–5]")
-    assert t.rows[-1][0] == "Orbis Group excluding undisclosed units" and t.notes == ()
+    assert t.rows[-1][0] == "Orbis China, Orbis Italia and Orbis Hong Kong together"
+    assert t.notes == ()
     it = table_of(ask(answerer, "Fatturato per canale negli ultimi tre anni"))
     assert it.rows[0] == ("Online", "–", "337,3 M€", "286,9 M€", "[1–6]")  # the units summed
     assert it.notes == ("Nessun dato per Online FY2023 e negozi FY2023.",)
 
 
 def test_no_shares_where_members_exceed_the_total(answerer) -> None:  # type: ignore[no-untyped-def]
-    t = table_of(ask(answerer, "EBITDA by entity 2025"))  # group EBITDA is after group costs
-    assert t.columns == ("Entity", "EBITDA", "Source") and len(t.rows) == 4
+    ans = ask(answerer, "EBITDA by entity 2025")  # group EBITDA is after group costs
+    t = table_of(ans)
+    # no share, and no sum of the units under any name: it would not be the group's EBITDA
+    assert t.columns == ("Entity", "EBITDA", "Source") and len(t.rows) == 3
+    assert "Orbis Group's figure isn't shown in this chat" in ans.text
 
 
 def test_restricted_member_only_for_a_cleared_chat(answerer) -> None:  # type: ignore[no-untyped-def]
@@ -316,7 +322,8 @@ def test_restricted_member_only_for_a_cleared_chat(answerer) -> None:  # type: i
 def test_channel_breakdown_states_the_entity_it_assumed(answerer) -> None:  # type: ignore[no-untyped-def]
     ans = ask(answerer, "Fatturato per canale 2025")
     t = table_of(ans)
-    assert t.rows[-1] == ("Totale", "989,5 M€", "100%", "[7–9]")  # the disclosed units
+    assert t.rows[-1] == ("Totale", "989,5 M€", "100%", "[7–9]")  # the visible units'
+    assert "(Orbis Cina, Orbis Italia e Orbis Hong Kong insieme) per canale" in t.title
     assert "Ho assunto: Orbis Group (entità predefinita)." in ans.text
 
 
@@ -415,15 +422,10 @@ def test_a_derived_metric_by_entity_is_computed_cell_by_cell(answerer) -> None: 
     t = table_of(ans)
     assert t.columns == ("Entity", "EBITDA margin", "Source")
     codes = ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK")
-    # the group's row is over the disclosed units (its revenue would give Labs by difference)
-    public = [f for f in facts if f.entity in codes and f.period.value == "2024"
-              and f.channel == "TOTAL"]
-    summed = [Fact(f.metric, "SUM", f.period, "TOTAL",
-                   sum((g.value for g in public if g.metric == f.metric), Decimal(0)),
-                   f.unit, f.source) for f in public if f.entity == "ORBIS_CN"]
-    assert [r[1] for r in t.rows] == [*(margin(facts, c, "2024") for c in codes),
-                                      margin(summed, "SUM", "2024")]
-    assert [r[2] for r in t.rows] == ["[1][2]", "[3][4]", "[5][6]", "[1–6]"]
+    # the group's margin rests on its revenue, withheld (it would give Labs by difference)
+    assert [r[1] for r in t.rows] == [margin(facts, c, "2024") for c in codes]
+    assert [r[2] for r in t.rows] == ["[1][2]", "[3][4]", "[5][6]"]
+    assert "Orbis Group's figure isn't shown in this chat" in ans.text
     assert len(ans.citations) == 6 and "Labs" not in ans.text
     derived = [f.to_dict() for f in ans.facts]
     assert all(d["derived"] and len(d["inputs"]) == 2 for d in derived)
@@ -464,9 +466,12 @@ def test_several_metrics_by_entity_make_a_column_each(answerer) -> None:  # type
     codes = ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK")
     for metric in ("REVENUE", "EBITDA"):  # one row, one set of units: the disclosed ones
         facts[(metric, "SUM")] = sum((facts[(metric, c)] for c in codes), Decimal(0))
+    # the visible units' row: their revenue; not their EBITDA, as the group's EBITDA is not
+    # the sum of its units' (group costs), and never the group's own figure under their names
     assert [(r[1], r[2]) for r in t.rows] == [
-        (f"€{facts[('REVENUE', c)]:,}M", f"€{facts[('EBITDA', c)]:,}M") for c in (*codes, "SUM")
-    ]
+        *((f"€{facts[('REVENUE', c)]:,}M", f"€{facts[('EBITDA', c)]:,}M") for c in codes),
+        (f"€{facts[('REVENUE', 'SUM')]:,}M", "–")]
+    assert t.rows[-1][0] == "Orbis China, Orbis Italia and Orbis Hong Kong together"
     assert t.rows[0][3] == "[1][2]" and len(ans.citations) == 6
     assert t.points == ()  # two units in one table: no chart
     assert "Assumed" not in ans.text and "Labs" not in ans.text

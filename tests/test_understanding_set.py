@@ -84,8 +84,8 @@ def test_plain_figures_are_rows_of_facts_csv_as_written() -> None:
     checked = 0
     for e in ENTRIES:
         for f in e["expect"].get("figures", []):
-            if "op" in f or f["metric"] in DATA.derived or f.get("protected"):
-                continue  # a protected total is a sum of rows (test below)
+            if "op" in f or f["metric"] in DATA.derived or f.get("withheld"):
+                continue  # a withheld total has no value (test below)
             key = (f["metric"], f["entity"], period_type(f["period"]), f["period"],
                    f.get("channel", "TOTAL"))
             assert rows[key] == f["value"], (e["id"], key)
@@ -96,7 +96,8 @@ def test_plain_figures_are_rows_of_facts_csv_as_written() -> None:
 def test_arithmetic_is_exact() -> None:
     by_id = {e["id"]: e for e in ENTRIES}
     total = by_id["en-sum-01"]["expect"]["figures"][0]  # group EBITDA FY2023-FY2025
-    assert Decimal(total["value"]) == Decimal("128.9") + Decimal("137.6") + Decimal("120.3")
+    # FY2023's group EBITDA is withheld (Labs has no figure for it): so is the sum
+    assert total.get("withheld") is True and "value" not in total
     growth = by_id["zh-growth-02"]["expect"]["figures"][0]  # Italy revenue FY2025 vs FY2024
     assert growth["shown"] == "10.6"
     assert Decimal(growth["value"]).quantize(Decimal("1e-12")) == (
@@ -107,20 +108,21 @@ def test_arithmetic_is_exact() -> None:
 
 
 def test_a_group_total_in_an_uncleared_chat_is_expected_as_docs_disclosure_says() -> None:
-    """docs/disclosure.md's rule, read from the rows: Labs has a revenue figure and the group
-    revenue is the sum of all four units, so an uncleared chat is shown the public units' sum;
-    the group EBITDA is not the sum of its units (group costs), so it is shown as stored."""
+    """docs/disclosure.md's rule (issue 33), read from the rows: Labs has a revenue figure and
+    the group revenue is the sum of all four units, so an uncleared chat is not shown it (it is
+    expected withheld, with no value); the group EBITDA is not the sum of its units (group
+    costs), so it is shown as stored."""
     public = sum(DATA.row("REVENUE", e, "2024") for e in ("ORBIS_CN", "ORBIS_IT", "ORBIS_HK"))
     assert DATA.row("REVENUE", "ORBIS_GROUP", "2024") == public + DATA.row(
         "REVENUE", "ORBIS_LABS", "2024")
-    assert DATA.shown("REVENUE", "ORBIS_GROUP", "2024") == (public, True)
+    assert DATA.shown("REVENUE", "ORBIS_GROUP", "2024")[1] is True
     assert DATA.shown("REVENUE", "ORBIS_GROUP", "2024", chat="console:admin") == (
         DATA.row("REVENUE", "ORBIS_GROUP", "2024"), False)
     assert DATA.shown("EBITDA", "ORBIS_GROUP", "2024") == (
         DATA.row("EBITDA", "ORBIS_GROUP", "2024"), False)
     by_id = {e["id"]: e for e in ENTRIES}
     group = by_id["it-multi_part-01"]["expect"]["figures"][0]  # Ricavi del Gruppo 2024
-    assert (group["value"], group.get("protected")) == (str(public), True)
+    assert group.get("withheld") is True and "value" not in group
 
 
 # ------------------------------------------------------------------ the scoring rules
@@ -172,28 +174,33 @@ def test_arithmetic_matches_on_the_shown_rounding_and_inputs_alone_are_missed() 
     assert score(GROWTH, _answer(facts=group), DATA).verdict == WRONG  # not the unit asked
 
 
-PROTECTED = {"id": "t", "expect": {"figures": [
-    {"metric": "REVENUE", "entity": "ORBIS_GROUP", "period": "2024", "value": "1031.4",
-     "protected": True}]}}
+WITHHELD = {"id": "t", "expect": {"figures": [
+    {"metric": "REVENUE", "entity": "ORBIS_GROUP", "period": "2024", "withheld": True}]}}
 
 
-def test_a_protected_total_must_be_labelled() -> None:
-    note = {"disclosure": {"policy": "protect", "excludes": "undisclosed units"}}
-    labelled = _fact("REVENUE", "ORBIS_GROUP", "2024", "1031.4", **note)
-    assert score(PROTECTED, _answer(facts=[labelled]), DATA).verdict == CORRECT
-    bare = _fact("REVENUE", "ORBIS_GROUP", "2024", "1031.4")
-    assert score(PROTECTED, _answer(facts=[bare]), DATA).verdict == WRONG
+def _withheld(metric: str, entity: str, period: str) -> dict:  # type: ignore[type-arg]
+    return {"status": "not_found", "reason": "withheld",
+            "normalized": {"metric_code": metric, "entity": entity,
+                           "period_type": period_type(period), "period": period,
+                           "channel": "TOTAL"},
+            "disclosure": {"policy": "protect", "withheld": True}}
+
+
+def test_a_withheld_total_must_be_said_withheld_and_never_stated_under_its_name() -> None:
+    said = _withheld("REVENUE", "ORBIS_GROUP", "2024")
+    assert score(WITHHELD, _answer(facts=[said]), DATA).verdict == CORRECT
+    renamed = _fact("REVENUE", "ORBIS_GROUP", "2024", "1031.4",
+                    disclosure={"policy": "protect", "excludes": "undisclosed units"})
+    assert score(WITHHELD, _answer(facts=[renamed]), DATA).verdict == WRONG  # the old answer
     stored = _fact("REVENUE", "ORBIS_GROUP", "2024", "1043.8")
-    assert score(PROTECTED, _answer(facts=[stored]), DATA).verdict == WRONG
+    assert score(WITHHELD, _answer(facts=[stored, said]), DATA).verdict == WRONG
+    assert score(WITHHELD, _answer(), DATA).verdict == MISSED
     growth = {"id": "t", "expect": {"figures": [
-        {**GROWTH["expect"]["figures"][0], "entity": "ORBIS_GROUP", "protected": True}]}}
-    derived = {"derived": True, "formula": {"op": "growth"}}
-    via_inputs = _fact("REVENUE", "ORBIS_GROUP", "2025", "10.6", value_shown="10.6",
-                       inputs=[labelled], **derived)
-    assert score(growth, _answer(facts=[via_inputs]), DATA).verdict == CORRECT
-    unlabelled = _fact("REVENUE", "ORBIS_GROUP", "2025", "10.6", value_shown="10.6",
-                       inputs=[bare], **derived)
-    assert score(growth, _answer(facts=[unlabelled]), DATA).verdict == WRONG
+        {"metric": "REVENUE", "op": "growth", "entity": "ORBIS_GROUP", "period": "2025",
+         "withheld": True}]}}
+    held = {**_withheld("REVENUE", "ORBIS_GROUP", "2025"), "derived": True,
+            "formula": {"op": "growth"}}
+    assert score(growth, _answer(facts=[held]), DATA).verdict == CORRECT
 
 
 def test_restricted_data_in_an_uncleared_chat_is_wrong_whatever_was_expected() -> None:

@@ -100,7 +100,14 @@ class Data:
                              if m.get("unit") == "PCT"} | set(relations.get("non_additive", []))
         self.restricted_sources = {d["source"] for d in glossary.get("documents", [])
                                    if d.get("restricted")}
-        self.metric_units = {code: m["unit"] for code, m in glossary["metrics"].items()}
+        # every metric's unit, derived ones included
+        self.metric_units: dict[str, str] = {code: str(m.get("unit", "")) for code, m in
+                                             {**glossary["metrics"], **self.derived}.items()}
+        # the powers of ten a unit's forms move a value by (a chart's series is in its axis
+        # unit: 亿欧元 plots 5.604 for €560.4M, docs/units.md)
+        self.shifts: dict[str, set[int]] = {
+            unit: {0} | {f.get("shift", 0) for f in forms.values() if isinstance(f, dict)}
+            for unit, forms in glossary.get("units", {}).items()}
         units = glossary.get("units", {})
         self.unit_scales = {c: Decimal(str(u["scale"])) for c, u in units.items() if "scale" in u}
         self.unit_dims = {c: u.get("dimension") for c, u in units.items()}
@@ -124,14 +131,14 @@ class Data:
 
     def value(self, metric: str, entity: str, period: str, channel: str = "TOTAL",
               chat: str | None = None) -> Decimal:
-        """The figure a chat is shown: a stored row (or, in an uncleared chat, the protected
-        sum that replaces it), or a glossary-derived metric computed from its two inputs."""
+        """The figure a chat is shown: a stored row, or a glossary-derived metric computed from
+        its two inputs (0 for a total withheld from the chat: see `shown`)."""
         return self.shown(metric, entity, period, channel, chat)[0]
 
     def shown(self, metric: str, entity: str, period: str, channel: str = "TOTAL",
               chat: str | None = None) -> tuple[Decimal, bool]:
-        """(value, protected): `protected` when the value is a sum of public members shown in
-        place of a total (docs/disclosure.md), for a derived metric when an input is."""
+        """(value, withheld): `withheld` when the total is withheld from this chat
+        (docs/disclosure.md), for a derived metric when an input is."""
         if metric not in self.derived:
             return self.visible(metric, entity, period, channel, chat)
         d = self.derived[metric]
@@ -139,8 +146,8 @@ class Data:
         second = d.get("denominator") or d["subtrahend"]
         (a, pa), (b, pb) = (self.visible(m, entity, period, channel, chat)
                             for m in (first, second))
-        if pa or pb:  # both inputs over the same disclosed members, never one total
-            a, b = (self.public_sum(m, entity, period, channel, chat) for m in (first, second))
+        if pa or pb:  # an input withheld: so is the derived figure
+            return Decimal(1), True
         with localcontext() as ctx:
             ctx.prec = PRECISION
             raw = a / b if "numerator" in d else a - b
@@ -165,10 +172,10 @@ class Data:
 
     def _protected_dim(self, metric: str, entity: str, period: str, channel: str,
                        chat: str | None) -> str | None:
-        """The dimension along which this total is replaced by its public members' sum in
-        this chat, or None when the stored total is shown. The rule of docs/disclosure.md:
-        every member has a figure and the total is not their sum -> the stored total; a public
-        member has no figure -> the stored total; otherwise the sum of the public members."""
+        """The dimension along which this total is withheld from this chat, or None when the
+        stored total is shown. The rule of docs/disclosure.md (issue 33): every member has a
+        figure and the total is not their sum -> the stored total; otherwise withheld (a
+        missing member, restricted or public, withholds it too)."""
         if chat in self.cleared_chats or self.policy != "protect" or metric in self.non_additive:
             return None
         for dim, code in (("entity", entity), ("channel", channel)):
@@ -180,8 +187,6 @@ class Data:
             stored = self.rows.get((metric, entity, period_type(period), period, channel))
             if all(v is not None for v in raw.values()) and stored is not None \
                     and stored != sum(raw.values(), Decimal(0)):
-                continue
-            if any(raw[m] is None for m in members if not self._restricted(dim, m)):
                 continue
             return dim
         return None
@@ -206,20 +211,7 @@ class Data:
             return self.row(metric, entity, period, channel), False
         if self._protected_dim(metric, entity, period, channel, chat) is None:
             return self.row(metric, entity, period, channel), False
-        return self.public_sum(metric, entity, period, channel, chat), True
-
-    def public_sum(self, metric: str, entity: str, period: str, channel: str,
-                   chat: str | None) -> Decimal:
-        """The sum of the public members of a protected total (a member that is itself
-        protected counts as what is shown of it)."""
-        dim = "entity" if self._hides("entity", entity) else "channel"
-        total = Decimal(0)
-        for m in self._members(dim, entity if dim == "entity" else channel):
-            if self._restricted(dim, m):
-                continue
-            e, c = (m, channel) if dim == "entity" else (entity, m)
-            total += self.visible(metric, e, period, c, chat)[0]
-        return total
+        return Decimal(1), True  # withheld: no figure is expected for it (1: never divides by 0)
 
     def members(self, chat: str | None) -> list[str]:
         """The units of the group a chat may see (restricted ones only in a cleared chat): the
@@ -242,8 +234,8 @@ def exact_text(value: Decimal) -> str:
 
 def figure(spec: dict[str, Any], data: Data, chat: str | None = None) -> dict[str, Any]:
     """`value` (exact) and, for a computed figure, `shown` (rounded) of one expected figure, as
-    `chat` is shown it; `protected: true` when it rests on a protected total (the answer must
-    label it, docs/understanding.md)."""
+    `chat` is shown it; `withheld: true` (and no value) when it rests on a total withheld from
+    that chat: the answer must say so and state no figure for it (docs/understanding.md)."""
     metric, channel, op = spec["metric"], spec.get("channel", "TOTAL"), spec.get("op")
     if metric not in data.metrics:
         raise SpecError(f"unknown metric {metric!r}")
@@ -260,7 +252,7 @@ def figure(spec: dict[str, Any], data: Data, chat: str | None = None) -> dict[st
                              spec["period"], channel)]
         out["value"] = exact_text(data.in_unit(Decimal(out["value"]), stored, spec["unit"]))
     if any(hits):
-        out["protected"] = True
+        return {"withheld": True}
     return out
 
 
@@ -333,7 +325,10 @@ def ranking(spec: dict[str, Any], data: Data, chat: str | None) -> dict[str, str
                 continue  # a unit without the row is not ranked (the answer names it)
     elif spec["over"] == "periods":
         for p in spec["periods"]:
-            candidates[p] = data.value(metric, spec["entity"], p, channel, chat)
+            v, withheld = data.shown(metric, spec["entity"], p, channel, chat)
+            if withheld:  # a ranking of a withheld total's periods: withheld too
+                return {"withheld": True}
+            candidates[p] = v
     else:
         raise SpecError(f"ranking over {spec['over']!r}")
     if len(candidates) < 2:
@@ -345,7 +340,7 @@ def ranking(spec: dict[str, Any], data: Data, chat: str | None) -> dict[str, str
     return {"top": top, "value": exact_text(candidates[top])}
 
 
-COMPUTED = ("value", "shown", "top", "protected", "members")
+COMPUTED = ("value", "shown", "top", "protected", "members", "withheld")
 
 
 def fill(entry: dict[str, Any], data: Data) -> dict[str, Any]:

@@ -105,10 +105,26 @@ def same_row(fact: Json, expected: Json) -> bool:
             and (fact.get("channel") or "TOTAL") == expected.get("channel", "TOTAL"))
 
 
-def labelled(fact: Json) -> bool:
-    """The fact says it is a protected total (docs/disclosure.md): its own `disclosure` note,
-    or, for a derived or arithmetic figure, an input that carries one."""
-    return bool(fact.get("disclosure")) or any(labelled(i) for i in fact.get("inputs") or [])
+def withheld_matches(fact: Json, expected: Json) -> bool:
+    """The answer withholds the expected figure (docs/disclosure.md): a not_found fact with
+    reason "withheld" for that metric (and, for a plain row, that entity, period, channel)."""
+    if fact.get("status") != "not_found" or fact.get("reason") != "withheld":
+        return False
+    row = fact.get("normalized") or fact
+    if (row.get("metric_code") or fact.get("metric_code")) != expected["metric"]:
+        return False
+    if expected.get("op") is not None or "period" not in expected:
+        return True
+    return (row.get("entity") == expected["entity"] and row.get("period") == expected["period"]
+            and (row.get("channel") or "TOTAL") == expected.get("channel", "TOTAL"))
+
+
+def _keyed_as(fact: Json, expected: Json) -> bool:
+    """A found figure stated under the withheld row's own name: wrong whatever its value."""
+    return (expected.get("op") is None and fact.get("metric_code") == expected["metric"]
+            and fact.get("entity") == expected.get("entity")
+            and fact.get("period") == expected.get("period")
+            and (fact.get("channel") or "TOTAL") == expected.get("channel", "TOTAL"))
 
 
 def _entities(expected: Json) -> set[str]:
@@ -120,18 +136,21 @@ def _entities(expected: Json) -> set[str]:
 def score_figures(figures: list[Json], answer: Json) -> Verdict:
     top = _found(answer.get("facts") or [])
     deep = _all_found(answer.get("facts") or [])
+    every = answer.get("facts") or []
     missing = []
     for e in figures:
+        if e.get("withheld"):  # withheld from this chat: said so, and no figure under its name
+            if any(_keyed_as(f, e) for f in deep):
+                return Verdict(WRONG, f"a figure under a withheld total's name: {_describe(e)}")
+            if not any(withheld_matches(f, e) for f in every):
+                missing.append(e)
+            continue
         pool = deep if e.get("op") == "growth" else top  # a growth comparison nests them
         if not any(figure_matches(f, e) for f in pool):
             missing.append(e)
     if not missing:
-        for e in figures:  # a protected value shown as if it were the stored total misleads
-            pool = deep if e.get("op") == "growth" else top
-            if e.get("protected") and not any(figure_matches(f, e) and labelled(f)
-                                              for f in pool):
-                return Verdict(WRONG, f"unlabelled protected total: {_describe(e)}")
         return Verdict(CORRECT, "every expected figure stated")
+    figures = [e for e in figures if not e.get("withheld")]
     # wrong: the first figure given for an asked metric (the same kind of figure) is not one
     # of the expected ones; or, for arithmetic, a plain figure of a unit that was not asked
     for e in figures:
@@ -199,13 +218,23 @@ def score_ranking(spec: Json, answer: Json, data: Data) -> Verdict:
     is missed)."""
     tables = answer.get("tables") or []
     ranking = [t for t in tables if t.get("kind") == "ranking"]
+    if spec.get("withheld"):  # a withheld total's periods: no figure of them, and said
+        stated = [f for f in _found(answer.get("facts") or []) if f.get("entity") ==
+                  spec.get("entity") and f.get("metric_code") == spec["metric"]]
+        if stated or any(t.get("series") for t in ranking):
+            return Verdict(WRONG, "a withheld total ranked")
+        if any(withheld_matches(f, spec) for f in answer.get("facts") or []):
+            return Verdict(CORRECT, "withheld, said")
+        return Verdict(MISSED, "the withheld total is not said to be withheld")
     if ranking:
         series = ranking[0].get("series") or []
         label = series[0]["label"] if series else (ranking[0].get("rows") or [[""]])[0][0]
         value = _dec(series[0]["value"]) if series else None
         if not _label_is(label, spec["top"], data):
             return Verdict(WRONG, f"ranking headed by {label!r}, expected {spec['top']}")
-        if value is not None and value != Decimal(spec["value"]):
+        shifts = data.shifts.get(data.metric_units.get(spec["metric"], ""), {0})
+        if value is not None and all(value != Decimal(spec["value"]).scaleb(k)
+                                     for k in shifts):  # in the axis's unit
             return Verdict(WRONG, f"{label} ranked with {value}, expected {spec['value']}")
         return Verdict(CORRECT, f"ranking headed by {label}")
     facts = [f for f in _found(answer.get("facts") or []) if f.get("metric_code") ==

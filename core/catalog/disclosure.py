@@ -7,36 +7,42 @@ from core.catalog.sentence import Sentence
 
 SENTENCES: dict[str, Sentence] = {
     # disclosure control (core.knowledge.disclosure, core.figures.disclosed)
-    "masked_entity": {"en": "{name} excluding undisclosed units",
-                      "it": "{name} escluse le unità non divulgate",
-                      "zh": "{name}（不含未披露单位）"},
-    "masked_channel": {"en": "total excluding undisclosed channels",
-                       "it": "totale esclusi i canali non divulgati",
-                       "zh": "合计（不含未披露渠道）"},
-    "masked_sum": {"en": "sum of {members}", "it": "somma di {members}",
-                   "zh": "{members}之和"},
-    "masked_note": {
-        "en": "In this chat {name} is the sum of its disclosed units; units not disclosed here "
-              "are excluded, and shares and ratios are of that sum.",
-        "it": "In questa chat {name} è la somma delle sue unità divulgate; le unità non "
-              "divulgate qui sono escluse, e quote e rapporti sono su quella somma.",
-        "zh": "在本对话中，{name}为其已披露单位之和，不含此处未披露的单位，"
-              "占比和比率均按该和计算。",
+    "withheld_total": {
+        "en": "{subject}: not shown in this chat (with the figures shown here it would reveal "
+              "a unit this chat isn't cleared for).",
+        "it": "{subject}: non mostrato in questa chat (con i dati mostrati qui rivelerebbe "
+              "un'unità non visibile in questa chat).",
+        "zh": "{subject}：本对话不显示（结合此处显示的数据会泄露本对话无权查看的单位）。",
     },
-    "masked_note_channel": {
-        "en": "In this chat the total is the sum of the channels shown; channels not disclosed "
-              "here are excluded, and shares and ratios are of that sum.",
-        "it": "In questa chat il totale è la somma dei canali mostrati; i canali non divulgati "
-              "qui sono esclusi, e quote e rapporti sono su quella somma.",
-        "zh": "在本对话中，合计为所显示渠道之和，不含此处未披露的渠道，占比和比率均按该和计算。",
+    "withheld_total_channel": {
+        "en": "{subject}: not shown in this chat (with the figures shown here it would reveal "
+              "a channel this chat isn't cleared for).",
+        "it": "{subject}: non mostrato in questa chat (con i dati mostrati qui rivelerebbe un "
+              "canale non visibile in questa chat).",
+        "zh": "{subject}：本对话不显示（结合此处显示的数据会泄露本对话无权查看的渠道）。",
     },
-    "masked_withheld": {
-        "en": "{subject} is not shown in this chat: it includes units not disclosed here, and "
-              "the sum of the disclosed ones would be incomplete (no figure for {missing}).",
-        "it": "{subject} non è mostrato in questa chat: include unità non divulgate qui, e la "
-              "somma di quelle divulgate sarebbe incompleta (nessun dato per {missing}).",
-        "zh": "本对话不显示{subject}：它包含此处未披露的单位，而已披露单位之和不完整"
-              "（{missing}没有数据）。",
+    "visible_together": {"en": "{members} together", "it": "{members} insieme",
+                         "zh": "{members}合计"},
+    "withheld_note": {
+        "en": "{name}'s figure isn't shown in this chat: with the units shown here it would "
+              "reveal a unit this chat isn't cleared for.",
+        "it": "Il dato di {name} non è mostrato in questa chat: con le unità mostrate qui "
+              "rivelerebbe un'unità non visibile in questa chat.",
+        "zh": "本对话不显示{name}的数据：结合此处显示的单位会泄露本对话无权查看的单位。",
+    },
+    "withheld_note_channel": {
+        "en": "The total isn't shown in this chat: with the channels shown here it would "
+              "reveal a channel this chat isn't cleared for.",
+        "it": "Il totale non è mostrato in questa chat: con i canali mostrati qui rivelerebbe "
+              "un canale non visibile in questa chat.",
+        "zh": "本对话不显示合计：结合此处显示的渠道会泄露本对话无权查看的渠道。",
+    },
+    "derived_withheld": {
+        "en": "{subject}: not shown in this chat (it rests on a total that would reveal a unit "
+              "this chat isn't cleared for).",
+        "it": "{subject}: non mostrato in questa chat (si basa su un totale che rivelerebbe "
+              "un'unità non visibile in questa chat).",
+        "zh": "{subject}：本对话不显示（它基于一个会泄露本对话无权查看单位的合计）。",
     },
     "member_not_shown": {
         "en": "One member of {total} is not shown in this chat; the total includes it.",

@@ -231,11 +231,16 @@ class Table:
     points: tuple[tuple[str, float | None], ...] = ()
     unit: str = ""  # the plotted column's unit as the reader reads it ("€M", "%")
     notes: tuple[str, ...] = ()  # "No figure for FY2021." said once, under the table
+    # a breakdown over several periods: each point's period (grouped bars), else empty
+    groups: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        series: list[dict[str, Any]] = [{"label": label, "value": value}
+                                        for label, value in self.points]
+        for point, group in zip(series, self.groups, strict=False):
+            point["period"] = group
         return {"kind": self.kind, "title": self.title, "columns": list(self.columns),
-                "rows": [list(r) for r in self.rows],
-                "series": [{"label": label, "value": value} for label, value in self.points],
+                "rows": [list(r) for r in self.rows], "series": series,
                 "unit": self.unit, "notes": list(self.notes)}
 
 

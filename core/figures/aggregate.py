@@ -26,10 +26,10 @@ from core.figures.cells import (
     Cell,
     input_facts,
     lookup,
-    masked,
     span,
 )
 from core.figures.derived import running_name
+from core.figures.disclosed import WITHHELD, withheld_input
 from core.figures.period_coverage import clip_to_data
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
@@ -215,17 +215,11 @@ def one_period(out: Built, args: dict[str, Any], ctx: Any) -> Period:
 def subject_of(g: Any, metric: str, entity: str | None, channel: str, lang: str,
                cells: list[Cell] | None = None) -> str:
     """"Orbis China revenue (online)" / "Ricavi Orbis Cina (online)" / "中国区营收（线上）";
-    "Orbis Group excluding undisclosed units revenue" when an input of `cells` is a protected
-    total of that entity (core.figures.disclosed): a result over the disclosed units' sum says
-    so in its headline, never under the group's bare name."""
+    (`cells` is kept for the callers; a withheld total makes the result withheld, never
+    renamed: core.figures.disclosed)."""
     m = g.label("metric", metric, lang)
     e = g.label("entity", entity, lang) if entity else ""
     c = g.label("channel", channel, lang) if channel and channel != TOTAL else ""
-    hidden = masked(cells or [])
-    if hidden is not None and hidden.entity == entity and hidden.masked_entity and e:
-        e = say("masked_entity", lang, name=e)
-    elif hidden is not None and hidden.entity == entity and not hidden.masked_entity:
-        c = say("masked_channel", lang)
     if lang == "zh":
         return f"{e}{m}" + (f"（{c}）" if c else "")
     text = f"{m} {e}".strip() if lang == "it" else f"{e} {running_name(m, lang) if e else m}"
@@ -298,6 +292,12 @@ def name_missing(out: Built, cells: list[Cell], labels: list[str], what: str,
     gaps = [(label, c) for label, c in zip(labels, cells, strict=True) if not c.found]
     if not gaps:
         return False
+    if any(withheld_input(c.result) is not None for _, c in gaps):
+        # a total withheld from this chat (core.figures.disclosed): so is what rests on it
+        out.results[:0] = [ArithmeticFact(FactStatus.NOT_FOUND, reason=WITHHELD, **common)]
+        out.segments.append(Line("not_found", say("derived_withheld", ctx.language,
+                                                  subject=what)))
+        return True
     fact = ArithmeticFact(FactStatus.NOT_FOUND, reason=MISSING_INPUT,
                           missing=tuple(label for label, _ in gaps),
                           missing_rows=tuple(c.result for _, c in gaps), **common)

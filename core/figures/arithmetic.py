@@ -10,63 +10,29 @@ count over a period) adds up over periods and over members. A stock counted at a
 (headcount, FTE) adds up over members (two units' staff on the same day) but not over periods
 (the staff of 2023 plus the staff of 2024 counts the same people twice). A rate (a percentage, a
 ratio such as revenue per FTE) adds up over neither. The glossary may declare
-`additive = true|false` on a metric; without it the unit decides (`default_additive`).
+`kind = "flow" | "stock" | "rate"` on a metric; without it the unit decides
+(core.knowledge.metric_kind).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
-from typing import Any
 
 from core.figures.formulas import PRECISION, exponent, plain
-
-FLOW, STOCK, RATE = "flow", "stock", "rate"
-# units counted at a date: people. A company may declare others (or say `additive = false`)
-_STOCK_UNITS = frozenset({"FTE", "HEADCOUNT", "EMPLOYEES", "PEOPLE", "HC"})
-_RATE_UNITS = frozenset({"PCT", "PP", "BPS", "RATIO", "X", "PERCENT"})
-
-
-def unit_nature(unit: str) -> str:
-    """flow, stock or rate, from the unit code alone: PCT and "…_PER_…" units are rates, people
-    (FTE) are a stock, every other unit (currency, counts: EUR_M, K_ORDERS) a flow."""
-    code = unit.upper()
-    if code in _RATE_UNITS or "_PER_" in f"_{code}_" or code.endswith("_RATIO"):
-        return RATE
-    if code in _STOCK_UNITS:
-        return STOCK
-    return FLOW
+from core.knowledge.metric_kind import (  # noqa: F401  (re-exported: one definition)
+    FLOW,
+    RATE,
+    STOCK,
+    adds_over,
+    unit_nature,
+)
+from core.knowledge.metric_kind import metric_kind as nature  # noqa: F401
 
 
 def default_additive(unit: str) -> bool:
     """Whether a metric in `unit` adds up over periods when the glossary does not say."""
     return unit_nature(unit) == FLOW
-
-
-def nature(glossary: Any, metric: str) -> str:
-    """flow, stock or rate of a metric: a derived ratio is a rate, a declared `additive = true`
-    is a flow, `additive = false` a stock unless its unit is a rate."""
-    derived = glossary.derived.get(metric)
-    if derived is not None:
-        if derived.formula.op == "ratio":
-            return RATE
-        term = derived.term
-    else:
-        term = glossary.metrics[metric]
-    declared = getattr(term, "additive", None)
-    by_unit = unit_nature(term.unit)
-    if declared is True:
-        return FLOW
-    if declared is False:
-        return RATE if by_unit == RATE else STOCK
-    return by_unit
-
-
-def adds_over(glossary: Any, metric: str, dimension: str) -> bool:
-    """Whether summing `metric` over `dimension` ("period", "entity", "channel") means
-    something: a flow always, a stock over members only, a rate never."""
-    kind = nature(glossary, metric)
-    return kind == FLOW or (kind == STOCK and dimension != "period")
 
 
 def exact_sum(values: Sequence[Decimal]) -> Decimal:

@@ -16,7 +16,7 @@ from typing import Any
 
 from core.contracts.types import FactResult, FactStatus, Period, PeriodType, Source
 from core.figures.derived import DerivedFact, query_derived
-from core.figures.disclosed import MaskedTotal, protected_input
+from core.figures.disclosed import WITHHELD
 
 MISSING_INPUT = "missing_input"
 UNIT_MISMATCH = "unit_mismatch"
@@ -50,6 +50,8 @@ def lookup(ctx: Any, metric: str, entity: str, channel: str, period: Period) -> 
                           reference_date=ctx.reference_date)
         if isinstance(d, DerivedFact) and d.status is FactStatus.FOUND and d.value is not None:
             return Cell(d, d.value, d.unit, tuple(d.sources))
+        if isinstance(d, DerivedFact) and d.reason == WITHHELD:  # kept: it says why
+            return Cell(d)
         if isinstance(d, DerivedFact):  # an input missing: this figure is missing
             return Cell(FactResult(FactStatus.NOT_FOUND, metric=metric, entity=d.entity,
                                    period=d.period, channel=d.channel))
@@ -59,15 +61,7 @@ def lookup(ctx: Any, metric: str, entity: str, channel: str, period: Period) -> 
                                                 reference_date=ctx.reference_date)
     if r.fact is None:
         return Cell(r)
-    if isinstance(r, MaskedTotal):  # the sum of the disclosed members cites each of them
-        return Cell(r, r.fact.value, r.fact.unit, tuple(r.sources))
     return Cell(r, r.fact.value, r.fact.unit, (r.fact.source,))
-
-
-def masked(cells: list[Cell]) -> MaskedTotal | None:
-    """The protected total among the inputs (core.figures.disclosed), if any: the result's
-    name must then say it excludes the undisclosed units."""
-    return next((m for m in (protected_input(c.result) for c in cells) if m is not None), None)
 
 
 @dataclass(frozen=True)

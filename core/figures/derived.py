@@ -15,7 +15,7 @@ from typing import Any
 
 from core.catalog.lookup import join_list, say
 from core.contracts.types import FactResult, FactStatus, Period, Source, decimal_to_json
-from core.figures.disclosed import MaskedTotal, derived_disclosure, masked_like
+from core.figures.disclosed import WITHHELD, withheld_input
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary
 
@@ -44,7 +44,7 @@ class DerivedFact(FactResult):
     @property
     def sources(self) -> list[Source]:
         out: list[Source] = []
-        for r in self.inputs:  # a protected total (core.figures.disclosed) cites its members
+        for r in self.inputs:
             out += getattr(r, "sources", None) or ([r.fact.source] if r.fact is not None else [])
         return out
 
@@ -57,9 +57,8 @@ class DerivedFact(FactResult):
             "decimals": self.decimals,
             "inputs": [r.to_dict() for r in self.inputs],
         }
-        note = derived_disclosure(self)
-        if note is not None:  # computed over the disclosed members only: said, as for a total
-            extra["disclosure"] = note
+        if self.reason == WITHHELD:  # an input is a withheld total (core.figures.disclosed)
+            extra["disclosure"] = {"policy": "protect", "withheld": True}
         if self.status is FactStatus.FOUND and self.value is not None:
             assert self.period is not None
             return {
@@ -105,11 +104,6 @@ def query_derived(
     for r in results:
         if r.status is FactStatus.UNRECOGNIZED:
             return r
-    template = next((r for r in results if isinstance(r, MaskedTotal) and r.fact), None)
-    if template is not None:  # both inputs over the same disclosed units (core.figures.disclosed)
-        results = [r if isinstance(r, MaskedTotal) else masked_like(structured.facts, code,
-                                                                     template)
-                   for r, code in zip(results, formula.inputs, strict=True)]
     first = results[0]
     common: dict[str, Any] = {
         "metric": metric,
@@ -121,6 +115,9 @@ def query_derived(
         "formula": formula.to_dict(),
         "decimals": definition.decimals,
     }
+    if any(withheld_input(r) is not None for r in results):
+        # an input is a total withheld from this chat: so is anything computed from it
+        return DerivedFact(FactStatus.NOT_FOUND, reason=WITHHELD, **common)
     missing = tuple(r.metric or "" for r in results if r.fact is None)
     if missing:
         return DerivedFact(FactStatus.NOT_FOUND, missing=missing, reason=MISSING_INPUT, **common)

@@ -1,10 +1,13 @@
-"""A protected total: the sum of a total's public members, answered in place of the total.
+"""A withheld total: what a chat not cleared for restricted data gets instead of a total that
+would reveal a restricted member.
 
-Under the "protect" policy (core.knowledge.disclosure) a chat not cleared for restricted data
-never sees a total whose members include a restricted one: it would reveal that member as total
-minus the members it sees. It gets the sum of the public members instead, exactly (Decimal),
-labelled "excluding undisclosed units" and citing every member's row; when a public member has
-no figure the sum would be partial, so the total is withheld with the reason, never shown short.
+Under the "protect" policy (core.knowledge.disclosure) such a total is withheld, with the
+reason, in every output: never replaced by another quantity under its name. Where the metric
+adds up over members, the answer may add, as its own line, what the visible units add up to,
+named by those units ("Orbis China, Orbis Italia and Orbis Hong Kong together: €1,031.4M"),
+never keyed as the total (in `ask --json` it sits under `disclosure.visible_members`, listing
+the members' codes, never as a value of the total's entity). Anything computed from a withheld
+total (a ratio, a sum, a growth) is withheld too.
 """
 
 from __future__ import annotations
@@ -16,21 +19,22 @@ from typing import Any
 from core.catalog.lookup import join_list, say
 from core.contracts.ports import FactStore
 from core.contracts.types import Fact, FactResult, FactStatus, Line, Period, Source
-from core.knowledge.disclosure import hides_member, protection
+from core.knowledge.disclosure import additive, hides_member, protection
 
-WITHHELD = "withheld"  # `reason` in ask --json: a public member's figure is missing
+WITHHELD = "withheld"  # `reason` in ask --json: the total would reveal a restricted member
 
 
 @dataclass(frozen=True)
-class MaskedTotal(FactResult):
-    """`found`: `fact` holds the sum of the public members (its source is the first member's;
-    `sources` lists them all); `not_found` with reason "withheld": `missing` names the members
-    (entity, channel) without a figure."""
+class WithheldTotal(FactResult):
+    """`not_found` with reason "withheld": `members` are the visible members' figures and
+    `together` their exact sum, when the metric adds up over members and every visible member
+    has a figure in one unit (else None: no sum is shown)."""
 
     members: tuple[Fact, ...] = ()
-    missing: tuple[tuple[str, str], ...] = ()
-    reason: str = ""
-    masked_entity: bool = False  # the entity total is masked (else only the channel total)
+    together: Decimal | None = None
+    unit: str = ""
+    reason: str = WITHHELD
+    masked_entity: bool = False  # withheld for a unit (else for a channel)
 
     @property
     def sources(self) -> list[Source]:
@@ -38,23 +42,25 @@ class MaskedTotal(FactResult):
 
     def to_dict(self) -> dict[str, Any]:
         base = super().to_dict()
-        if self.status is FactStatus.NOT_FOUND:
-            base["reason"] = self.reason
+        base["reason"] = self.reason
+        visible = None
+        if self.together is not None:
+            visible = {"members": [{"entity": f.entity, "channel": f.channel,
+                                    "value_exact": format(f.value, "f"),
+                                    "source": f.source.to_dict()} for f in self.members],
+                       "sum_exact": format(self.together, "f"), "unit": self.unit}
         base["disclosure"] = {
-            "policy": "protect",
-            "excludes": "undisclosed units" if self.masked_entity else "undisclosed channels",
-            "sum_of": [{"entity": f.entity, "channel": f.channel,
-                        "value_exact": format(f.value, "f"), "source": f.source.to_dict()}
-                       for f in self.members],
-            "missing": [{"entity": e, "channel": c} for e, c in self.missing],
+            "policy": "protect", "withheld": True,
+            "reveals": "undisclosed units" if self.masked_entity else "undisclosed channels",
+            "visible_members": visible,
         }
         return base
 
 
-def masked_total(glossary: Any, facts: FactStore, metric: str, entity: str, period: Period,
-                 channel: str) -> MaskedTotal | None:
+def withheld_total(glossary: Any, facts: FactStore, metric: str, entity: str, period: Period,
+                   channel: str) -> WithheldTotal | None:
     """None when the stored total may be shown (core.knowledge.disclosure.protection); else
-    the exact sum of the public members' figures, or `withheld` if they cannot be added."""
+    the total withheld, with what its visible members add up to when that is a sum."""
 
     def look(m: str, e: str, p: Period, c: str) -> Decimal | None:
         fact = facts.lookup(m, e, p, c)
@@ -63,88 +69,67 @@ def masked_total(glossary: Any, facts: FactStore, metric: str, entity: str, peri
     cells = protection(glossary, look, (metric, entity, period, channel))
     if cells is None:
         return None
-    members = [f for f in (facts.lookup(*c) for c in cells) if f is not None]
-    missing = tuple((c[1], c[3]) for c, f in zip(cells, members, strict=False) if f is None)
-    by_entity = hides_member(glossary, "entity", entity)
-    units = {f.unit for f in members}
-    if len(members) != len(cells) or not members or len(units) != 1:
-        return MaskedTotal(FactStatus.NOT_FOUND, metric=metric, entity=entity, period=period,
-                           channel=channel, members=tuple(members), missing=missing,
-                           reason=WITHHELD, masked_entity=by_entity)
-    value = sum((f.value for f in members), Decimal(0))
-    fact = Fact(metric, entity, period, channel, value, units.pop(), members[0].source)
-    return MaskedTotal(FactStatus.FOUND, fact=fact, metric=metric, entity=entity, period=period,
-                       channel=channel, members=tuple(members), masked_entity=by_entity)
-
-
-def masked_like(facts: FactStore, metric: str, template: MaskedTotal) -> MaskedTotal:
-    """`metric` over the same public members as `template`: a ratio's two inputs cover the same
-    units (EBITDA and revenue of the disclosed units), never a protected sum over a total."""
-    assert template.period is not None
-    cells = [(f.entity, f.channel) for f in template.members]
-    found = [facts.lookup(metric, e, template.period, c) for e, c in cells]
+    found = [facts.lookup(*c) for c in cells]
     members = tuple(f for f in found if f is not None)
-    missing = tuple(cell for cell, f in zip(cells, found, strict=True) if f is None)
-    common: dict[str, Any] = {"metric": metric, "entity": template.entity,
-                              "period": template.period, "channel": template.channel,
-                              "members": members, "masked_entity": template.masked_entity}
-    if missing or len({f.unit for f in members}) != 1:
-        return MaskedTotal(FactStatus.NOT_FOUND, missing=missing, reason=WITHHELD, **common)
-    value = sum((f.value for f in members), Decimal(0))
-    fact = Fact(metric, template.entity or "", template.period, template.channel or "", value,
-                members[0].unit, members[0].source)
-    return MaskedTotal(FactStatus.FOUND, fact=fact, **common)
+    units = {f.unit for f in members}
+    together = None
+    if (members and len(members) == len(cells) and len(units) == 1
+            and additive(glossary, metric)):
+        together = sum((f.value for f in members), Decimal(0))
+    return WithheldTotal(FactStatus.NOT_FOUND, metric=metric, entity=entity, period=period,
+                         channel=channel, members=members if together is not None else (),
+                         together=together, unit=units.pop() if together is not None else "",
+                         masked_entity=hides_member(glossary, "entity", entity))
 
 
-def masked_note(glossary: Any, results: list[FactResult], language: str) -> Line | None:
-    """The line under an answer that used a protected total, naming what it is."""
-    masked = [r for r in with_inputs(results)
-              if isinstance(r, MaskedTotal) and r.status is FactStatus.FOUND]
-    if not masked:
+def together_label(glossary: Any, r: WithheldTotal, language: str) -> str:
+    """"Orbis China, Orbis Italia and Orbis Hong Kong together": the visible units, named."""
+    entities = list(dict.fromkeys(f.entity for f in r.members))
+    channels = list(dict.fromkeys(f.channel for f in r.members))
+    if len(channels) == 1:  # units of one channel: the row says which channel
+        names = [str(glossary.label("entity", e, language)) for e in entities]
+    elif len(entities) == 1:  # channels of one unit: the table says which unit
+        names = [str(glossary.label("channel", c, language)) for c in channels]
+    else:
+        names = [member_label(glossary, f.entity, f.channel, language) for f in r.members]
+    return say("visible_together", language, members=join_list(names, language))
+
+
+def member_label(glossary: Any, entity: str, channel: str, language: str) -> str:
+    name = str(glossary.label("entity", entity, language))
+    if channel and channel != "TOTAL":
+        name += f" ({glossary.label('channel', channel, language)})"
+    return name
+
+
+def withheld_note(glossary: Any, results: list[FactResult], language: str) -> Line | None:
+    """The line under a table or a computed answer that a total in it is withheld, and why."""
+    held = [r for r in with_inputs(results) if withheld_input(r) is not None]
+    if not held:
         return None
-    names = list(dict.fromkeys(glossary.label("entity", r.entity or "", language)
-                               for r in masked if r.masked_entity))
-    texts = [say("masked_note", language, name=join_list(names, language))] if names else []
-    if any(not r.masked_entity for r in masked):
-        texts.append(say("masked_note_channel", language))
+    totals = [w for w in (withheld_input(r) for r in held) if w is not None]
+    names = list(dict.fromkeys(glossary.label("entity", w.entity or "", language)
+                               for w in totals if w.masked_entity))
+    texts = [say("withheld_note", language, name=join_list(names, language))] if names else []
+    if any(not w.masked_entity for w in totals):
+        texts.append(say("withheld_note_channel", language))
     return Line("disclosure", " ".join(texts))
 
 
-def protected_input(r: FactResult) -> MaskedTotal | None:
-    """The first protected total `r` is, or rests on (a derived or arithmetic figure's inputs,
-    at any depth): a figure computed from one must say so, in its headline and its JSON."""
-    if isinstance(r, MaskedTotal):
-        return r if r.status is FactStatus.FOUND else None
+def withheld_input(r: FactResult) -> WithheldTotal | None:
+    """The withheld total `r` is, or rests on (a derived or arithmetic figure's inputs, at
+    any depth): a figure computed from one is withheld too."""
+    if isinstance(r, WithheldTotal):
+        return r
     for inp in getattr(r, "inputs", ()):
-        found = protected_input(inp)
+        found = withheld_input(inp)
+        if found is not None:
+            return found
+    for inp in getattr(r, "missing_rows", ()):
+        found = withheld_input(inp)
         if found is not None:
             return found
     return None
-
-
-def derived_disclosure(r: FactResult) -> dict[str, Any] | None:
-    """The `disclosure` note of a figure computed from protected totals (ask --json), like a
-    MaskedTotal's: which inputs are sums of the disclosed members only."""
-    masked = [m for m in _masked_inputs(r)]
-    if not masked:
-        return None
-    entity = any(m.masked_entity for m in masked)
-    return {"policy": "protect",
-            "excludes": "undisclosed units" if entity else "undisclosed channels",
-            "protected_inputs": [{"metric_code": m.metric, "entity": m.entity,
-                                  "period": m.period.value if m.period else None,
-                                  "channel": m.channel} for m in masked]}
-
-
-def _masked_inputs(r: FactResult) -> list[MaskedTotal]:
-    out: list[MaskedTotal] = []
-    for inp in getattr(r, "inputs", ()):
-        if isinstance(inp, MaskedTotal):
-            if inp.status is FactStatus.FOUND and inp not in out:
-                out.append(inp)
-        else:
-            out += [m for m in _masked_inputs(inp) if m not in out]
-    return out
 
 
 def with_inputs(results: list[FactResult]) -> list[FactResult]:

@@ -10,7 +10,7 @@ from core.catalog.formats import percent
 from core.catalog.lookup import join_list, say
 from core.contracts.types import Assumption, FactResult, FactStatus, Line, Period
 from core.figures.derived import DerivedFact, derived_sentence, running_name
-from core.figures.disclosed import MaskedTotal, masked_note, protected_input
+from core.figures.disclosed import WithheldTotal, together_label
 from core.figures.structured import Difference
 from core.knowledge.glossary import Glossary
 from core.question.period_labels import period_label, year_end_day
@@ -26,13 +26,6 @@ def subject(glossary: Glossary, r: FactResult, language: str) -> str:
     channel = ""
     if r.channel and r.channel != TOTAL:
         channel = glossary.label("channel", r.channel, language)
-    # a protected total, or a derived figure over one: the name says it excludes units
-    masked = r if isinstance(r, MaskedTotal) else protected_input(r)
-    if masked is not None and masked.entity == r.entity:  # the sum of the public members
-        if masked.masked_entity:
-            entity = say("masked_entity", language, name=entity)
-        else:
-            channel = say("masked_channel", language)
     if language == "zh":
         return f"{entity}{period}{metric}" + (f"（{channel}）" if channel else "")
     metric = metric if language == "it" else running_name(metric, language)
@@ -43,35 +36,27 @@ def subject(glossary: Glossary, r: FactResult, language: str) -> str:
     return f"{text}, {period}"
 
 
-def masked_line(glossary: Glossary, r: MaskedTotal, language: str) -> str:
-    """"Orbis Group excluding undisclosed units revenue, FY2024: €1,031.4M (sum of Orbis China,
-    Orbis Italia and Orbis Hong Kong; source: ...)", or why it is withheld."""
-    if r.status is not FactStatus.FOUND or r.fact is None:
-        missing = [_member_label(glossary, e, c, language) for e, c in r.missing]
-        plain = FactResult(r.status, metric=r.metric, entity=r.entity, period=r.period,
-                           channel=r.channel)
-        return say("masked_withheld", language, subject=subject(glossary, plain, language),
-                   missing=join_list(missing, language))
-    members = [_member_label(glossary, f.entity, f.channel, language) for f in r.members]
-    value = say("found", language, subject=subject(glossary, r, language),
-                value=glossary.show_value(r.fact.value, r.fact.unit, language)).rstrip()
-    titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
-    sep = "；" if language == "zh" else "; "
-    inner = (say("masked_sum", language, members=join_list(members, language)) + sep
-             + say("source", language, title=sep.join(titles)))
-    return f"{value}（{inner}）" if language == "zh" else f"{value} ({inner})"
-
-
-def _member_label(glossary: Glossary, entity: str, channel: str, language: str) -> str:
-    name = glossary.label("entity", entity, language)
-    if channel and channel != TOTAL:
-        name += f" ({glossary.label('channel', channel, language)})"
-    return name
+def withheld_lines(glossary: Glossary, r: WithheldTotal, language: str) -> list[str]:
+    """"Orbis Group revenue, FY2024: not shown in this chat (…)", then, when the metric adds up
+    over members, what the visible units add up to, named by them: "Orbis China, Orbis
+    Italia and Orbis Hong Kong together: €1,031.4M (source: …)"."""
+    key = "withheld_total" if r.masked_entity else "withheld_total_channel"
+    plain = FactResult(r.status, metric=r.metric, entity=r.entity, period=r.period,
+                       channel=r.channel)
+    lines = [say(key, language, subject=subject(glossary, plain, language))]
+    if r.together is not None:
+        titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
+        sep = "；" if language == "zh" else "; "
+        value = say("found", language, subject=together_label(glossary, r, language),
+                    value=glossary.show_value(r.together, r.unit, language)).rstrip()
+        src = say("source", language, title=sep.join(titles))
+        lines.append(f"{value}（{src}）" if language == "zh" else f"{value} ({src})")
+    return lines
 
 
 def fact_line(glossary: Glossary, r: FactResult, language: str) -> str:
-    if isinstance(r, MaskedTotal):
-        return masked_line(glossary, r, language)
+    if isinstance(r, WithheldTotal):
+        return "\n".join(withheld_lines(glossary, r, language))
     if r.status is FactStatus.FOUND and r.fact is not None:
         f = r.fact
         value = say(
@@ -142,6 +127,10 @@ def structured_lines(
         elif r.status is FactStatus.UNRECOGNIZED:
             lines.append(Line("unrecognized", unrecognized_line(glossary, r, language,
                                                                 cleared=cleared)))
+        elif isinstance(r, WithheldTotal):  # withheld, then its visible units' own line
+            held = withheld_lines(glossary, r, language)
+            lines.append(Line("not_found", held[0]))
+            lines += [Line("fact", text) for text in held[1:]]
         else:
             kind = "fact" if r.status is FactStatus.FOUND else "not_found"
             lines.append(Line(kind, fact_line(glossary, r, language)))
@@ -149,9 +138,6 @@ def structured_lines(
         lines = [Line(line.kind, f"• {line.text}") for line in lines]
     if difference is not None:
         lines.append(Line("difference", difference_line(glossary, difference, language)))
-    note = masked_note(glossary, results, language)
-    if note is not None:
-        lines.append(note)
     return list(dict.fromkeys(lines))
 
 

@@ -15,7 +15,7 @@ from decimal import Decimal, localcontext
 
 from core.contracts.ports import FactStore
 from core.contracts.types import Fact, FactResult, FactStatus, Period
-from core.figures.disclosed import masked_total
+from core.figures.disclosed import withheld_total
 from core.knowledge.disclosure import protects
 from core.knowledge.names import NameIndex
 from core.knowledge.unit_kinds import RowUnit
@@ -75,11 +75,11 @@ class StructuredChannel:
         if period_value is None:
             return FactResult(FactStatus.UNRECOGNIZED, param="period", raw=str(period))
         if protects(self.glossary, metric_code, entity_code, channel_code, cleared=cleared):
-            # a total that would reveal a restricted member: the sum of the public ones
-            masked = masked_total(self.glossary, self.facts, metric_code, entity_code,
+            # a total that would reveal a restricted member: withheld, with the reason
+            held = withheld_total(self.glossary, self.facts, metric_code, entity_code,
                                   period_value, channel_code)
-            if masked is not None:
-                return masked
+            if held is not None:
+                return held
         fact = self.facts.lookup(metric_code, entity_code, period_value, channel_code)
         if fact is None:
             return FactResult(

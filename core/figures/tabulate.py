@@ -31,9 +31,10 @@ from core.contracts.types import (
     Table,
 )
 from core.figures.derived import DerivedFact, query_derived, running_name
-from core.figures.disclosed import MaskedTotal, masked_like, masked_note, with_inputs
+from core.figures.disclosed import WithheldTotal, together_label, withheld_note
 from core.figures.levels import level_members
 from core.figures.period_coverage import clip_to_data
+from core.figures.plotted import plotted
 from core.figures.structured import TOTAL, exact_difference
 from core.knowledge.disclosure import hidden_members
 from core.question.period_labels import period_label
@@ -134,7 +135,7 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
         points = []
         for p in periods:
             r = found.get((key, p))
-            points.append((period_label(p, lang), _float(r)))
+            points.append((period_label(p, lang), _plot(g, r, lang)))
             if r is None or r.fact is None:
                 missing.append(period_label(p, lang))
                 before = None
@@ -204,11 +205,26 @@ def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -
     subject = _subject(g, metric, entity or None, channel, lang)
     by_dim = say(f"by_{dim}", lang)
     label = {code: g.label(dim, code, lang) for code in members}
-    label[total_key] = _total_label(g, dim, total_key, out.results, lang)
+    held = any(isinstance(cells[p][total_key], WithheldTotal) for p in periods)
+    units = _visible_units(g, [r for by in cells.values() for r in by.values()], lang)
+    if dim == "channel" and units is not None:
+        # the entity's every channel is withheld: the breakdown is over its visible units,
+        # and its title names them ("Revenue of Orbis China, … together by channel")
+        subject = _subject(g, metric, None, TOTAL, lang)
+        subject = f"{units}{subject}" if lang == "zh" else f"{subject} ({units})"
+        for p in periods:
+            for code in keys:
+                cells[p][code] = _visible_sum(out, cells[p][code], None, g, lang)
+        held = False
+    label[total_key] = _total_label(g, dim, total_key, [cells[p][total_key] for p in periods],
+                                    lang)
+    for p in periods:  # a withheld total's row is its visible units' sum, named by them
+        cells[p][total_key] = _visible_sum(out, cells[p][total_key], label[total_key], g, lang)
     if len(periods) == 1:
         _one_period(out, g, lang, metric, periods[0], members, total_key, cells[periods[0]],
                     label, unit, subject, by_dim, dim,
-                    hidden=len(hidden_members(g, dim, total_key, cleared=ctx.cleared)))
+                    hidden=0 if held else len(hidden_members(g, dim, total_key,
+                                                             cleared=ctx.cleared)))
         return
     columns = (say(f"dim_{dim}", lang), *(period_label(p, lang) for p in periods),
                say("col_source", lang))
@@ -227,10 +243,11 @@ def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -
                      out.cite(*sources)))
     title = say("breakdown_title", lang, subject=subject, by=by_dim,
                 period=f"{period_label(periods[0], lang)}–{period_label(periods[-1], lang)}")
-    last = periods[-1]
-    points = tuple((label[c], _float(cells[last][c])) for c in members)
+    # every period charted: one bar per member and period, grouped by member
+    points = tuple((label[c], _plot(g, cells[p][c], lang)) for c in members for p in periods)
+    groups = tuple(period_label(p, lang) for _ in members for p in periods)
     out.segments.append(Table("breakdown", title, columns, tuple(rows), points,
-                              _unit_text(g, unit, lang), _notes(missing, lang)))
+                              _unit_text(g, unit, lang), _notes(missing, lang), groups))
 
 
 def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str],
@@ -246,15 +263,16 @@ def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str
     members, total_key = _members(ctx, dim, named=[], out=out)
     by_metric = {m: dict(_member_results(out, ctx, m, [*members, total_key], dim, entity,
                                          channel, period)) for m in metrics}
-    template = next((r for m in metrics for r in [by_metric[m][total_key]]
-                     if isinstance(r, MaskedTotal) and r.fact is not None), None)
-    if template is not None:  # one row, one set of units: every metric over the disclosed ones
-        for m in metrics:
-            if not isinstance(by_metric[m][total_key], MaskedTotal) and m not in g.derived:
-                by_metric[m][total_key] = masked_like(ctx.structured.facts, m, template)
-                out.results.append(by_metric[m][total_key])
     label = {code: g.label(dim, code, lang) for code in members}
-    label[total_key] = _total_label(g, dim, total_key, out.results, lang)
+    label[total_key] = _total_label(g, dim, total_key,
+                                    [by_metric[m][total_key] for m in metrics], lang)
+    together = any(isinstance(by_metric[m][total_key], WithheldTotal) for m in metrics)
+    for m in metrics:  # one row, one set of units: each metric's visible units' sum, if any
+        r = by_metric[m][total_key]
+        if together and not isinstance(r, WithheldTotal):  # the total itself: not that row
+            r = FactResult(FactStatus.NOT_FOUND, metric=m, entity=r.entity, period=r.period,
+                           channel=r.channel)
+        by_metric[m][total_key] = _visible_sum(out, r, label[total_key], g, lang)
     names = [g.label("metric", m, lang) for m in metrics]
     rows, missing = [], []
     for code in [*members, total_key]:
@@ -301,7 +319,7 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
     rows, missing, points = [], [], []
     for code in members:
         r = found[code]
-        points.append((label[code], _float(r)))
+        points.append((label[code], _plot(g, r, lang)))
         if r.fact is None:
             missing.append(label[code])
             continue
@@ -315,7 +333,7 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
     title = say("breakdown_title", lang, subject=subject, by=by_dim,
                 period=period_label(period, lang))
     notes = _notes(missing, lang)
-    if share and hidden and total.fact is not None and not isinstance(total, MaskedTotal):
+    if share and hidden and total.fact is not None:
         # a member this chat does not see is in the total: its part is stated, never silent
         shown = sum(values, Decimal(0)) * 100 / total.fact.value
         notes += (say("share_of_total", lang, share=percent_plain(100 - shown, lang)),)
@@ -363,7 +381,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
                    say("col_source", lang))
         title = say("growth_title", lang, subject=subject, by=by,
                     later=period_label(period, lang), earlier=period_label(earlier_p, lang))
-        plotted = "%"
+        plotted_unit = "%"
     else:
         for code, r in later:
             label = g.label(dim, code, lang)
@@ -375,7 +393,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
                    g.label("metric", metric, lang), say("col_source", lang))
         title = say("ranking_title", lang, subject=subject, by=by,
                     period=period_label(period, lang))
-        plotted = _unit_text(g, unit, lang)
+        plotted_unit = _unit_text(g, unit, lang)
     scored.sort(key=lambda s: s[0], reverse=analysis.descending)
     # the place goes with the name ("1. Orbis Italia"): the first column is the one a grid
     # aligns left
@@ -385,8 +403,9 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
         key = "ranked_first" if analysis.descending else "ranked_last"
         out.segments.append(Line("fact", say(key, lang, member=scored[0][1],
                                              value=scored[0][2][0])))
-    points = tuple((label, float(score)) for score, label, _, _ in scored)
-    out.segments.append(Table("ranking", title, columns, rows, points, plotted,
+    points = tuple((label, float(score) if analysis.measure == "growth"
+                    else plotted(g, score, unit, lang)) for score, label, _, _ in scored)
+    out.segments.append(Table("ranking", title, columns, rows, points, plotted_unit,
                               _notes(missing, lang)))
 
 
@@ -407,9 +426,8 @@ def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) 
                say("col_vs", lang, first=first_label), say("col_source", lang))
     rows, missing, points = [], [], []
     for code, r in results:
-        label = (say("masked_entity", lang, name=g.label(dim, code, lang))
-                 if isinstance(r, MaskedTotal) and r.masked_entity else g.label(dim, code, lang))
-        points.append((label, _float(r)))
+        label = g.label(dim, code, lang)
+        points.append((label, _plot(g, r, lang)))
         if r.fact is None:
             missing.append(label)
             continue
@@ -430,7 +448,7 @@ def disclosure_lines(out: Built, kind: str, ctx: Any) -> list[Line]:
     """Under a table: what a protected total is (core.figures.disclosed), or, where the policy
     discloses totals, that a member of the breakdown's total is not shown in this chat."""
     g, lang = ctx.glossary, ctx.language
-    note = masked_note(g, out.results, lang)
+    note = withheld_note(g, out.results, lang)
     if note is not None:
         return [note]
     if kind != "breakdown" or ctx.cleared:
@@ -446,20 +464,51 @@ def disclosure_lines(out: Built, kind: str, ctx: Any) -> list[Line]:
     return [Line("disclosure", say("members_not_shown", lang, total=name, count=len(hidden)))]
 
 
-def _total_label(g: Any, dim: str, total_key: str, results: list[FactResult], lang: str
+def _total_label(g: Any, dim: str, total_key: str, totals: list[FactResult], lang: str
                  ) -> str:
-    """The total row: "Orbis Group", or "Orbis Group excluding undisclosed units" when this
-    chat sees the sum of its public members instead (core.figures.disclosed)."""
-    masked = any(isinstance(r, MaskedTotal) and r.fact is not None and r.entity == total_key
-                 for r in with_inputs(results))
+    """The total row: "Orbis Group", or, when this chat may not see the total, its visible
+    units named ("Orbis China, Orbis Italia and Orbis Hong Kong together")."""
+    held = next((r for r in totals if isinstance(r, WithheldTotal) and r.together is not None),
+                None)
+    if held is not None:
+        return together_label(g, held, lang)
     if dim == "entity":
-        name = g.label("entity", total_key, lang)
-        return say("masked_entity", lang, name=name) if masked else name
-    if any(isinstance(r, MaskedTotal) and r.fact is not None and not r.masked_entity
-           and r.channel == total_key for r in with_inputs(results)):
-        text = say("masked_channel", lang)
-        return text[:1].upper() + text[1:]
+        return str(g.label("entity", total_key, lang))
     return say("total_row", lang)
+
+
+def _visible_units(g: Any, results: list[FactResult], lang: str) -> str | None:
+    """"Orbis China, Orbis Italia and Orbis Hong Kong together" when every one of `results` is
+    a withheld total summed over those same visible units (a channel breakdown of the group),
+    else None."""
+    if not results or not all(isinstance(r, WithheldTotal) for r in results):
+        return None
+    held = [r for r in results if isinstance(r, WithheldTotal) and r.together is not None]
+    if not held:
+        return None
+    sets = {tuple(dict.fromkeys(f.entity for f in r.members)) for r in held}
+    if len(sets) != 1:
+        return None
+    names = [str(g.label("entity", e, lang)) for e in sets.pop()]
+    return say("visible_together", lang, members=join_list(names, lang))
+
+
+def _visible_sum(out: Built, r: FactResult, label: str | None, g: Any, lang: str
+                 ) -> FactResult:
+    """A withheld total's cell in a table: what its visible units add up to, when that is a
+    sum and the row is named by those same units (`label`); never a fact of the total (the
+    answer's facts keep the withheld total), keyed by the members' codes."""
+    if not isinstance(r, WithheldTotal) or r.together is None or r.period is None:
+        return r
+    if label is not None and together_label(g, r, lang) != label:  # other units: not shown
+        return FactResult(FactStatus.NOT_FOUND, metric=r.metric, entity=r.entity,
+                          period=r.period, channel=r.channel)
+    codes = "+".join(dict.fromkeys(f.entity for f in r.members))
+    cell = FactResult(FactStatus.FOUND, fact=Fact(r.metric or "", codes, r.period,
+                                                  r.channel or TOTAL, r.together, r.unit,
+                                                  r.members[0].source))
+    out.inputs[id(cell)] = r.sources
+    return cell
 
 
 def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
@@ -587,8 +636,12 @@ def percent_plain(value: Decimal, lang: str) -> str:
     return percent(value, lang).lstrip("+")
 
 
-def _float(r: FactResult | None) -> float | None:
-    return float(r.fact.value) if r is not None and r.fact is not None else None
+def _plot(g: Any, r: FactResult | None, lang: str) -> float | None:
+    """A cell's value as its chart draws it: in the unit the axis label reads
+    (core.figures.plotted)."""
+    if r is None or r.fact is None:
+        return None
+    return plotted(g, r.fact.value, r.fact.unit, lang)
 
 
 def _unit_of(g: Any, metric: str, results: list[FactResult]) -> str:

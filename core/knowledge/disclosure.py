@@ -1,14 +1,17 @@
 """Disclosure control: which totals would reveal a restricted member, and the checker.
 
 The glossary says how totals relate to members (an entity is the sum of the entities whose
-`parent` it is; a channel total is the sum of its member channels, [relations]). A total whose
-members include a restricted one reveals that member to anyone who sees the total and the
-other members: total - sum(public members) = the restricted figure. This is statistical
-disclosure control's secondary suppression (as in tau-ARGUS), kept to exact additive relations.
+`parent` it is; a channel total is the sum of its member channels, [relations]), and, for flows
+(core.knowledge.metric_kind), how periods relate: a fiscal year is the sum of its halves,
+quarters and months (core.knowledge.period_relations). A total whose members include a
+restricted one reveals that member to anyone who sees the total and the other members: total -
+sum(public members) = the restricted figure. This is statistical disclosure control's secondary
+suppression (as in tau-ARGUS), kept to exact additive relations.
 
 The policy is the glossary's `[scope] disclosure`:
-- "protect" (the default): in a chat not cleared for restricted data such a total is the sum of
-  its public members, labelled as such, or withheld with a reason (core.figures.disclosed);
+- "protect" (the default): in a chat not cleared for restricted data such a total is withheld,
+  with the reason, and so is every period of its fiscal year that would give it back by sums
+  and differences (core.figures.disclosed); never replaced by another figure under its name;
 - "disclose": the totals are published anyway; answers say a member is not shown.
 
 `find_disclosures` is the checker: pure, over the glossary and the facts, it lists every
@@ -23,6 +26,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.contracts.types import Fact, Period
+from core.knowledge.metric_kind import RATE, adds_over_time, metric_kind
+from core.knowledge.period_relations import fiscal_year, related_periods, time_relations
 
 if TYPE_CHECKING:
     from core.knowledge.glossary import Glossary
@@ -40,7 +45,8 @@ def policy(glossary: Glossary) -> str:
 
 def additive(glossary: Glossary, metric: str) -> bool:
     """A stored metric whose totals are sums of members (revenue, not a margin)."""
-    return metric in glossary.metrics and metric not in getattr(glossary, "non_additive", ())
+    return (metric in glossary.metrics and metric not in getattr(glossary, "non_additive", ())
+            and metric_kind(glossary, metric) != RATE)
 
 
 def entity_members(glossary: Glossary, entity: str) -> list[str]:
@@ -70,9 +76,8 @@ def hides_member(glossary: Glossary, dim: str, code: str, _seen: frozenset[str] 
 
 def protects(glossary: Glossary, metric: str, entity: str, channel: str, *, cleared: bool
              ) -> bool:
-    """Whether this cell, asked from a chat with this clearance, may have to be answered as the
-    sum of its public members (the policy and the relations say so; `protection` decides from
-    the figures)."""
+    """Whether this cell, asked from a chat with this clearance, may have to be withheld (the
+    policy and the relations say so; `protection` decides from the figures)."""
     if cleared or policy(glossary) != PROTECT or not additive(glossary, metric):
         return False
     return hides_member(glossary, "entity", entity) or hides_member(glossary, "channel", channel)
@@ -83,15 +88,36 @@ Lookup = Callable[[str, str, Period, str], "Decimal | None"]  # a stored value, 
 
 def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
                _seen: frozenset[Cell] = frozenset()) -> tuple[Cell, ...] | None:
-    """None when this total may be shown as stored; else the public member cells whose shown
-    values add up to what an uncleared chat sees instead.
+    """None when this total may be shown as stored; else it is withheld, and the tuple holds
+    the public member cells whose figures the visible units' own line may add up (empty when
+    it is withheld through a related period).
 
-    A total is protected through a relation (entity children, or channel members) with a member
-    that is restricted or itself protected, unless the figures rule an exact inference out:
-    every member is stored and the total is not their sum (EBITDA after group costs: the total
-    minus the public members is not the restricted figure), or a public member has no figure
-    (two unknowns). A restricted member with no figure protects the total: the difference could
-    be that member's figure even though the fact table does not have it."""
+    A total is withheld through a relation (entity children, or channel members) with a member
+    that is restricted or itself withheld, unless the figures rule an exact inference out: every
+    member is stored and the total is not their sum (EBITDA after group costs: the total minus
+    the public members is not the restricted figure). A restricted member with no figure, or a
+    public one with none, still protects it: the missing figure may be worked out from other
+    periods (a year from its quarters). For a flow, a total shown as stored is withheld all the
+    same when a stored period of its fiscal year is withheld: the year minus the other
+    quarters would give that quarter back."""
+    if cell in _seen:
+        return None
+    found = _by_members(glossary, lookup, cell, _seen)
+    if found is not None:
+        return found
+    metric, entity, period, channel = cell
+    if adds_over_time(glossary, metric):
+        fye = getattr(glossary, "fiscal_year_end", "12-31")
+        for other in related_periods(period, fye):
+            near = (metric, entity, other, channel)
+            if _by_members(glossary, lookup, near, _seen | {cell}) is not None and lookup(
+                    *near) is not None:
+                return ()  # a stored period of its year is withheld: so is this one
+    return None
+
+
+def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset[Cell]
+                ) -> tuple[Cell, ...] | None:
     if cell in _seen:
         return None
     metric, entity, period, channel = cell
@@ -107,9 +133,6 @@ def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
         masked = {m: protection(glossary, lookup, m, seen) for m in members if m not in hidden}
         if not hidden and all(v is None for v in masked.values()):
             continue
-        plain = [m for m, v in masked.items() if v is None]
-        if any(lookup(*m) is None for m in plain):
-            continue  # a public figure is missing: the difference is two unknowns, not one
         values = [lookup(*m) for m in members]
         total = lookup(*cell)
         if total is not None and all(v is not None for v in values) and total != sum(
@@ -170,7 +193,8 @@ def cell_text(cell: Cell) -> str:
 
 
 def relations(glossary: Glossary, facts: Iterable[Fact]) -> list[Relation]:
-    """Every declared relation over the slices the fact table has (additive metrics only)."""
+    """Every declared relation over the slices the fact table has (additive metrics only):
+    members to totals, and, for flows, periods to their fiscal year."""
     slices = {(f.metric, f.period, f.entity, f.channel) for f in facts
               if additive(glossary, f.metric)}
     keys = {(m, p) for m, p, _, _ in slices}
@@ -189,6 +213,20 @@ def relations(glossary: Glossary, facts: Iterable[Fact]) -> list[Relation]:
                 for entity in entities:
                     out.append(Relation((metric, entity, period, total),
                                         tuple((metric, entity, period, m) for m in members)))
+    return out + _over_time(glossary, slices)
+
+
+def _over_time(glossary: Glossary, slices: set[tuple[str, Period, str, str]]) -> list[Relation]:
+    """A flow's fiscal year = its halves = its quarters = its months, per entity and channel,
+    for every fiscal year the fact table has a period of."""
+    fye = getattr(glossary, "fiscal_year_end", "12-31")
+    years = {(m, e, c, fiscal_year(p, fye)) for m, p, e, c in slices
+             if adds_over_time(glossary, m)}
+    out: list[Relation] = []
+    for metric, entity, channel, year in sorted(years):
+        for total, parts in time_relations(year, fye):
+            out.append(Relation((metric, entity, total, channel),
+                                tuple((metric, entity, p, channel) for p in parts)))
     return out
 
 
@@ -221,7 +259,7 @@ def find_disclosures(glossary: Glossary, facts: Iterable[Fact],
         metric = cell[0]
         if (chosen == PROTECT and additive(glossary, metric)
                 and protection(glossary, look, cell) is not None):
-            continue  # shown as the sum of its public members: no information of its own
+            continue  # withheld from an uncleared chat: no information of its own
         known[cell] = value
     why: dict[Cell, tuple[Cell, ...]] = {}
     rels = relations(glossary, facts)

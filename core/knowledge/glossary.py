@@ -50,6 +50,9 @@ class Term:
     forms: tuple[str, ...] = ()
     # an entity's level of the hierarchy (`level = "region"`, one of [levels]; "": none named)
     level: str = ""
+    # a metric's `kind = "flow" | "stock" | "rate"` (None: `additive`, else the unit decides,
+    # core.knowledge.metric_kind)
+    kind: str | None = None
 
     @property
     def label(self) -> str:
@@ -389,6 +392,14 @@ class _Validator:
                     "must be true or false, on a metric: whether its figures add up over "
                     "periods (revenue does; headcount and margins do not)",
                 )
+            kind = body.get("kind")
+            if kind is not None and (not with_unit or kind not in ("flow", "stock", "rate")):
+                raise self.fail(
+                    f"{key}.kind",
+                    'must be "flow", "stock" or "rate", on a metric: a flow (revenue) adds up '
+                    "over periods and members, a stock (headcount) over members only, a rate "
+                    "(a margin) over neither",
+                )
             labels = body.get("labels", {})
             if not isinstance(labels, dict) or not all(
                 lang in LANGUAGES and isinstance(text, str) and text.strip()
@@ -417,5 +428,6 @@ class _Validator:
                 additive,
                 tuple(n.strip() for n in forms),
                 level,
+                kind,
             )
         return out

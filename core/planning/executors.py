@@ -21,7 +21,7 @@ from core.contracts.ports import ScoredChunk, TurnStore
 from core.contracts.types import Assumption, FactResult, Line, Route, Segment, Source
 from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
-from core.figures.disclosed import MaskedTotal, masked_note
+from core.figures.disclosed import WithheldTotal
 from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.planning.plan import Plan, slot_ref
@@ -163,7 +163,7 @@ def _query_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionS
         reference_date=ctx.reference_date,
     )
     state.results.append(result)
-    if isinstance(result, MaskedTotal):  # the sum of the public members cites each of them
+    if isinstance(result, WithheldTotal):  # its visible units' line cites each of them
         state.sources.extend(result.sources)
     elif result.fact is not None:
         state.sources.append(result.fact.source)
@@ -310,9 +310,6 @@ def _arithmetic_built(
 
     out = Built()
     make(out, args, ctx)
-    note = masked_note(ctx.glossary, out.results, ctx.language)
-    if note is not None:  # a result over protected totals: what they are, as under a table
-        out.segments.append(note)
     if out.assumptions:
         items = "; ".join(
             say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions
