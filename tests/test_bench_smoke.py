@@ -23,12 +23,14 @@ SMOKE: dict[str, list[str] | None] = {
                          "--no-llm"],
     "bench_charts.py": ["--n", "1"],
     "bench_companies.py": ["--company", "alpina", "--lang", "en", "--only", "control"],
+    "bench_disclosure_property.py": ["--examples", "3"],
     "bench_fairness.py": ["--chats", "2", "--rounds", "1"],
     "bench_fastpath.py": ["--sizes", "100", "--dims", "64", "--store-dim", "64",
                           "--queries", "3", "--no-postgres"],
     "bench_freshness.py": ["--n", "3", "--runs", "1", "--chunks", "40"],
     "bench_load.py": ["--chats", "2", "--rounds", "1"],
     "bench_maintenance.py": ["--entries", "60", "--turns", "60", "--dim", "16"],
+    "bench_metric_phrases.py": [],
     "bench_planner.py": None,  # runs a real model: tests/test_model_planner_gguf.py (slow)
     "bench_retrieval.py": ["--chunks", "200", "--iterations", "2", "--ingest-docs", "2"],
     "bench_scale.py": None,  # tests/test_bench_scale.py runs it --tiny and reads its figures
