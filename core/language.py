@@ -27,19 +27,21 @@ _IT_GRAMMAR = frozenset([
     "semestre", "dell", "quest", "quest'anno", "l'anno", "ultimo", "ultimi", "ultime", "che",
     "ora", "oggi", "ieri", "domani", "mese", "settimana", "abbiamo", "hanno", "avuto", "dal",
     "la", "le", "dalla", "alla", "al", "tra", "fra", "con", "sul", "sulla", "qual'è", "com'è",
-    "confronta", "elenca", "anche"
+    "confronta", "elenca", "anche", "ciao", "buongiorno", "salve"
 ])
 _IT_NAMES = frozenset([
-    "fatturato", "ricavi", "vendite", "utile", "margine", "dipendenti", "italia", "cina"
+    "fatturato", "ricavi", "vendite", "utile", "margine", "dipendenti", "italia", "cina",
+    "totale", "media", "medio", "organico", "crescita"
 ])
 _EN_GRAMMAR = frozenset([
     "what", "whats", "what's", "was", "is", "were", "the", "of", "for", "why", "how", "much",
     "many", "did", "does", "do", "show", "me", "tell", "year", "last", "this", "quarter",
     "half", "give", "which", "time", "today", "yesterday", "tomorrow", "week", "month", "about",
     "our", "we", "have", "had", "has", "from", "with", "between", "compare", "list", "and",
-    "by", "at"
+    "by", "at", "hello", "hi", "there", "please"
 ])
-_EN_NAMES = frozenset(["revenue", "sales", "margin", "income", "profit"])
+_EN_NAMES = frozenset(["revenue", "sales", "margin", "income", "profit", "total", "average",
+                       "headcount", "growth"])
 _TYPO_MIN = 4  # a grammar word this long may be read through one edit ("waht")
 
 

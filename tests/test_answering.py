@@ -11,6 +11,8 @@ from core.contracts.types import FactStatus, Request, Route
 from core.planning.answering import Answerer
 from tests.acme import REF, MemoryFacts, read_acme_facts
 
+CLEARED = "telegram:9001"  # cleared for ACME Labs: group totals are shown here (issue 33)
+
 
 def ask(answerer: Answerer, text: str, **kw) -> object:  # type: ignore[no-untyped-def]
     return answerer.answer(Request(text=text, reference_date=kw.pop("ref", REF), **kw))
@@ -100,8 +102,13 @@ def test_missing_entity_and_period_are_assumed_and_stated(acme_answerer) -> None
         {"slot": "entity", "value": "ACME Group", "reason": "default entity"},
         {"slot": "period", "value": "FY2025", "reason": "last complete fiscal year"},
     ]
-    assert ans.facts[0].fact.value == ans.facts[0].fact.value.__class__("5480.5")
-    assert "Assumed" in ans.text and "5,480.5" in ans.text
+    # an uncleared chat: the group total would reveal ACME Labs, so it is withheld (issue 33)
+    assert "Assumed" in ans.text and "not shown in this chat" in ans.text
+    assert "5,480.5" not in ans.text
+    cleared = ask(acme_answerer, "What was revenue?", chat=CLEARED)
+    assert [a.slot for a in cleared.assumptions] == ["entity", "period"]
+    assert cleared.facts[0].fact.value == cleared.facts[0].fact.value.__class__("5480.5")
+    assert "Assumed" in cleared.text and "5,480.5" in cleared.text
     entity_opts = [o.value for o in ans.options if o.slot == "entity"]
     assert entity_opts == ["ACME_CN", "ACME_HK", "ACME_IT"]  # restricted ACME_LABS not offered
     period_opts = [o.value for o in ans.options if o.slot == "period"]
@@ -128,7 +135,8 @@ def test_option_tap_reruns_with_the_slot_fixed(acme_answerer) -> None:  # type: 
 
 
 def test_metric_option_answers_the_clarified_question(acme_answerer) -> None:  # type: ignore[no-untyped-def]
-    ans = ask(acme_answerer, "How much did we make?", fixed_slots={"metric": "EBITDA"})
+    ans = ask(acme_answerer, "How much did we make?", fixed_slots={"metric": "EBITDA"},
+              chat=CLEARED)
     assert ans.route is Route.STRUCTURED
     assert ans.facts[0].fact.value == 812
 

@@ -428,5 +428,15 @@ def test_a_cached_plan_replays_on_a_paraphrase_with_other_slots(answerer) -> Non
     hk = answerer.prepare(Request("quanto dei ricavi del gruppo è Hong Kong, in percentuale?",
                                   reference_date=REF))
     again = answerer.replay(share_plan, hk, served_by="L0b")  # type: ignore[arg-type]
+    # an uncleared chat: the group total would reveal Orbis Labs, so the share is withheld,
+    # never recomputed on the visible units' sum (issue 33)
+    assert again is not None and head(again)["normalized"]["entity"] == "ORBIS_HK"
+    assert head(again)["reason"] == "withheld" and "value_shown" not in head(again)
+    # a cleared chat: the replayed plan gives this request's share of the group total
+    share_plan = answerer.plan(answerer.prepare(Request("how much of group revenue is Italy",
+                                                        chat=CLEARED, reference_date=REF)))
+    hk = answerer.prepare(Request("quanto dei ricavi del gruppo è Hong Kong, in percentuale?",
+                                  chat=CLEARED, reference_date=REF))
+    again = answerer.replay(share_plan, hk, served_by="L0b")  # type: ignore[arg-type]
     assert again is not None and head(again)["entity"] == "ORBIS_HK"
-    assert head(again)["value_shown"] == "16.0"  # 158.7 / (478.2 + 352.6 + 158.7): protected
+    assert head(again)["value_shown"] == "15.7"  # 158.7 / 1008.4

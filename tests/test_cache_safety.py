@@ -322,18 +322,19 @@ ROWS: list[
     (
         # "EBITDA margin" names EBITDA too: the computed plan must not be the lookup's
         "a derived metric after its input metric",
-        [("ask", "What was ACME Group EBITDA in FY2025?")],
+        # a group figure from a chat cleared for ACME Labs (an uncleared chat sees it withheld)
+        [("ask", "What was ACME Group EBITDA in FY2025?", {"chat": CLEARED})],
         "What was ACME Group EBITDA margin in FY2025?",
-        {},
+        {"chat": CLEARED},
         ANY,
         ["EBITDA margin, FY2025: 14.8%", "$812M ÷ revenue $5,480.5M"],
         ["EBITDA, FY2025"],
     ),
     (
         "an input metric after its derived metric",
-        [("ask", "What was ACME Group EBITDA margin in FY2025?")],
+        [("ask", "What was ACME Group EBITDA margin in FY2025?", {"chat": CLEARED})],
         "What was ACME Group EBITDA in FY2025?",
-        {},
+        {"chat": CLEARED},
         ANY,
         ["EBITDA, FY2025: $812M"],
         ["14.8", "÷"],
@@ -623,11 +624,11 @@ ROWS: list[
     (
         "plain question after a tapped option",
         [
-            ("ask", "What was revenue?"),
-            ("ask", "What was revenue?", {"fixed": {"entity": "ACME_CN"}}),
+            ("ask", "What was revenue?", {"chat": CLEARED}),
+            ("ask", "What was revenue?", {"chat": CLEARED, "fixed": {"entity": "ACME_CN"}}),
         ],
         "What was revenue?",
-        {},
+        {"chat": CLEARED},
         {"L0a"},
         ["5,480.5"],
         ["1,188"],
@@ -831,8 +832,9 @@ ROWS: list[
         "Revenue by entity for FY2025",
         {},
         ANY,
-        ["1,188", "455", "730", "5,480.5"],
-        ["Labs", "$77M"],
+        # the group total would reveal ACME Labs here: withheld, never shown (issue 33)
+        ["1,188", "455", "730", "ACME Group's figure isn't shown in this chat"],
+        ["Labs", "$77M", "5,480.5"],
     ),
     (
         "a range asked again is replayed, its table re-read",

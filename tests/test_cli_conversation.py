@@ -56,7 +56,9 @@ def test_a_follow_up_of_a_table_in_another_process_is_that_table_again(
     """The table a conversation was answered with is stored with its context: "and FY2024?"
     after a breakdown by entity, asked by another process, is that breakdown for FY2024."""
     first = ask(kb, "Revenue by entity in FY2025", "--chat", "telegram:44")
-    assert first["tables"] and {f["entity"] for f in first["facts"]} >= {"ACME_CN", "ACME_HK"}
+    # the group total is withheld in this uncleared chat (a not_found fact, issue 33)
+    shown = {f["entity"] for f in first["facts"] if f["status"] == "found"}
+    assert first["tables"] and shown >= {"ACME_CN", "ACME_HK"}
     follow = ask(kb, "and FY2024?", "--chat", "telegram:44")
     assert follow["tables"], follow["text"]
     found = [f for f in follow["facts"] if f["status"] == "found"]

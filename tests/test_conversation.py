@@ -88,11 +88,11 @@ TABLE: list[tuple[str, str, dict[str, str], list[str], list[str]]] = [
     ("Qual è stato il fatturato della Cina nel 2025?", "invece l'Italia?",
      {"metric": "REVENUE", "period": "FY2025"}, ["730"], []),
     ("2025年中国区营收是多少？", "那香港呢？", {"metric": "REVENUE", "period": "FY2025"},
-     ["455", "沿用上一个问题"], []),
+     ["4.55亿美元", "沿用上一个问题"], []),  # USD_M read by its symbol (issue 33 onboard)
     ("2025年中国区营收是多少？", "那2024年呢？", {"metric": "REVENUE", "entity": "ACME_CN"},
-     ["1,320"], []),
+     ["13.2亿美元"], []),
     ("2025年中国区营收是多少？", "线上呢？",
-     {"metric": "REVENUE", "entity": "ACME_CN", "period": "FY2025"}, ["402.25"], []),
+     {"metric": "REVENUE", "entity": "ACME_CN", "period": "FY2025"}, ["4.0225亿美元"], []),
     # several values carry together: a comparison stays a comparison
     ("Compare ACME China and Hong Kong revenue in FY2025", "and FY2024?",
      {"metric": "REVENUE", "entity": "ACME_CN,ACME_HK"}, ["1,320", "410"], []),
@@ -107,7 +107,7 @@ TABLE: list[tuple[str, str, dict[str, str], list[str], list[str]]] = [
      "whole of last year compared with the year before", {}, [], ["Carried"]),
     ("Qual è stato il fatturato della Cina nel 2025?", "Qual è il fatturato di Hong Kong nel "
      "2024?", {}, ["410"], ["Ripreso"]),
-    ("2025年中国区营收是多少？", "2024年香港营收是多少？", {}, ["410"], ["沿用"]),
+    ("2025年中国区营收是多少？", "2024年香港营收是多少？", {}, ["4.1亿美元"], ["沿用"]),
 ]
 
 

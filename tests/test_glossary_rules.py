@@ -128,5 +128,7 @@ def test_cli_refuses_an_impossible_date_with_exit_1_and_keeps_answering(tmp_path
     assert proc.returncode == 1
     assert f"{bad}, line 4, key 'scope.fiscal_year_end'" in proc.stderr
     assert "Traceback" not in proc.stderr
-    answer = ask_json(data, "What was revenue?")  # the period is assumed: fiscal year end used
+    # the period is assumed: fiscal year end used; the group total asked from a chat cleared
+    # for ACME's restricted unit (elsewhere it is withheld, issue 33)
+    answer = ask_json(data, "What was revenue?", "--chat", "telegram:9001")
     assert answer["route"] == "structured" and answer["facts"][0]["status"] == "found"

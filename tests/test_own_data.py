@@ -115,13 +115,19 @@ def test_walkthrough_init_fill_check_ingest_ask(volta: Path, tmp_path: Path) -> 
         ("What was Volta Germany revenue in FY2024?", "210.5"),
         ("Qual è stato il fatturato di Volta Francia nel FY2024?", "120.0"),
         ("Volta西班牙FY2024营收是多少？", "90.3"),
-        ("What was Volta Group revenue in FY2024?", str(GROUP_FY2024)),
         ("Volta Germany online revenue in 2024Q3", "21.75"),
     ]:
         answer = json.loads(ricorda(data, "ask", question, "--json", "--reference-date", REF)
                             .stdout)
         assert [f["value_exact"] for f in answer["facts"] if f["status"] == "found"] == [value], \
             (question, answer["text"])
+    # the group's total would reveal Volta Lab to this uncleared chat: withheld, never renamed;
+    # what the visible units add up to is a line of its own, named by them
+    group = json.loads(ricorda(data, "ask", "What was Volta Group revenue in FY2024?", "--json",
+                               "--reference-date", REF).stdout)
+    assert not [f for f in group["facts"] if f["status"] == "found"], group["text"]
+    assert "not shown in this chat" in group["text"]
+    assert f"together: €{GROUP_FY2024}M" in group["text"], group["text"]
     hint = ricorda(data, "ask", " ", "--reference-date", REF).stdout  # the empty question
     assert 'for example: "What was Volta Germany revenue in FY2024?"' in hint, hint
     assert "Orbis" not in hint  # this company's, not the demo's
@@ -175,7 +181,11 @@ def test_mixed_units_are_converted_or_rejected_with_line_and_fix(
 )
 def test_no_answer_mixes_units(mixed: tuple[Path, str, str], question: str) -> None:
     data, _out, _err = mixed
-    answer = json.loads(ricorda(data, "ask", question, "--json", "--reference-date", REF).stdout)
+    # a share of the group's total needs the total: asked from a chat cleared for every unit
+    # (an uncleared chat has it withheld, docs/disclosure.md)
+    chat = ["--chat", "console:admin"] if "by entity" in question else []
+    answer = json.loads(ricorda(data, "ask", question, "--json", "--reference-date", REF,
+                                *chat).stdout)
     shown = {k: v for k, v in answer.items() if k not in ("turn_id", "latency_ms")}
     dumped = json.dumps(shown, ensure_ascii=False)
     for rejected in ("694.8", "999", "777", "329600", "329,600", "EUR_K", "USD_M", "EURO_M"):
@@ -185,7 +195,9 @@ def test_no_answer_mixes_units(mixed: tuple[Path, str, str], question: str) -> N
     assert italy and all(f["unit"] == "EUR_M" and f["value_exact"] == "329.6" for f in italy)
     assert any(form in answer["text"] for form in ("€329.6M", "329,6 M€", "3.296亿欧元")), \
         answer["text"]
-    if "by entity" in question:  # the share is of the group's total, in the same unit
+    if "by entity" in question and "Share" in answer["text"]:
+        # a share shown is of the group's total, in the same unit (here the units' figures do
+        # not add up to the stored total, after the converted row: the table shows no shares)
         assert "31.6%" in answer["text"]
     if "vs 2024" in question:  # FY2025 352.6 - 329.6, both EUR_M
         assert "+€23.0M" in answer["text"]

@@ -108,7 +108,8 @@ def test_the_list_holds_none_of_the_heavy_stack() -> None:
     assert heavy & listed == set()
     assert {m for m in listed if m.startswith(("core.documents.", "storage.maintenance",
                                                 "core.nightly", "adapters."))} <= {
-        "core.documents.source_titles", "core.documents.snippet_text"}  # a fact's source title
+        "core.documents.source_titles", "core.documents.snippet_text",
+        "core.documents.locator_words"}  # a fact's source title, its locator as words
 
 
 def main() -> None:

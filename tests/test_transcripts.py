@@ -219,11 +219,12 @@ ANALYSIS = [
     ("range-it", "Fatturato della Cina dal 2021 al 2025", True,
      ["FY2021", "455,0 M€", "-82,2 M€", "-14,7%"]),
     ("breakdown-it", "Fatturato per società nel 2024", True,
-     # the group total would give Orbis Labs (restricted) by difference: the disclosed units'
-     ["Orbis Cina", "560,4 M€", "54,3%", "Orbis Group escluse le unità non divulgate",
-      "1.031,4 M€"]),
+     # the group total would give Orbis Labs (restricted) by difference: withheld, and the
+     # visible units' sum named by them (issue 33: withhold, never rename)
+     ["Orbis Cina", "560,4 M€", "54,3%", "Orbis Italia e Orbis Hong Kong insieme",
+      "1.031,4 M€", "Il dato di Orbis Group non è mostrato in questa chat"]),
     ("breakdown-zh", "2024年各地区营收", True, ["5.604亿欧元", "54.3%", "10.314亿欧元",
-                                               "不含未披露单位"]),
+                                               "Orbis香港合计", "本对话不显示Orbis集团的数据"]),
     ("ranking-en", "Which unit grew fastest in 2025?", True,
      ["First: Orbis Italia, +10.6%.", "1. Orbis Italia", "€352.6M", "3. Orbis China"]),
     ("derived-it", "Qual è il margine EBITDA di Orbis Italia nel 2024?", False,

@@ -80,14 +80,15 @@ def test_a_repeated_corrected_question_keeps_its_reading_and_notice(demo: Path) 
     ("question", "expected"),
     [
         ("Italian revenue 2024", ("REVENUE", "ORBIS_IT", "2024", "318.9")),
-        # the group's total in an uncleared chat: its disclosed units' sum (docs/disclosure.md)
-        ("Group revenue 2024", ("REVENUE", "ORBIS_GROUP", "2024", "1031.4")),
+        # the group's total, asked from a chat cleared for Orbis Labs (an uncleared chat sees it
+        # withheld, never renamed: issue 33, checked in the test below)
+        ("Group revenue 2024", ("REVENUE", "ORBIS_GROUP", "2024", "1043.8")),
         ("what did HK sell in FY2023", ("REVENUE", "ORBIS_HK", "2023", "140.3")),
         ("HC in Italy 2024", ("HEADCOUNT", "ORBIS_IT", "2024", "1410")),
         ("how many people do we employ in Italy in 2024", ("HEADCOUNT", "ORBIS_IT", "2024",
                                                           "1410")),
         ("fatturato italiano 2024", ("REVENUE", "ORBIS_IT", "2024", "318.9")),
-        ("il fatturato del Gruppo nel 2024", ("REVENUE", "ORBIS_GROUP", "2024", "1031.4")),
+        ("il fatturato del Gruppo nel 2024", ("REVENUE", "ORBIS_GROUP", "2024", "1043.8")),
         ("quanto abbiamo venduto in Italia nel 2024", ("REVENUE", "ORBIS_IT", "2024", "318.9")),
         ("香港2023年卖了多少", ("REVENUE", "ORBIS_HK", "2023", "140.3")),
         ("rev of the Chinese unit in 2024", ("REVENUE", "ORBIS_CN", "2024", "560.4")),
@@ -96,10 +97,17 @@ def test_a_repeated_corrected_question_keeps_its_reading_and_notice(demo: Path) 
 def test_word_forms_verbs_and_shorthand_name_the_figure(
     demo: Path, question: str, expected: tuple[str, ...]
 ) -> None:
-    answer = ask(demo, question)
+    group = expected[1] == "ORBIS_GROUP"
+    answer = ask(demo, question, *(("--chat", CLEARED) if group else ()))
     assert figure(answer) == expected
     assert answer["route"] == "structured" and not answer["options"], answer["text"]
     assert read_as(answer) == []  # glossary forms are exact: nothing to correct
+    if group:  # an uncleared chat: the same figure named, its total withheld
+        uncleared = ask(demo, question)
+        fact = uncleared["facts"][0]
+        assert fact["status"] == "not_found" and fact.get("reason") == "withheld", uncleared
+        assert fact["normalized"]["entity"] == "ORBIS_GROUP"
+        assert not any(n in uncleared["text"] for n in ("1043.8", "1,043.8", "1.043,8"))
 
 
 def test_sentence_words_are_never_unknown_companies(demo: Path) -> None:

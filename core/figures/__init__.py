@@ -17,6 +17,7 @@ __all__ = [
     "levels",
     "period_coverage",
     "period_rank",
+    "plotted",
     "render",
     "structured",
     "tabulate",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import Any
 
 from core.contracts.errors import ConfigError
@@ -39,11 +39,15 @@ class UnitForm:
     shift: int = 0
 
     def show(self, value: Decimal, number: Callable[[Decimal], str]) -> str:
-        shifted = value.scaleb(self.shift)
-        if self.shift and shifted != shifted.to_integral_value():
-            shifted = shifted.normalize()  # 1320 -> 13.2, not 13.20: the same number
-        elif self.shift:
-            shifted = shifted.quantize(Decimal(1))
+        if not self.shift:  # scaleb/normalize round to the context's 28 digits: not the fact's
+            return self.format.replace("{value}", number(value))
+        with localcontext() as ctx:  # every digit kept, however many
+            ctx.prec = max(ctx.prec, len(value.as_tuple().digits) + abs(self.shift) + 2)
+            shifted = value.scaleb(self.shift)
+            if shifted != shifted.to_integral_value():
+                shifted = shifted.normalize()  # 1320 -> 13.2, not 13.20: the same number
+            else:
+                shifted = shifted.quantize(Decimal(1))
         return self.format.replace("{value}", number(shifted))
 
 

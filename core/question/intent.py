@@ -354,6 +354,9 @@ def read_metric_phrases(
     open_spans = [] if metric_spans or not counted else [
         (m.start, m.end) for m in found if m.kind != "metric"]
     others = [t for t in taken if not any(t[0] == a and t[1] == b for a, b, _ in metric_spans)]
+    if intent.analysis is not None:  # a ranking's "top" is its cue, never a metric's word
+        others += [s for s in intent.analysis.spans
+                   if not any(a <= s[0] and s[1] <= b for a, b, _ in metric_spans)]
     verdicts = parser.phrases.read(text, metric_spans, others, open_spans=open_spans)
     verdicts += parser.phrases.read_cjk(text, open_spans)
     if not verdicts:
