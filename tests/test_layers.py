@@ -160,30 +160,30 @@ def test_the_rules_see_real_imports() -> None:
     assert "core.planning.answering" in GRAPH["core.fastpath.cascade"]
     assert "storage.engine" in GRAPH["storage.db"]
     assert "telegram" in {m.split(".")[0] for m in GRAPH["adapters.telegram.application"]}
-    assert "bot.maintenance_wiring" in GRAPH["bot.core_services"]  # imported inside a method only
+    assert "bot.wiring.maintenance" in GRAPH["bot.wiring.core_services"]  # imported inside a method only
 
 
 def test_a_lazy_import_closing_a_loop_is_a_cycle() -> None:
     """The reader sees imports inside functions and methods, and relative ones: a module
     importing another lazily, to dodge an import-time cycle, still closes the loop."""
     graph = {
-        "bot.cli": imports_in("from bot.cli_maintenance import register\n", "bot.cli"),
-        "bot.cli_maintenance": imports_in(
+        "bot.cli.commands": imports_in("from bot.cli.maintenance import register\n", "bot.cli.commands"),
+        "bot.cli.maintenance": imports_in(
             "class C:\n    def run(self):\n        if True:\n            from . import cli\n",
-            "bot.cli_maintenance",
+            "bot.cli.maintenance",
         ),
     }
-    assert import_cycles(graph) == [["bot.cli", "bot.cli_maintenance"]]
+    assert import_cycles(graph) == [["bot.cli.commands", "bot.cli.maintenance"]]
 
 
 def test_type_checking_imports_are_not_run_time_edges() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from bot.build import App\n"
-        "if not TYPE_CHECKING:\n    from bot.metrics import Metrics\n"
+        "if TYPE_CHECKING:\n    from bot.wiring.build import App\n"
+        "if not TYPE_CHECKING:\n    from bot.wiring.metrics import Metrics\n"
     )
-    found = imports_in(source, "bot.health")
-    assert "bot.build" not in found and "bot.metrics" in found
+    found = imports_in(source, "bot.serve.health")
+    assert "bot.wiring.build" not in found and "bot.wiring.metrics" in found
 
 
 def test_relative_imports_are_resolved() -> None:

@@ -1,0 +1,289 @@
+"""The core services of one process, built from checked settings and opened storage.
+
+Each is built on first use (a `cached_property`, its imports inside), so a structured
+`ricorda ask` imports only what its answer needs. The document side lives in
+bot.wiring.document_services; the freshness check before each answer in
+core.planning.answering_service.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from bot.settings.checks import CheckedSettings
+from bot.wiring.storage_services import Storage
+from core.contracts.deferred import Deferred
+from core.fastpath.thresholds import CosineThresholds
+from core.knowledge.current_glossary import CurrentGlossary
+from core.knowledge.glossary import Glossary
+from core.planning.answering import Answerer
+from core.planning.bounds import Bounds
+
+if TYPE_CHECKING:
+    from bot.wiring.document_services import DocumentServices
+    from bot.wiring.maintenance import MaintenanceServices
+    from bot.wiring.metrics import Metrics
+    from core.chat.admin import Admin
+    from core.contracts.ports import LLM, ConversationStore
+    from core.fastpath.autopath import Autopaths
+    from core.fastpath.cascade import Cascade
+    from core.fastpath.feedback import Feedback
+    from core.planning.answering_service import AnsweringService
+    from core.planning.catalog import Catalog
+    from core.planning.core_lock import CoreLock
+    from core.planning.model_planner import ModelPlanner
+
+
+class CoreServices:
+    """`one_shot`: a single `ricorda ask`, nothing loaded that the answer may not need, no
+    metrics, learning done before exit rather than on a thread."""
+
+    def __init__(self, checked: CheckedSettings, storage: Storage, *, one_shot: bool) -> None:
+        self.checked = checked
+        self.settings = checked.settings
+        self.storage = storage
+        self.one_shot = one_shot
+        self.current_glossary = CurrentGlossary(storage.glossaries)
+        self._answerer: tuple[int, Answerer] | None = None  # (glossary generation, it)
+
+    # -- the knowledge base ------------------------------------------------------------------
+
+    @property
+    def glossary(self) -> Glossary:
+        """The ingested glossary; a clear error before the first `ricorda ingest`."""
+        return self.current_glossary.get()
+
+    def reload_glossary(self, glossary: Glossary | None = None) -> None:
+        """Swap in `glossary` (None: the stored one, read on next use). Everything built from
+        it is rebuilt on next use; a cascade already built keeps its identity (adapters and
+        metrics hold it) and gets the new answerer."""
+        self.current_glossary.replace(glossary)
+        cascade = self.__dict__.get("cascade")
+        if cascade is not None:
+            cascade.answerer = self.answerer
+
+    def today(self) -> dt.date:
+        return self.checked.reference_date or dt.date.today()
+
+    @property
+    def bounds(self) -> Bounds:
+        """The bounds of one question's work, from the settings (core.planning.bounds)."""
+        s = self.settings
+        return Bounds(max_lookups=s.max_lookups, max_table_cells=s.max_table_cells,
+                      max_range_periods=s.max_range_periods,
+                      max_answer_chars=s.max_answer_chars,
+                      max_messages=s.max_messages_per_answer)
+
+    # -- answering ---------------------------------------------------------------------------
+
+    @cached_property
+    def answering(self) -> AnsweringService:
+        """The entry every long-running adapter calls: freshness first, then the cascade."""
+        from core.planning.answering_service import AnsweringService
+
+        return AnsweringService(
+            self.cascade,
+            glossary=self.current_glossary,
+            answerer_for_glossary=lambda: self.answerer,
+            facts=self.storage.facts,
+            versions=self.storage.kb_versions,
+            baseline=self.storage.kb_baseline,
+            interval_s=self.checked.kb_check_interval_s,
+        )
+
+    @property
+    def answerer(self) -> Answerer:
+        """The answerer of the current glossary (names, gates and clearance come from it)."""
+        generation = self.current_glossary.generation
+        if self._answerer is None or self._answerer[0] != generation:
+            s = self.settings
+            built = Answerer(
+                glossary=self.glossary,
+                facts=self.storage.facts,
+                turns=self.storage.turns,
+                narrative=Deferred(lambda: self.documents.narrative),  # on the first "why" question
+                today=self.today,
+                max_question_chars=s.max_question_chars,
+                rerank=s.llm.strip().lower() not in ("", "none", "off"),
+                catalog=self.catalog,
+                # a one-shot ask without --chat stands alone: it never opens the conversation
+                # store
+                conversations=Deferred(self._conversation_store),
+                conversation_ttl=dt.timedelta(minutes=s.conversation_ttl_minutes),
+                bounds=self.bounds,
+                model_planner=self._model_planner(),
+            )
+            self._answerer = (generation, built)
+        return self._answerer[1]
+
+    def _model_planner(self) -> ModelPlanner | None:
+        """The last tier of the cascade when RICORDA_MODEL_PLANNER is on (needs RICORDA_LLM)."""
+        if not self.settings.model_planner:
+            return None
+        from core.planning.model_planner import ModelPlanner
+
+        return ModelPlanner(
+            lambda: self.llm,
+            self.glossary,
+            timeout=self.settings.model_planner_timeout_s,
+            max_tokens=self.settings.model_planner_max_tokens,
+            outside=self.core_lock.outside,
+        )
+
+    @cached_property
+    def core_lock(self) -> CoreLock:
+        """One core call at a time under serve, but for the model's thinking
+        (core/planning/core_lock.py)."""
+        from core.planning.core_lock import CoreLock
+
+        return CoreLock(self.settings.model_planner_slots)
+
+    def _conversation_store(self) -> ConversationStore:
+        from storage.conversation_store import SqlConversationStore
+
+        return SqlConversationStore(self.storage.engine)
+
+    @cached_property
+    def cascade(self) -> Cascade:
+        from core.fastpath.cascade import Cascade
+
+        return Cascade(
+            answerer=self.answerer,
+            fastpaths=self.storage.fastpaths,
+            autopaths=Deferred(lambda: self.autopaths),
+            embedder=lambda: self.documents.embedder,
+            thresholds=self.thresholds,
+            exact_only=self.one_shot,
+            # a one-shot process serves no /metrics: it does not pay for prometheus-client
+            on_answer=None if self.one_shot else self.metrics.observe_answer,
+            # a long-running process learns off the answer path; a one-shot one exits next
+            background=not self.one_shot,
+            observe_on_feedback=True,  # self.feedback calls observe_turn before a verdict
+        )
+
+    def thresholds(self) -> CosineThresholds:
+        """The embedder's calibrated thresholds, each overridable by a setting."""
+        base = self.documents.embedder.thresholds
+        s = self.settings
+
+        def pick(setting: float | None, default: float) -> float:
+            return setting if setting is not None else default
+
+        return CosineThresholds(
+            l0=pick(s.l0_cosine_threshold, base.l0),
+            cluster=pick(s.l1_cluster_threshold, base.cluster),
+            floor=pick(s.l1_floor_threshold, base.floor),
+            relevance=pick(s.retrieval_relevance_floor, base.relevance),
+        )
+
+    @cached_property
+    def documents(self) -> DocumentServices:
+        from bot.wiring.document_services import DocumentServices
+        from bot.wiring.withheld_guard import WithheldGuard
+
+        return DocumentServices(
+            self.settings, self.storage.engine, self.current_glossary,
+            llm=lambda: self.llm,
+            relevance_floor=lambda: self.thresholds().relevance,
+            documents_seen=self._documents_seen,
+            after_ingest=self._after_ingest,
+            withheld=WithheldGuard(self.current_glossary, self.storage.facts,
+                                   self.storage.engine),
+        )
+
+    def _documents_seen(self) -> int | None:
+        return None if self.one_shot else self.answering.documents_seen()
+
+    def _after_ingest(self) -> None:
+        if not self.one_shot:  # this process answers from what it just ingested
+            self.answering.ensure_fresh(force=True)
+
+    @cached_property
+    def llm(self) -> LLM | None:
+        from bot.models.llm_providers import build_llm
+
+        return build_llm(self.settings)
+
+    # -- the fast path (L0 cache, L1 autopaths), feedback, admin and maintenance --------------
+
+    @cached_property
+    def autopaths(self) -> Autopaths:
+        from core.fastpath.autopath import Autopaths
+        from storage.autopath_store import SqlAutopathStore
+
+        s = self.settings
+        return Autopaths(
+            SqlAutopathStore(self.storage.engine),
+            thresholds=self.thresholds(),
+            min_confirmations=s.autopath_min_confirmations,
+            anti_failures=s.anti_autopath_failures,
+            anti_days=s.anti_autopath_days,
+            clock=lambda: dt.datetime.now(dt.UTC),
+        )
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        from bot.wiring.metrics import Metrics
+
+        return Metrics(cache_size=self._stored_plans)
+
+    def _stored_plans(self) -> int:
+        """The L0 entries, counted once what the writer still holds is stored (a scrape right
+        after an answer must count its plan)."""
+        self.flush_learning()
+        return self.storage.fastpaths.count()
+
+    def flush_learning(self) -> None:
+        """Write what the cascade still has queued (plans, observations, use counts)."""
+        cascade = self.__dict__.get("cascade")
+        if cascade is not None:
+            cascade.flush()
+
+    @cached_property
+    def feedback(self) -> Feedback:
+        from core.fastpath.feedback import Feedback
+
+        return Feedback(
+            turns=self.storage.turns,
+            fastpaths=self.storage.fastpaths,
+            autopaths=Deferred(lambda: self.autopaths),
+            observe=lambda turn: self.cascade.observe_turn(turn),
+            on_feedback=self.metrics.observe_feedback,
+            clock=self.cascade.clock,
+        )
+
+    @cached_property
+    def admin(self) -> Admin:
+        from core.chat.admin import Admin
+
+        return Admin(
+            fastpaths=self.storage.fastpaths,
+            turns=self.storage.turns,
+            autopaths=Deferred(lambda: self.autopaths),
+            promotions=Deferred(lambda: self.maintenance.promotions),
+            sync=self.flush_learning,
+        )
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        """Built-in tools plus the composite executors admins approved (nightly promotion)."""
+        from bot.wiring.maintenance import build_catalog
+
+        return build_catalog(self.storage.engine)
+
+    @cached_property
+    def maintenance(self) -> MaintenanceServices:
+        from bot.wiring.maintenance import maintenance_services
+
+        return maintenance_services(
+            self.checked, self.storage.engine, self.catalog, sync=self.flush_learning
+        )
+
+    def close(self) -> None:
+        """What the cascade still has queued is written first."""
+        cascade = self.__dict__.get("cascade")
+        if cascade is not None:
+            cascade.close()
+
