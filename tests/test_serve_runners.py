@@ -65,7 +65,9 @@ class Recorder:
 @pytest.fixture
 def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
     rec = Recorder()
-    monkeypatch.setattr(bot.serve.run, "start_shared_parts", lambda app: rec.events.append("shared"))
+    monkeypatch.setattr(
+        bot.serve.run, "start_shared_parts", lambda app: rec.events.append("shared")
+    )
     return rec
 
 

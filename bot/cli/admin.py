@@ -1,8 +1,8 @@
 """`ricorda test`, `ricorda backup` and `ricorda restore`: the admin's checks that the bot still
 answers right, and its data dir kept safe.
 
-Registered on the main CLI by `register(app)` (bot.cli.commands). Operator output, in English like the
-other CLI reports; the answers it checks are the bot's own, made through core/catalog.
+Registered on the main CLI by `register(app)` (bot.cli.commands). Operator output, in English like
+the other CLI reports; the answers it checks are the bot's own, made through core/catalog.
 """
 
 from __future__ import annotations

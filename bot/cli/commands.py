@@ -185,7 +185,7 @@ def demo(
     from bot.kb.ingest import ingest_paths
     from core.contracts.errors import RicordaError
 
-    demo_dir = Path(__file__).parent / "demo"
+    demo_dir = Path(__file__).parents[1] / "demo"  # bot/demo
     paths = [demo_dir / "glossary.toml", demo_dir / "facts.csv", demo_dir / "docs"]
     try:
         app_ = _open(ctx)

@@ -1,7 +1,7 @@
 """`ricorda maintain [--dry-run]` and `ricorda proposals list|approve|reject|executors|retire`.
 
-Registered on the main CLI by `register(app)` (bot.cli.commands). `maintain` runs the nightly job now,
-for cron or by hand, and prints what it removed or proposed and why.
+Registered on the main CLI by `register(app)` (bot.cli.commands). `maintain` runs the nightly job
+now, for cron or by hand, and prints what it removed or proposed and why.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""What one chat platform gives `ricorda serve`: a runner (the list of them is bot.serve.run.RUNNERS).
+"""What one chat platform gives `ricorda serve`: a runner (the list of them is
+bot.serve.run.RUNNERS).
 
 `ricorda serve` takes every runner whose `configured(settings)` is true and then, in this order:
 

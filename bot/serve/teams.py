@@ -1,8 +1,8 @@
-"""The Microsoft Teams runner (bot.serve.runner): `ricorda serve` runs it when RICORDA_TEAMS_APP_ID is
-set. Activities arrive at `/api/messages` on RICORDA_TEAMS_HOST:RICORDA_TEAMS_PORT (default
-0.0.0.0:3978); before anything starts the settings and the port are checked and the token
-endpoint is asked once for a Connector token (a wrong password is one line now, not a
-traceback at the first answer)."""
+"""The Microsoft Teams runner (bot.serve.runner): `ricorda serve` runs it when
+RICORDA_TEAMS_APP_ID is set. Activities arrive at `/api/messages` on
+RICORDA_TEAMS_HOST:RICORDA_TEAMS_PORT (default 0.0.0.0:3978); before anything starts the
+settings and the port are checked and the token endpoint is asked once for a Connector token
+(a wrong password is one line now, not a traceback at the first answer)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The Telegram runner (bot.serve.runner): `ricorda serve` runs it when RICORDA_TELEGRAM_TOKEN is set.
+"""The Telegram runner (bot.serve.runner): `ricorda serve` runs it when
+RICORDA_TELEGRAM_TOKEN is set.
 
 Long polling by default, a webhook when RICORDA_TELEGRAM_WEBHOOK_URL is set (then
 RICORDA_TELEGRAM_WEBHOOK_SECRET is required and checked on every request by the webhook server,

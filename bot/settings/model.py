@@ -3,8 +3,8 @@
 Secrets (bot tokens, signing secrets, API keys) are `SecretStr`: they print as `**********`
 and are only read from the environment or a `.env`, never from the TOML file. A value of the
 wrong type is a ConfigError here; every other check runs once, before anything opens or
-connects (bot/settings/checks.py, called by bot.wiring.build). Either names the variable and says how
-to fix it; the value of a secret is never repeated.
+connects (bot/settings/checks.py, called by bot.wiring.build). Either names the variable and says
+how to fix it; the value of a secret is never repeated.
 """
 
 from __future__ import annotations

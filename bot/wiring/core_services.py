@@ -1,16 +1,21 @@
 """The core services of one process, built from checked settings and opened storage.
 
-Each is built on first use (a `cached_property`, its imports inside), so a structured
-`ricorda ask` imports only what its answer needs. The document side lives in
-bot.wiring.document_services; the freshness check before each answer in
-core.planning.answering_service.
+The builder (bot.wiring.build) decides the order: it builds the light parts when the process
+starts (`build`, in its AT_START order), the answer path as one unit in its ANSWER_PATH order
+when the first question comes (it needs the ingested glossary), and the heavy parts (chat
+model, documents with their embedder and vector store, autopaths, which need the embedder's
+thresholds) each on first use. Every part's imports are inside the method that builds it, so a
+structured `ricorda ask` imports only what its answer needs; `built` records the order parts
+were built in. The document side lives in bot.wiring.document_services; the freshness check
+before each answer in core.planning.answering_service.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bot.settings.checks import CheckedSettings
 from bot.wiring.storage_services import Storage
@@ -36,17 +41,68 @@ if TYPE_CHECKING:
     from core.planning.model_planner import ModelPlanner
 
 
+class part(cached_property):  # a decorator, named like cached_property
+    """A service built once, its name added to the owner's `built` log when it is done (a part
+    built inside another's construction is logged first: it was finished first)."""
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None or self.attrname in instance.__dict__:
+            return super().__get__(instance, owner)
+        value = super().__get__(instance, owner)
+        instance.built.append(self.attrname)
+        return value
+
+
 class CoreServices:
     """`one_shot`: a single `ricorda ask`, nothing loaded that the answer may not need, no
-    metrics, learning done before exit rather than on a thread."""
+    metrics, learning done before exit rather than on a thread.
 
-    def __init__(self, checked: CheckedSettings, storage: Storage, *, one_shot: bool) -> None:
+    `answer_path`: the parts built together, in this order, on the first question
+    (bot.wiring.build.ANSWER_PATH)."""
+
+    def __init__(
+        self, checked: CheckedSettings, storage: Storage, *, one_shot: bool,
+        answer_path: Sequence[str] = ("answerer", "cascade"),
+    ) -> None:
         self.checked = checked
         self.settings = checked.settings
         self.storage = storage
         self.one_shot = one_shot
+        self.answer_path = tuple(answer_path)
+        self.built: list[str] = []  # the parts in the order they were built
         self.current_glossary = CurrentGlossary(storage.glossaries)
         self._answerer: tuple[int, Answerer] | None = None  # (glossary generation, it)
+        self._path: dict[str, Any] = {}  # the answer path's parts built so far
+
+    def build(self, parts: Sequence[str]) -> None:
+        """Build `parts` now, in this order (the builder's AT_START)."""
+        for name in parts:
+            getattr(self, name)
+
+    def _on_path(self, name: str) -> Any:
+        """A part of the answer path: the first one asked for builds the whole path, in its
+        order, whichever it is; a part outside a one-shot process's path comes after it."""
+        if name not in self._path:
+            for step in (*self.answer_path, name):
+                if step == "answerer":
+                    self.answerer  # noqa: B018 (built and logged by the property)
+                elif step not in self._path:
+                    self._path[step] = getattr(self, f"_build_{step}")()
+                    self.built.append(step)
+        return self._path[name]
+
+    @property
+    def cascade(self) -> Cascade:
+        return self._on_path("cascade")
+
+    @property
+    def answering(self) -> AnsweringService:
+        """The entry every long-running adapter calls: freshness first, then the cascade."""
+        return self._on_path("answering")
+
+    @property
+    def feedback(self) -> Feedback:
+        return self._on_path("feedback")
 
     # -- the knowledge base ------------------------------------------------------------------
 
@@ -60,7 +116,7 @@ class CoreServices:
         it is rebuilt on next use; a cascade already built keeps its identity (adapters and
         metrics hold it) and gets the new answerer."""
         self.current_glossary.replace(glossary)
-        cascade = self.__dict__.get("cascade")
+        cascade = self._path.get("cascade")
         if cascade is not None:
             cascade.answerer = self.answerer
 
@@ -78,9 +134,7 @@ class CoreServices:
 
     # -- answering ---------------------------------------------------------------------------
 
-    @cached_property
-    def answering(self) -> AnsweringService:
-        """The entry every long-running adapter calls: freshness first, then the cascade."""
+    def _build_answering(self) -> AnsweringService:
         from core.planning.answering_service import AnsweringService
 
         return AnsweringService(
@@ -116,6 +170,7 @@ class CoreServices:
                 model_planner=self._model_planner(),
             )
             self._answerer = (generation, built)
+            self.built.append("answerer")
         return self._answerer[1]
 
     def _model_planner(self) -> ModelPlanner | None:
@@ -132,7 +187,7 @@ class CoreServices:
             outside=self.core_lock.outside,
         )
 
-    @cached_property
+    @part
     def core_lock(self) -> CoreLock:
         """One core call at a time under serve, but for the model's thinking
         (core/planning/core_lock.py)."""
@@ -145,8 +200,7 @@ class CoreServices:
 
         return SqlConversationStore(self.storage.engine)
 
-    @cached_property
-    def cascade(self) -> Cascade:
+    def _build_cascade(self) -> Cascade:
         from core.fastpath.cascade import Cascade
 
         return Cascade(
@@ -178,7 +232,7 @@ class CoreServices:
             relevance=pick(s.retrieval_relevance_floor, base.relevance),
         )
 
-    @cached_property
+    @part
     def documents(self) -> DocumentServices:
         from bot.wiring.document_services import DocumentServices
         from bot.wiring.withheld_guard import WithheldGuard
@@ -200,7 +254,7 @@ class CoreServices:
         if not self.one_shot:  # this process answers from what it just ingested
             self.answering.ensure_fresh(force=True)
 
-    @cached_property
+    @part
     def llm(self) -> LLM | None:
         from bot.models.llm_providers import build_llm
 
@@ -208,7 +262,7 @@ class CoreServices:
 
     # -- the fast path (L0 cache, L1 autopaths), feedback, admin and maintenance --------------
 
-    @cached_property
+    @part
     def autopaths(self) -> Autopaths:
         from core.fastpath.autopath import Autopaths
         from storage.autopath_store import SqlAutopathStore
@@ -223,7 +277,7 @@ class CoreServices:
             clock=lambda: dt.datetime.now(dt.UTC),
         )
 
-    @cached_property
+    @part
     def metrics(self) -> Metrics:
         from bot.wiring.metrics import Metrics
 
@@ -237,12 +291,11 @@ class CoreServices:
 
     def flush_learning(self) -> None:
         """Write what the cascade still has queued (plans, observations, use counts)."""
-        cascade = self.__dict__.get("cascade")
+        cascade = self._path.get("cascade")
         if cascade is not None:
             cascade.flush()
 
-    @cached_property
-    def feedback(self) -> Feedback:
+    def _build_feedback(self) -> Feedback:
         from core.fastpath.feedback import Feedback
 
         return Feedback(
@@ -254,7 +307,7 @@ class CoreServices:
             clock=self.cascade.clock,
         )
 
-    @cached_property
+    @part
     def admin(self) -> Admin:
         from core.chat.admin import Admin
 
@@ -266,14 +319,14 @@ class CoreServices:
             sync=self.flush_learning,
         )
 
-    @cached_property
+    @part
     def catalog(self) -> Catalog:
         """Built-in tools plus the composite executors admins approved (nightly promotion)."""
         from bot.wiring.maintenance import build_catalog
 
         return build_catalog(self.storage.engine)
 
-    @cached_property
+    @part
     def maintenance(self) -> MaintenanceServices:
         from bot.wiring.maintenance import maintenance_services
 
@@ -283,7 +336,7 @@ class CoreServices:
 
     def close(self) -> None:
         """What the cascade still has queued is written first."""
-        cascade = self.__dict__.get("cascade")
+        cascade = self._path.get("cascade")
         if cascade is not None:
             cascade.close()
 

@@ -2,8 +2,9 @@
 
 `build_catalog` gives an application its executor catalog (built-ins plus the approved
 composite executors in the database); `maintenance_services` builds the job, the promotion
-service and the lock from checked settings and an engine. Kept apart from bot.wiring.core_services so
-the job's parts load only where they are used (serve, the CLI, admin commands).
+service and the lock from checked settings and an engine. Kept apart from
+bot.wiring.core_services so the job's parts load only where they are used (serve, the CLI,
+admin commands).
 """
 
 from __future__ import annotations
