@@ -51,15 +51,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.threads import limit_threads  # noqa: E402
+from bot.models.threads import limit_threads  # noqa: E402
 
 limit_threads()  # as `ricorda serve` does, before numpy loads
 
 from benchkit import nearest_rank  # noqa: E402
 
-from bot.build import build_app  # noqa: E402
-from bot.ingest import ingest_paths  # noqa: E402
-from bot.settings import load_settings  # noqa: E402
+from bot.kb.ingest import ingest_paths  # noqa: E402
+from bot.settings.model import load_settings  # noqa: E402
+from bot.wiring.build import build_app  # noqa: E402
 from core.contracts.types import Request  # noqa: E402
 
 DEMO = ROOT / "bot" / "demo"
@@ -105,7 +105,7 @@ def kb_app(data_dir: Path, *, one_shot: bool = False):  # type: ignore[no-untype
         app.close()
         app = build_app(settings, one_shot=one_shot)
     if not one_shot:
-        from bot.warmup import warm
+        from bot.serve.warmup import warm
 
         warm(app)  # what `ricorda serve` does before it takes questions
     return app

@@ -43,10 +43,10 @@ FIRST_CHAT, HEAVY_CHAT = -6000, -7000
 
 def run(data_dir: Path, chats: int, rounds: int, heavy: bool) -> dict[str, Any]:
     from adapters.telegram import Limits
-    from bot.build import build_app
-    from bot.ingest import ingest_paths
-    from bot.serve_telegram import telegram_application
-    from bot.settings import load_settings
+    from bot.kb.ingest import ingest_paths
+    from bot.serve.telegram import telegram_application
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
     from tests.fake_telegram import TOKEN
     from tests.load_driver import start_fake
 

@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 from bench_structured import REF, facts, glossary_text  # noqa: E402
 from benchkit import nearest_rank  # noqa: E402
 
-from bot.build import App, build_app  # noqa: E402
-from bot.ingest import ingest_paths  # noqa: E402
-from bot.settings import load_settings  # noqa: E402
-from bot.settings_checks import kb_check_interval_ms  # noqa: E402
+from bot.kb.ingest import ingest_paths  # noqa: E402
+from bot.settings.checks import kb_check_interval_ms  # noqa: E402
+from bot.settings.model import load_settings  # noqa: E402
+from bot.wiring.build import App, build_app  # noqa: E402
 from core.contracts.ports import Chunk  # noqa: E402
 from core.contracts.types import Request, Route  # noqa: E402
 from core.knowledge.freshness import Freshness  # noqa: E402

@@ -9,8 +9,8 @@ against the same names:
   own vocabulary must be covered, Dice overlap ranks;
 - `token_set` (rapidfuzz fuzz.token_set_ratio on the casefolded phrase and name, best name
   at or above 70);
-- `use` (the multilingual USE embedder the project ships, bot.embedders.UseEmbedder: cosine of
-  phrase and name, best name at or above 0.6).
+- `use` (the multilingual USE embedder the project ships,
+  bot.models.embedders.UseEmbedder: cosine of phrase and name, best name at or above 0.6).
 
 Reported per matcher: right, wrong (a reading of another metric: the error that matters), and
 none (no reading, or a choice offered). Run: `python bench/bench_metric_phrases.py`.
@@ -118,7 +118,7 @@ def token_set(phrases: list[str]) -> list[str]:
 
 
 def use(phrases: list[str]) -> list[str]:
-    from bot.embedders import UseEmbedder
+    from bot.models.embedders import UseEmbedder
 
     model = UseEmbedder()
     codes = list(NAMES)

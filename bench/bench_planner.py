@@ -83,7 +83,7 @@ class Facts:
 
 
 def build_llm(args: argparse.Namespace) -> LLM:
-    from bot.llm_providers import LlamaCppLLM, OpenAICompatibleLLM
+    from bot.models.llm_providers import LlamaCppLLM, OpenAICompatibleLLM
 
     if args.base_url:
         return OpenAICompatibleLLM(args.base_url, args.model, timeout=args.timeout)
@@ -183,7 +183,7 @@ def accuracy(answerer: Answerer, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def replay(answerer: Answerer) -> dict[str, Any]:
-    from bot.embedders import UseEmbedder
+    from bot.models.embedders import UseEmbedder
     from core.fastpath.cascade import Cascade
     from storage.db import open_database
     from storage.fastpath_store import SqlFastpathStore

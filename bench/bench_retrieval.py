@@ -325,7 +325,7 @@ def main() -> None:
             bench_quality(Path(tmp))
         return
 
-    from bot.embedders import UseEmbedder
+    from bot.models.embedders import UseEmbedder
 
     embedder = UseEmbedder(threads=args.embed_threads)
     with tempfile.TemporaryDirectory() as tmp:

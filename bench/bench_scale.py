@@ -142,7 +142,7 @@ EMBEDDER = "use"  # --embedder; hashing only for the smoke test (no model to loa
 
 
 def settings(data_dir: Path, db: str | None, chroma: str | None) -> Any:
-    from bot.settings import load_settings
+    from bot.settings.model import load_settings
 
     return load_settings(data_dir=data_dir, database_url=db, chroma_url=chroma, embedder=EMBEDDER,
                          llm="none", retrieval_relevance_floor=-1.0, kb_check_interval_ms=200)
@@ -160,8 +160,8 @@ def rss_mb() -> float:
 
 def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
     """Load the glossary, the facts and the chunks (SQL rows + vectors) into a fresh KB."""
-    from bot.build import build_app
-    from bot.ingest import ingest_paths
+    from bot.kb.ingest import ingest_paths
+    from bot.wiring.build import build_app
     from core.contracts.documents import DocumentRecord, DocumentSource
     from storage.columns import utcnow
 
@@ -224,7 +224,7 @@ def tokens_of(app: Any) -> Any:
 
 def run_one_doc(args: argparse.Namespace) -> dict[str, Any]:
     """Ingest one new document (chunk rows + vectors) the replicas have never seen."""
-    from bot.build import build_app
+    from bot.wiring.build import build_app
     from core.contracts.documents import DocumentRecord
     from core.contracts.ports import Chunk
     from storage.columns import utcnow
@@ -269,7 +269,7 @@ def count_reads(app: Any) -> dict[str, int]:
 
 def run_replica(args: argparse.Namespace) -> None:
     """A serving replica: start, answer, measure, then wait for the one-document ingest."""
-    from bot.build import build_app
+    from bot.wiring.build import build_app
     from core.contracts.types import Request
 
     spawned = args.spawned

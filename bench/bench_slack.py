@@ -42,8 +42,8 @@ from tests.slack_harness import SIGNING_SECRET, sign  # noqa: E402
 
 
 def prepare(data_dir: Path) -> None:
-    from bot.build import build_app
-    from bot.settings import load_settings
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
 
     app = build_app(load_settings(data_dir=data_dir, embedder="hashing",
                                   reference_date="2026-06-15"))

@@ -5,7 +5,7 @@ filled by an earlier process), as `ricorda serve` starts:
 
 - lazy: the app is built and the first update answered at once (what serve did before: the
   embedder, the L0 indexes and the autopaths load inside the first question);
-- warmed: `bot.warmup.warm` runs first, as serve now does before /healthz says ok and before
+- warmed: `bot.serve.warmup.warm` runs first, as serve now does before /healthz says ok and before
   it takes updates; its time is reported as "start until ready".
 
 Two kinds of first question: one the L0 cache knows (an L0a hit) and a new one (a miss that
@@ -51,14 +51,14 @@ NEW = {"hit": ACME_QUESTIONS[0], "new": "What was the ACME China headcount in FY
 
 def child(data: Path, mode: str, kind: str) -> dict[str, float]:
     started = time.perf_counter()
-    from bot.build import build_app
-    from bot.settings import load_settings
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
     from core.contracts.types import Request
 
     app = build_app(load_settings(data_dir=data, embedder="use", reference_date="2026-06-15"))
     app.core.cascade  # noqa: B018  (what serve did before: the glossary checked, nothing else)
     if mode == "warmed":
-        from bot.warmup import warm
+        from bot.serve.warmup import warm
 
         warm(app)
     ready = (time.perf_counter() - started) * 1000
@@ -79,8 +79,8 @@ def prepare(data: Path) -> None:
     """The knowledge base, and each ACME question asked once (the L0 cache knows them)."""
     from benchkit import warm_acme
 
-    from bot.build import build_app
-    from bot.settings import load_settings
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
 
     app = build_app(load_settings(data_dir=data, embedder="use", reference_date="2026-06-15"))
     warm_acme(app, "bench:setup")

@@ -121,7 +121,8 @@ def time_tables(answerer: Answerer, n: int) -> list[float]:
 
 QUESTION = "What was Entity 01 metric02 in FY2020?"
 QUICK = [sys.executable, "-m", "bot"]  # what `ricorda` runs: bot.entry
-FULL_CLI = [sys.executable, "-c", "from bot.cli import app; app()"]  # the typer CLI for every line
+# the typer CLI for every line
+FULL_CLI = [sys.executable, "-c", "from bot.cli.commands import app; app()"]
 
 
 def cold_start(data_dir: Path, runs: int = 7) -> tuple[dict[str, float], list[str]]:

@@ -160,8 +160,8 @@ class Asker:
     def load(self, item: Json, company: Company) -> None:
         from typer.testing import CliRunner
 
-        from bot.cli import app
-        from bot.startup import open_app
+        from bot.cli.commands import app
+        from bot.wiring.startup import open_app
 
         if self.app is not None:
             self.app.close()
@@ -178,7 +178,7 @@ class Asker:
         self.uid = company.uid
 
     def ask(self, text: str) -> Json:
-        from bot.ask_once import _json_line
+        from bot.wiring.ask_once import _json_line
         from core.contracts.types import Request
         from core.question.conversation import STANDALONE
 

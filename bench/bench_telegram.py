@@ -1,7 +1,7 @@
 """Telegram adapter throughput and latency for cached (L0a) questions, 50 concurrent chats.
 
 The fake Bot API (tests/fake_telegram.py) runs in its own process so it does not share the
-GIL with the bot; the bot is the real python-telegram-bot Application built by bot.serve_telegram,
+GIL with the bot; the bot is the real python-telegram-bot Application built by bot.serve.telegram,
 polling the fake, with Telegram's flood limits lifted (they would cap sending at 30/s).
 
 Timestamps are taken by the fake on one monotonic clock:
@@ -35,8 +35,8 @@ from benchkit import acme_question, quantile, start_fake, warm_acme  # noqa: E40
 
 
 def build(data_dir: Path, url: str) -> Any:
-    from bot.build import build_app
-    from bot.settings import load_settings
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
     from tests.fake_telegram import TOKEN
 
     settings = load_settings(data_dir=data_dir, embedder="hashing", telegram_token=TOKEN,
@@ -63,7 +63,7 @@ async def wait_replies(client: httpx.AsyncClient, url: str, n: int, timeout: flo
 
 async def run(chats: int, rounds: int, data_dir: Path, concurrency: int) -> dict[str, Any]:
     from adapters.telegram import ALLOWED_UPDATES, Limits
-    from bot.serve_telegram import telegram_application
+    from bot.serve.telegram import telegram_application
 
     fake, url = start_fake("tests.fake_telegram")
     app = build(data_dir, url)

@@ -72,7 +72,7 @@ def reference_date(entry: Json) -> str:
 
 
 class InProcess:
-    """`ricorda ask --json` without a process per question: bot.ask_once's steps, the app
+    """`ricorda ask --json` without a process per question: bot.wiring.ask_once's steps, the app
     opened once per reference date."""
 
     def __init__(self, data_dir: Path) -> None:
@@ -80,7 +80,7 @@ class InProcess:
         self.apps: dict[str, Any] = {}
 
     def __call__(self, entry: Json) -> Json:
-        from bot.ask_once import _json_line
+        from bot.wiring.ask_once import _json_line
         from core.contracts.types import Request
         from core.question.conversation import STANDALONE
 
@@ -93,7 +93,7 @@ class InProcess:
 
     def _app(self, date: str) -> Any:
         if date not in self.apps:
-            from bot.startup import open_app
+            from bot.wiring.startup import open_app
 
             self.apps[date] = open_app(self.data_dir, one_shot=True, reference_date=date)
         return self.apps[date]

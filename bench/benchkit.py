@@ -49,7 +49,7 @@ def start_fake(module: str) -> tuple[subprocess.Popen[str], str]:
 
 def warm_acme(app: Any, chat: str) -> None:
     """Load the ACME knowledge base and ask every question once: from then on, L0a hits."""
-    from bot.ingest import ingest_paths
+    from bot.kb.ingest import ingest_paths
     from core.contracts.types import Request
     from tests.acme import ACME
 

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.embedders import HashingEmbedder, UseEmbedder  # noqa: E402
+from bot.models.embedders import HashingEmbedder, UseEmbedder  # noqa: E402
 from core.contracts.types import Request  # noqa: E402
 from core.fastpath.cascade import Cascade  # noqa: E402
 from core.knowledge.glossary import load_glossary  # noqa: E402

@@ -20,7 +20,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.embedders import BgeM3Embedder, HashingEmbedder, UseEmbedder  # noqa: E402
+from bot.models.embedders import BgeM3Embedder, HashingEmbedder, UseEmbedder  # noqa: E402
 from core.contracts.ports import Embedder  # noqa: E402
 
 PAIRS = ROOT / "tests" / "fixtures" / "paraphrases.jsonl"

@@ -3,7 +3,7 @@
 A plain `ricorda ask "..."` is the command scripts call in a loop, so it is answered here
 without loading typer (whose option handling alone costs ~0.1 s) and without the interpreter's
 module teardown (~0.1 s). Anything else, and any `ask` line this small parser does not fully
-understand (--help, a typo, an unknown option), goes to the typer CLI in bot.cli, which has
+understand (--help, a typo, an unknown option), goes to the typer CLI in bot.cli.commands, which has
 the help texts and the error messages.
 """
 
@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    """The same names and defaults as `ask` in bot.cli (a test keeps the two in step)."""
+    """The same names and defaults as `ask` in bot.cli.commands (a test keeps the two in step)."""
     top = _Parser(prog="ricorda", add_help=False, allow_abbrev=False)
     top.add_argument("--data-dir")
     top.add_argument("--debug", action="store_true")
@@ -65,24 +65,24 @@ def parse_quick_ask(argv: list[str]) -> QuickAsk | None:
 
 
 def main() -> None:
-    from bot.threads import limit_threads
+    from bot.models.threads import limit_threads
 
-    limit_threads()  # before numpy loads anywhere in this process (bot.threads says why)
+    limit_threads()  # before numpy loads anywhere in this process (bot.models.threads says why)
     quick = parse_quick_ask(sys.argv[1:])
     if quick is None:
-        from bot.cli import app
+        from bot.cli.commands import app
 
         try:
             app()
         except Exception as exc:  # one line, never a traceback with a secret in it
-            from bot.log_setup import report_unexpected
+            from bot.wiring.log_setup import report_unexpected
 
             _exit_now(report_unexpected(exc))
         return
     gc.disable()  # one short-lived process: collections only slow its imports (~35 ms)
     from pathlib import Path
 
-    from bot.ask_once import ask_once
+    from bot.wiring.ask_once import ask_once
 
     try:
         code = ask_once(
@@ -100,7 +100,7 @@ def main() -> None:
         print("Aborted!", file=sys.stderr)
         code = 1
     except Exception as exc:  # one line, never a traceback with a secret in it
-        from bot.log_setup import report_unexpected
+        from bot.wiring.log_setup import report_unexpected
 
         code = report_unexpected(exc)
     _exit_now(code)

@@ -28,9 +28,9 @@ COLOURS = {"telegram": "#2AABEE", "slack": "#4A154B", "teams": "#5B5FC7"}
 
 
 def demo_answer():
-    from bot.build import build_app
-    from bot.ingest import ingest_paths
-    from bot.settings import load_settings
+    from bot.kb.ingest import ingest_paths
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
     from core.contracts.types import Request
 
     demo = REPO / "bot" / "demo"

@@ -24,9 +24,9 @@ REF = dt.date(2026, 6, 15)
 def load_acme(data_dir: Path) -> Path:
     """`data_dir` with the ACME glossary and facts ingested, as `ricorda ingest` leaves it: for
     tests that run the bot as a process on it."""
-    from bot.build import build_app
-    from bot.ingest import ingest_paths
-    from bot.settings import load_settings
+    from bot.kb.ingest import ingest_paths
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
 
     app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))
     try:

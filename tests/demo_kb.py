@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bot.build import App, build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import App, build_app
 
 DEMO = Path(__file__).resolve().parents[1] / "bot" / "demo"
 

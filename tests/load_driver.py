@@ -118,10 +118,10 @@ def _replied_to(params: dict[str, Any]) -> int | None:
 def run_load(data_dir: Path, *, chats: int, rounds: int, timeout: float = 600) -> LoadReport:
     """Build the bot on SQLite in `data_dir`, run the load, and report what happened."""
     from adapters.telegram import Limits
-    from bot.build import build_app
-    from bot.ingest import ingest_paths
-    from bot.serve_telegram import telegram_application
-    from bot.settings import load_settings
+    from bot.kb.ingest import ingest_paths
+    from bot.serve.telegram import telegram_application
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
     from tests.acme import ACME
     from tests.fake_telegram import TOKEN
 

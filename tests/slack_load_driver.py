@@ -37,9 +37,9 @@ def _event(event_id: str, event: dict[str, Any]) -> str:
 
 def run_slack_load(data_dir: Path, *, chats: int, rounds: int,
                    timeout: float = 600) -> LoadReport:
-    from bot.build import build_app
-    from bot.ingest import ingest_paths
-    from bot.settings import load_settings
+    from bot.kb.ingest import ingest_paths
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
     from tests.acme import ACME
 
     app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))

@@ -1,4 +1,5 @@
-"""Run the real bot (`python -m bot serve`, else `python -m bot.serve`) against the fake Bot API.
+"""Run the real bot (`python -m bot serve`, else `python -m bot.serve.run`) against the fake Bot
+API.
 
 The bot is a separate process on a temp data dir, so a test can stop it and start it again
 (restart between an answer and a reaction) exactly as an operator would.

@@ -17,9 +17,9 @@ import threading
 import time
 from pathlib import Path
 
-from bot.build import build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from core.contracts.types import Request
 from core.fastpath.learning import BackgroundLearning
 from storage.wal_checkpoint import SAFETY_PAGES, WalCheckpointer

@@ -38,8 +38,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def backup(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A backup taken while another process's application answers questions, writing a turn
     for each (what `serve` does to the database while it runs)."""
-    from bot.build import build_app
-    from bot.settings import load_settings
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
     from core.contracts.types import Request
 
     dest = tmp_path_factory.mktemp("backups") / "b1"

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from bot.build import App, build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import App, build_app
 from core.contracts.types import Request
 from tests.fake_slack import FakeSlack
 from tests.fake_telegram import FakeTelegram

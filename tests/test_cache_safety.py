@@ -137,7 +137,7 @@ class Bot:
 
 @pytest.fixture(scope="module")
 def embedder() -> Any:
-    from bot.embedders import UseEmbedder
+    from bot.models.embedders import UseEmbedder
 
     return UseEmbedder()
 

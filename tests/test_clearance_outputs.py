@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from bot.build import App, build_app
-from bot.ingest import ingest_paths
-from bot.maintenance_schedule import NightlyMaintenance
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.serve.maintenance_schedule import NightlyMaintenance
+from bot.settings.model import load_settings
+from bot.wiring.build import App, build_app
 from core.contracts.types import Request
 from core.knowledge.clearance import RESTRICTED_PROPOSAL, RESTRICTED_QUESTION
 from tests.acme import ACME, load_acme

@@ -12,7 +12,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from bot.cli import app
+from bot.cli.commands import app
 from bot.entry import QuickAsk, _parser, parse_quick_ask
 from tests.acme import ACME
 from tests.test_cli import REF, ricorda
@@ -68,7 +68,7 @@ def test_anything_else_goes_to_typer(argv: list[str]) -> None:
 
 
 def test_quick_parser_knows_exactly_the_options_of_the_typer_command() -> None:
-    """If an option is added to `ask` in bot.cli, the quick parser must learn it too."""
+    """If an option is added to `ask` in bot.cli.commands, the quick parser must learn it too."""
     command = typer.main.get_command(app)
     ask = command.commands["ask"]  # type: ignore[attr-defined]
     typer_opts = {

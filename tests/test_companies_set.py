@@ -194,7 +194,7 @@ CONTROLS = {
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Each company's glossary and facts, loaded with `ricorda ingest` (in process: the
     documents' embeddings, a minute on a busy machine, are left to the bench)."""
-    from bot.cli import app
+    from bot.cli.commands import app
 
     dirs = {}
     for name in NAMES:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.settings import Settings
+from bot.settings.model import Settings
 from tests.chroma_server import chroma_cli
 
 REPO = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.settings import Settings
+from bot.settings.model import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"

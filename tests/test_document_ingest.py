@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.embedders import HashingEmbedder
+from bot.models.embedders import HashingEmbedder
 from core.contracts.errors import IngestError, ModelError
 from core.documents.document_ingest import DocumentIngestReport, ingest_documents, is_restricted
 from storage.chunk_store import SqlChunkStore

@@ -2,7 +2,7 @@
 `ricorda ingest` was given, symlinks are never followed, a moved file is reclassified, two
 folders keep their own documents, and a data dir from before sources existed keeps working.
 
-End to end through `bot.ingest.ingest_paths` and the answerer, with embedded Chroma and the
+End to end through `bot.kb.ingest.ingest_paths` and the answerer, with embedded Chroma and the
 offline hashing embedder: what an uncleared chat is shown is the promise under test."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.build import App, build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import App, build_app
 from core.contracts.errors import ConfigError
 from core.contracts.types import Request
 from core.knowledge.glossary import parse_glossary

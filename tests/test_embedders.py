@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.embedders import (
+from bot.models.embedders import (
     BGE_M3_REPO,
     BgeM3Embedder,
     HashingEmbedder,
@@ -186,7 +186,8 @@ def test_auto_falls_back_when_flagembedding_cannot_be_imported(
     tiny_bge: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setattr(
-        "bot.embedders.flagembedding_problem", lambda: "FlagEmbedding cannot be imported (test)"
+        "bot.models.embedders.flagembedding_problem",
+        lambda: "FlagEmbedding cannot be imported (test)",
     )
     with caplog.at_level(logging.INFO):
         emb = choose_embedder("auto", bge_model_path=str(tiny_bge))

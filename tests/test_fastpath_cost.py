@@ -16,9 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.build import build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from core.contracts.ports import Chunk, ScoredChunk
 from core.contracts.types import Request
 from core.documents.narrative_channel import DocumentNarrative
@@ -106,7 +106,7 @@ def test_thread_limits_apply_before_numpy_and_keep_the_operators_value() -> None
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     env.update({"OMP_NUM_THREADS": "3", "PYTHONPATH": str(REPO)})
     code = (
-        "import json, os, sys; from bot.threads import limit_threads; limit_threads(); "
+        "import json, os, sys; from bot.models.threads import limit_threads; limit_threads(); "
         "print(json.dumps({'numpy_loaded': 'numpy' in sys.modules, "
         "'openblas': os.environ['OPENBLAS_NUM_THREADS'], 'omp': os.environ['OMP_NUM_THREADS'], "
         "'mkl': os.environ['MKL_NUM_THREADS']}))"

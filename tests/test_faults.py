@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from bot.build import build_app
-from bot.embedders import HASHING_THRESHOLDS
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.models.embedders import HASHING_THRESHOLDS
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from core.contracts.types import Request
 from storage.db import open_database
 from storage.delivery_log import SqlDeliveryLog

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.build import build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from core.contracts.errors import ConfigError
 from core.contracts.types import Request
 from core.knowledge.glossary import parse_glossary

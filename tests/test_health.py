@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
-from bot.build import App, build_app
-from bot.health import HealthServer, start_health_server
-from bot.ingest import ingest_paths
-from bot.metrics import Metrics
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.serve.health import HealthServer, start_health_server
+from bot.settings.model import load_settings
+from bot.wiring.build import App, build_app
+from bot.wiring.metrics import Metrics
 from core.contracts.types import Request
 from tests.loopback import free_port
 

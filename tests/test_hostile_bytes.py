@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.build import build_app
-from bot.embedders import HashingEmbedder
-from bot.settings import load_settings
+from bot.models.embedders import HashingEmbedder
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from core.contracts.types import FactStatus, Request, Route
 from core.documents.document_ingest import ingest_documents
 from core.fastpath.canonical import cache_key, canonical_hash

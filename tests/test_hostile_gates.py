@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.build import App
+from bot.wiring.build import App
 from core.contracts.types import Request, Route
 from core.knowledge.comparable import CONFUSABLES, comparable, fold, squash
 from core.knowledge.glossary import load_glossary

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from bot.build import App
+from bot.wiring.build import App
 from core.contracts.ports import ChatMessage
 from core.contracts.types import Request
 from tests.demo_kb import demo_with_document

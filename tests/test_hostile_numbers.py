@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.build import build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from core.contracts.types import Fact, FactStatus, Period, PeriodType, Request, Source
 from core.knowledge.glossary import load_glossary
 from core.planning.answering import Answerer

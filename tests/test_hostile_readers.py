@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.embedders import HashingEmbedder
+from bot.models.embedders import HashingEmbedder
 from core.contracts.errors import IngestError
 from core.documents.document_ingest import ingest_documents
 from storage.chunk_store import SqlChunkStore

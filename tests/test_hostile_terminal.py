@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from adapters.console import ConsoleChat, render_answer, terminal_safe
-from bot.build import App, build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import App, build_app
 from core.chat.presentation import present
 from core.contracts.types import Answer, Request, Route, Source
 from core.documents.source_titles import source_title

@@ -47,7 +47,7 @@ def test_the_sources_block_is_made_from_the_citations_with_their_numbers() -> No
 def test_chat_users_see_no_serving_level_unless_the_operator_turns_it_on(
     monkeypatch: pytest.MonkeyPatch, tmp_path: object
 ) -> None:
-    from bot.settings import load_settings
+    from bot.settings.model import load_settings
 
     for name in ("RICORDA_SHOW_FOOTER", "RICORDA_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.build import App, build_app
-from bot.settings import load_settings
+from bot.settings.model import load_settings
+from bot.wiring.build import App, build_app
 from core.contracts.types import Answer, Request, Route
 from core.knowledge.freshness import Freshness
 from tests.acme import ACME
@@ -149,7 +149,7 @@ def test_admin_commands_see_the_current_glossary(
 ) -> None:
     """Listings decide what to show by clearance: an admin command brings the glossary up to
     date first, as a question does."""
-    from bot.chat_wiring import chat_services
+    from bot.wiring.chat import chat_services
     from core.chat.chat_ports import ChatServices
 
     services = chat_services(bot, "123:token", ChatServices)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.settings_checks import KB_CHECK_MS
+from bot.settings.checks import KB_CHECK_MS
 from tests.acme import ACME
 from tests.fake_telegram import FakeTelegram
 from tests.kb_change import (

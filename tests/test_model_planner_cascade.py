@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.llm_providers import OpenAICompatibleLLM
+from bot.models.llm_providers import OpenAICompatibleLLM
 from core.contracts.ports import ConversationContext
 from core.contracts.types import Answer, Request
 from core.fastpath.autopath import Autopaths
@@ -51,7 +51,7 @@ class Bot:
 
 @pytest.fixture(scope="module")
 def embedder() -> Any:
-    from bot.embedders import UseEmbedder
+    from bot.models.embedders import UseEmbedder
 
     return UseEmbedder()
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from bot.build import build_app
-from bot.settings import load_settings
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from tests.acme import load_acme
 from tests.fake_planner_llm import FakePlannerLLM, reading
 from tests.fake_slack import FakeSlack

@@ -27,7 +27,7 @@ from tests.acme import MemoryFacts, read_acme_facts
 pytestmark = pytest.mark.slow
 pytest.importorskip("llama_cpp", reason="llama-cpp-python (extra llm) is not installed")
 
-from bot.llm_providers import LlamaCppLLM  # noqa: E402
+from bot.models.llm_providers import LlamaCppLLM  # noqa: E402
 from tests.gemma_gguf import gemma_gguf  # noqa: E402
 
 R26 = dt.date(2026, 6, 15)

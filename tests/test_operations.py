@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.log_setup import configure_logging
-from bot.settings import Settings, load_settings
-from bot.settings_help import HELP
-from bot.warmup import mask_url
+from bot.serve.warmup import mask_url
+from bot.settings.help import HELP
+from bot.settings.model import Settings, load_settings
+from bot.wiring.log_setup import configure_logging
 from tests.fake_telegram import TOKEN, FakeTelegram
 from tests.telegram_harness import BotProcess
 
@@ -89,7 +89,7 @@ def _variables() -> set[str]:
 
 
 def test_every_setting_has_help_and_is_in_serve_help_and_env_example() -> None:
-    assert set(HELP) == set(Settings.model_fields), "add the new setting to bot/settings_help.py"
+    assert set(HELP) == set(Settings.model_fields), "add the new setting to bot/settings/help.py"
     shown = ricorda("serve", "--help", env={"COLUMNS": "200"}).stdout
     listed = set(re.findall(r"RICORDA_[A-Z0-9_]+", shown))
     assert _variables() <= listed, sorted(_variables() - listed)
@@ -187,9 +187,9 @@ def _metrics_port(bot: BotProcess) -> int:
 def test_healthz_says_warming_until_ready_and_head_is_answered(tmp_path: Path) -> None:
     import threading
 
-    from bot.build import build_app
-    from bot.health import start_health_server
-    from bot.metrics import Metrics
+    from bot.serve.health import start_health_server
+    from bot.wiring.build import build_app
+    from bot.wiring.metrics import Metrics
 
     app = build_app(load_settings(data_dir=tmp_path, embedder="hashing"))
     ready = threading.Event()

@@ -46,7 +46,7 @@ def test_the_teams_package_is_a_valid_manifest_with_its_two_icons(tmp_path: Path
 
 
 def test_the_same_app_id_gives_the_same_teams_app(tmp_path: Path) -> None:
-    from bot.teams_package import manifest
+    from bot.serve.teams_package import manifest
 
     assert manifest(APP_ID)["id"] == manifest(APP_ID)["id"] != manifest(APP_ID[::-1])["id"]
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from adapters.slack.blocks import unescape
-from bot.build import build_app
-from bot.settings import load_settings
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from tests import fake_mattermost as mm
 from tests import fake_teams as ft
 from tests.fake_mattermost import FakeMattermost

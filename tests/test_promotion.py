@@ -261,7 +261,7 @@ def test_an_admin_reads_the_promotion_replies_in_their_language(engine: Engine) 
 
 
 def test_an_approved_executor_is_loaded_again_after_a_restart(engine: Engine) -> None:
-    from bot.maintenance_wiring import build_catalog
+    from bot.wiring.maintenance import build_catalog
 
     job = make_job(engine)
     add_group(job, "revenue", n=3, uses=[5] * 3, intent="structured:REVENUE")

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from bot.build import build_app
-from bot.ingest import ingest_paths
-from bot.settings import load_settings
+from bot.kb.ingest import ingest_paths
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from tests.chroma_server import ChromaServer
 from tests.conftest import fresh_postgres_schema
 from tests.fake_slack import BOT_USER, FakeSlack
@@ -162,7 +162,8 @@ def test_a_narrative_question_is_answered_with_citations_by_each_replica(
 
 def test_nightly_maintenance_started_by_two_replicas_runs_once(
         shared_env: dict[str, str], db: Any, tmp_path: Path) -> None:
-    script = ("from bot.build import build_app; from bot.settings import load_settings; "
+    script = ("from bot.wiring.build import build_app; "
+              "from bot.settings.model import load_settings; "
               "import json, sys; app = build_app(load_settings()); "
               "r = app.core.maintenance.maintenance.run_nightly(); "
               "print(json.dumps({'skipped': r.skipped, 'run_id': r.run_id}))")

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bot.embedders import HashingEmbedder
+from bot.models.embedders import HashingEmbedder
 from core.contracts.errors import ModelError, StorageError
 from core.contracts.ports import Chunk
 from core.documents.lexical import Bm25Index, Tokenizer

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.embedders import HashingEmbedder
+from bot.models.embedders import HashingEmbedder
 from core.contracts.ports import Chunk
 from core.documents.lexical import Bm25Index, Tokenizer
 from core.documents.retrieval import HybridRetriever

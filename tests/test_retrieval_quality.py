@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.embedders import UseEmbedder
+from bot.models.embedders import UseEmbedder
 from core.contracts.ports import Chunk, ScoredChunk
 from core.documents.document_ingest import ingest_documents
 from core.documents.lexical import Bm25Index, Tokenizer

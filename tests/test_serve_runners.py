@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-import bot.serve
-from bot.runner import Runner
-from bot.serve import RUNNERS, configured_runners, run_serve
-from bot.settings import Settings
+import bot.serve.run
+from bot.serve.run import RUNNERS, configured_runners, run_serve
+from bot.serve.runner import Runner
+from bot.settings.model import Settings
 from core.contracts.errors import ConfigError
 from tests.fake_slack import BOT_TOKEN, FakeSlack
 from tests.fake_telegram import TOKEN, FakeTelegram
@@ -65,7 +65,9 @@ class Recorder:
 @pytest.fixture
 def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
     rec = Recorder()
-    monkeypatch.setattr(bot.serve, "start_shared_parts", lambda app: rec.events.append("shared"))
+    monkeypatch.setattr(
+        bot.serve.run, "start_shared_parts", lambda app: rec.events.append("shared")
+    )
     return rec
 
 

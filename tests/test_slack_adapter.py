@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from bot.build import build_app
-from bot.settings import load_settings
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from storage.fastpath_store import SqlFastpathStore
 from tests.acme import load_acme
 from tests.conftest import plans_stored

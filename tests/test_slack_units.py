@@ -19,9 +19,9 @@ from adapters.slack.blocks import (
     text_message,
 )
 from adapters.slack.questions import parse
-from bot.serve_slack import listen_address, slack_mode
-from bot.settings import load_settings
-from bot.settings_checks import check_settings
+from bot.serve.slack import listen_address, slack_mode
+from bot.settings.checks import check_settings
+from bot.settings.model import load_settings
 from core.chat.callback_token import CallbackSigner
 from core.chat.presentation import Presentation
 from core.contracts.errors import ConfigError

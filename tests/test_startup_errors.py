@@ -193,6 +193,6 @@ def test_debug_shows_the_traceback_and_still_no_secret(tmp_path: Path) -> None:
 
 def test_slack_app_token_shape_checked_before_slack_is_called() -> None:
     """A well-formed app token still passes the local check (Slack itself judges it)."""
-    from bot.settings_checks import SLACK_APP_TOKEN
+    from bot.settings.checks import SLACK_APP_TOKEN
 
     assert SLACK_APP_TOKEN.match(APP_TOKEN)

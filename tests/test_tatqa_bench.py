@@ -43,7 +43,7 @@ def test_a_table_becomes_a_company_with_its_scale_sign_and_year_end(tmp_path: Pa
     glossary = (tmp_path / "kb" / "glossary.toml").read_text(encoding="utf-8")
     assert 'names = ["Product revenue"]' in glossary
     assert re.search(r'\[metrics\.\w+\]\nnames = \["TODO', glossary) is None  # every name filled
-    from bot.cli import app
+    from bot.cli.commands import app
 
     result = CliRunner().invoke(app, ["--data-dir", str(tmp_path / "data"), "ingest",
                                       str(tmp_path / "kb" / "glossary.toml"),

@@ -26,8 +26,8 @@ import httpx
 import pytest
 from PIL import Image
 
-from bot.build import build_app
-from bot.settings import load_settings
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from tests.fake_teams import APP_ID, PASSWORD, FakeTeams, buttons_of, card_of, new_key, text_of
 from tests.fake_tenant import TENANT, FakeTenant
 from tests.loopback import free_port, stop_process
@@ -89,7 +89,7 @@ class TeamsBot:
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo knowledge base as `ricorda demo` ingests it, one Teams channel cleared."""
-    from bot.ingest import ingest_paths
+    from bot.kb.ingest import ingest_paths
 
     root = tmp_path_factory.mktemp("teams")
     shutil.copytree(DEMO, root / "demo")

@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.build import build_app
-from bot.settings import load_settings
+from bot.settings.model import load_settings
+from bot.wiring.build import build_app
 from storage.fastpath_store import SqlFastpathStore
 from storage.turn_store import SqlTurnStore
 from tests.acme import load_acme

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bench.calibrate_thresholds import load_pairs, pair_cosines, precision_recall
-from bot.embedders import USE_THRESHOLDS, UseEmbedder
+from bot.models.embedders import USE_THRESHOLDS, UseEmbedder
 from core.fastpath.thresholds import BGE_M3_THRESHOLDS, CosineThresholds
 
 PAIRS = Path(__file__).parent / "fixtures" / "paraphrases.jsonl"

@@ -71,9 +71,9 @@ CASES = [
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo knowledge base, ingested as `ricorda demo` does."""
-    from bot.build import build_app
-    from bot.ingest import ingest_paths
-    from bot.settings import load_settings
+    from bot.kb.ingest import ingest_paths
+    from bot.settings.model import load_settings
+    from bot.wiring.build import build_app
 
     root = tmp_path_factory.mktemp("transcripts")
     shutil.copytree(DEMO, root / "demo")

@@ -5,7 +5,7 @@ Each table is loaded the way a company loads its own figures: every row label wi
 under a year column becomes a metric (its code M01, M02 …, the label its name), the figure a
 fact of one entity (the reporting company) for that fiscal year; the scale comes from "in
 thousands / millions" (or $'000) in the table or its text, parentheses mean negative, "%"
-columns or rows are percentages. The glossary is written by `ricorda init` (bot.kb_init), then
+columns or rows are percentages. The glossary is written by `ricorda init` (bot.kb.init), then
 each placeholder name replaced by the row label, as a newcomer would.
 
     python bench/tatqa/convert.py --data /work/data/tatqa/train.json --out DIR [--limit N]
@@ -168,7 +168,7 @@ def convert(item: Json) -> Company | None:
 
 def write(company: Company, folder: Path) -> None:
     """facts.csv, then glossary.toml from `ricorda init` with each row label as the name."""
-    from bot.kb_init import starter_glossary
+    from bot.kb.init import starter_glossary
 
     folder.mkdir(parents=True, exist_ok=True)
     facts = folder / "facts.csv"

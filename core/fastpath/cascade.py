@@ -85,7 +85,8 @@ class Cascade:
         `observe_on_feedback`: a request the rules resolve into a structured plan is observed
         for L1 when a verdict on it comes (`observe_turn`, which feedback calls), not when it
         is answered: its observation would cost an embedding, and until a verdict it only
-        seeds a cluster. The feedback wiring must call `observe_turn` (bot.core_services does)."""
+        seeds a cluster. The feedback wiring must call `observe_turn` (bot.wiring.core_services
+        does)."""
         self.answerer = answerer
         self.fastpaths = fastpaths
         self.autopaths = deferred(autopaths)

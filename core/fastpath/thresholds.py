@@ -35,7 +35,7 @@ class CosineThresholds:
             if value is not None and not -1.0 <= value <= 1.0:
                 raise ValueError(f"cosine threshold {name}={value} is outside [-1, 1]")
         # l0 is not tied to the cluster thresholds: a replayed plan is refused for a request
-        # of another shape, so L0b may be looser than clustering (see bot.embedders).
+        # of another shape, so L0b may be looser than clustering (see bot.models.embedders).
         if not self.cluster >= self.floor:
             raise ValueError(
                 "cosine thresholds must satisfy cluster >= floor, got "

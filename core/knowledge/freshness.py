@@ -48,7 +48,8 @@ class Freshness:
     def baseline(self, current: Mapping[str, int] | None = None) -> None:
         """Record the current versions as loaded: call before anything is loaded, so what is
         loaded afterwards is at least this fresh. `current`: the versions read then, when the
-        reloaders are only built later (bot.build reads them before opening the fact store)."""
+        reloaders are only built later (bot.wiring.build reads them before opening the fact
+        store)."""
         if current is None:
             current = self._versions.read()
         with self._lock:

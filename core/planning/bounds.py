@@ -2,7 +2,7 @@
 
 One question could name eight metrics, six units and channels and two centuries: 10,560
 lookups, a 945,566-character answer stored whole in its turn (issue 26). Each bound here is a
-setting (bot/settings.py) with a safe default; when one is reached the answer says so in the
+setting (bot/settings/model.py) with a safe default; when one is reached the answer says so in the
 reader's language, what was left out and how to narrow, and nothing is silently dropped:
 - lookups per question: counted from the plan before anything runs;
 - table cells: counted from the table the request asks for, before it is built;

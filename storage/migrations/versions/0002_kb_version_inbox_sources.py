@@ -20,7 +20,7 @@ from alembic import op
 
 import storage.tables
 
-ADOPTION_NOTICE = (  # the same line bot/storage_services.py prints when it adopts them itself
+ADOPTION_NOTICE = (  # the same line bot/wiring/storage_services.py prints when it adopts them itself
     "{n} documents ingested before document sources existed were adopted into source "
     "'default' (declare their folder in the glossary as [[documents]] source = \"default\")"
 )

@@ -1,0 +1,17 @@
+"""The knowledge-base tools: ingest, check, init, show, golden questions, backup, and the
+disclosure and public-passage reports.
+
+The modules are imported by name; none is imported here, so importing one loads only what it
+needs."""
+
+__all__ = [
+    "backup",
+    "check",
+    "disclosure_report",
+    "golden",
+    "golden_file",
+    "ingest",
+    "init",
+    "public_passages",
+    "show",
+]
