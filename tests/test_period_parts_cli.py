@@ -108,3 +108,19 @@ def test_a_withheld_totals_quarters_stay_withheld(loom: Path) -> None:
     assert str(group) not in answer["text"].replace(",", "")
     assert not any(f.get("status") == "found" and f.get("entity") == "LOOM_GROUP"
                    for f in answer.get("facts", []))
+
+
+@pytest.mark.parametrize(("question", "notice"), [
+    ("Mill fabric woven year to date", "no monthly figures"),
+    ("tessuto prodotto dal Mulino da inizio esercizio", "non ci sono dati mensili"),
+    ("Mill本财年至今的织布量", "没有月度数据"),
+])
+def test_year_to_date_over_quarterly_figures_sums_the_quarters_inside_it(
+    loom: Path, question: str, notice: str
+) -> None:
+    # 20 January 2026, fiscal year to March: April-December 2025 so far, i.e. FY2026's Q1-Q3
+    answer = ask_json(loom, question, DAY)
+    fact = headline(answer)
+    assert Decimal(fact["value_exact"]) == sum(Decimal(MILL[f"2026Q{i}"]) for i in (1, 2, 3))
+    assert sorted(i["period"] for i in fact["inputs"]) == ["2026Q1", "2026Q2", "2026Q3"]
+    assert notice in answer["text"]

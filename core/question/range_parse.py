@@ -152,7 +152,8 @@ _GRAIN = [
 _YTD = _rx(
     r"(?<!\w)(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date(?!\w)"
     r"|(?<!\w)f?ytd(?!\w)|(?<!\w)(?:da|dall['’])\s?inizio\s+(?:d(?:ell['’]\s?|el\s+)?)?"
-    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年以来|年初以来"
+    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年至今|本财年以来"
+    r"|财年至今|本年至今|今年至今|年初以来"
 )
 _LTM = _rx(
     r"(?<!\w)(?:the\s+)?(?:last|past|trailing|previous)\s+(?:twelve|12)\s+months(?!\w)"
