@@ -105,3 +105,18 @@ def test_a_threshold_with_thousands_separators_is_read_as_the_reader_writes_it(
     fact = headline(ask_json(boreal, question, "2025-11-10"))
     expected = [q for q in range(1, 5) if boreal_quarter("BOREAL_US", 2024, q) * 25 > 8200]
     assert Decimal(fact["value_exact"]) == len(expected) == 3
+
+
+@pytest.mark.parametrize("question", [
+    "how many years did margin fall between FY2022 and FY2025?",
+    "in quanti anni il margine è calato dal 2022 al 2025?",
+    "2022到2025财年利润率下降了几年？",
+])
+def test_years_a_rate_fell_within_a_named_range(alpina: Path, question: str) -> None:
+    # margins 11.5, 12.0, 11.2, 10.8 (FY2022-FY2025): it fell in FY2024 and FY2025, of 3 changes;
+    # the range was read as its months (none stored) and the Chinese verb before 几年 was missed
+    answer = ask_json(alpina, question, DAY)
+    fact = headline(answer)
+    assert fact["formula"]["op"] == "count"
+    assert Decimal(fact["value_exact"]) == 2
+    assert fact["formula"]["n"] == "3"

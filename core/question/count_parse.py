@@ -127,10 +127,11 @@ def detect_count(text: str, periods: list[Period], metrics: list[str]) -> dict |
             return None
         test = "above" if cue is above else "below"
         value, scaled = amount
-    elif _FELL.search(rest) or _ROSE.search(rest):
+    elif _FELL.search(text) or _ROSE.search(text):  # "下降了几年": the verb before the count
         if grain is None:
             return None  # "how many units fell": not a count this module knows
-        test, value, scaled = ("fell" if _FELL.search(rest) else "rose"), None, False
+        fell = _FELL.search(rest) or (None if _ROSE.search(rest) else _FELL.search(text))
+        test, value, scaled = ("fell" if fell else "rose"), None, False
     else:
         return None
     return {"over": "period" if grain else "entity", "grain": grain or "", "test": test,
