@@ -90,3 +90,33 @@ def test_quarters_above_a_count_threshold_in_the_metrics_own_unit(
     fact = headline(ask_json(boreal, question, "2025-11-10"))
     expected = [q for q in range(1, 5) if boreal_quarter("BOREAL_US", 2024, q) > 330]
     assert Decimal(fact["value_exact"]) == len(expected)
+
+
+@pytest.mark.parametrize("question", [
+    "how many quarters of FY2024 was Boreal US revenue above 8,200?",
+    "in quanti trimestri del 2024 i ricavi di Boreal US hanno superato 8.200?",
+    "2024财年美国有几个季度营收超过8,200？",
+])
+def test_a_threshold_with_thousands_separators_is_read_as_the_reader_writes_it(
+    boreal: Path, question: str
+) -> None:
+    # "8,200" in English and Chinese, "8.200" in Italian: eight thousand two hundred (USD_K), not
+    # 8.2 (which every quarter exceeds: a count stated with confidence and wrong)
+    fact = headline(ask_json(boreal, question, "2025-11-10"))
+    expected = [q for q in range(1, 5) if boreal_quarter("BOREAL_US", 2024, q) * 25 > 8200]
+    assert Decimal(fact["value_exact"]) == len(expected) == 3
+
+
+@pytest.mark.parametrize("question", [
+    "how many years did margin fall between FY2022 and FY2025?",
+    "in quanti anni il margine è calato dal 2022 al 2025?",
+    "2022到2025财年利润率下降了几年？",
+])
+def test_years_a_rate_fell_within_a_named_range(alpina: Path, question: str) -> None:
+    # margins 11.5, 12.0, 11.2, 10.8 (FY2022-FY2025): it fell in FY2024 and FY2025, of 3 changes;
+    # the range was read as its months (none stored) and the Chinese verb before 几年 was missed
+    answer = ask_json(alpina, question, DAY)
+    fact = headline(answer)
+    assert fact["formula"]["op"] == "count"
+    assert Decimal(fact["value_exact"]) == 2
+    assert fact["formula"]["n"] == "3"

@@ -12,6 +12,17 @@ SENTENCES: dict[str, Sentence] = {
         "it": "{subject}, totale {first}–{last}: {value} (= {terms})",
         "zh": "{subject}{first}至{last}合计：{value}（= {terms}）",
     },
+    "sum_of_parts": {
+        "en": "{subject}: {value}, {parts} ({terms}; {sources})",
+        "it": "{subject}: {value}, {parts} ({terms}; {sources})",
+        "zh": "{subject}：{value}，{parts}（{terms}；{sources}）",
+    },
+    "parts_quarters": {"en": "the sum of its {n} quarters", "it": "somma dei suoi {n} trimestri",
+                       "zh": "为其{n}个季度之和"},
+    "parts_halves": {"en": "the sum of its two halves", "it": "somma dei suoi due semestri",
+                     "zh": "为其两个半年之和"},
+    "parts_months": {"en": "the sum of its {n} months", "it": "somma dei suoi {n} mesi",
+                     "zh": "为其{n}个月之和"},
     "average_periods": {
         "en": "{subject}, average {first}–{last}: {value} (= ({terms}) ÷ {n})",
         "it": "{subject}, media {first}–{last}: {value} (= ({terms}) ÷ {n})",

@@ -14,6 +14,14 @@ SENTENCES: dict[str, Sentence] = {
         "zh": "所问范围为{asked_first}至{asked_last}，回答涵盖{first}至{last}：即有数据的期间，"
               "最多{limit}个。",
     },
+    "grain_used": {
+        "en": "The fact table has no monthly figures here: {asked_first}–{asked_last} is "
+              "answered with the periods it holds inside that span, {first}–{last}.",
+        "it": "Nella tabella dei fatti non ci sono dati mensili: per {asked_first}–{asked_last} "
+              "la risposta usa i periodi che contiene in quell'intervallo, {first}–{last}.",
+        "zh": "事实表中没有月度数据：{asked_first}至{asked_last}按该区间内已有的期间"
+              "{first}至{last}回答。",
+    },
     "period_rank_bounded": {
         "en": "Ranked over the latest {n} of {total} periods with figures ({first}–{last}): "
               "the bound on lookups per question.",

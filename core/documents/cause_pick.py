@@ -49,15 +49,18 @@ CAUSAL_CUES = (
     [
         "because", "due to", "driven by", "owing to", "as a result of", "reflecting",
         "reflects", "thanks to", "caused by", "resulted from", "result of", "led to",
-        "on the back of", "attributable to",
+        "on the back of", "attributable to", "came from", "comes from", "stems from",
+        "stemmed from", "explained by", "the reason",
     ],
     [
         "a causa", "dovut[aoie]", "per via", "grazie a", "trainat[aoie]", "a seguito",
         "in seguito a", "per effetto", "causat[aoie]", "riflette", "determinat[aoie] da",
-        "imputabile", "legat[aoie] a", "perché", "poiché",
+        "imputabile", "legat[aoie] a", "perché", "poiché", r"deriv(?:a|ano)\s+d[a-z]*",
+        r"è\s+venut[oa]\s+d[a-z]*", r"nasce\s+d[a-z]*",
     ],
     [
         "由于", "因为", "受.{0,20}?影响", "得益于", "主要是", "归因于", "原因是", "导致", "源于",
+        "来自于",
     ],
 )
 _CUE = re.compile(

@@ -16,6 +16,7 @@ __all__ = [
     "formulas",
     "levels",
     "period_coverage",
+    "period_parts",
     "period_rank",
     "plotted",
     "render",

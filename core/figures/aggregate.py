@@ -30,7 +30,7 @@ from core.figures.cells import (
 )
 from core.figures.derived import running_name
 from core.figures.disclosed import WITHHELD, withheld_input
-from core.figures.period_coverage import clip_to_data
+from core.figures.period_coverage import clip_to_data, coarser_grain
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
@@ -51,6 +51,8 @@ def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
         if analysis.asked:  # a range longer than a table ("FY1800–FY2024"): the data's part
             periods, coverage = clip_to_data(periods, analysis.asked, ctx, metric, entity,
                                              channel)
+        elif analysis.measure == "sum":  # months asked, quarters stored ("year to date")
+            periods, coverage = coarser_grain(periods, ctx, metric, entity, channel)
         if coverage is not None:
             out.segments.append(coverage)
         keys = [(entity, channel, p) for p in periods]

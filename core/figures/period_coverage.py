@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from core.catalog.lookup import say
-from core.contracts.types import Line, Period
+from core.contracts.types import Line, Period, PeriodType
 from core.question.period_labels import period_label
+from core.question.periods import period_bounds
 from core.question.range_parse import MAX_SERIES
 
-__all__ = ["clip_to_data"]
+__all__ = ["clip_to_data", "coarser_grain"]
 
 
 def clip_to_data(
@@ -42,6 +43,37 @@ def clip_to_data(
                  last=period_label(used[-1], lang), asked_first=period_label(first, lang),
                  asked_last=period_label(last, lang), limit=MAX_SERIES)
     return used, Line("notice", notice)
+
+
+def coarser_grain(
+    periods: list[Period], ctx: Any, metric: str, entity: str, channel: str,
+) -> tuple[list[Period], Line | None]:
+    """A sum over months the fact table does not hold at that grain ("year to date" for a
+    company that reports by quarter): the stored quarters (else halves, else years) that lie
+    wholly inside the months asked, and the notice naming what was used. Unchanged when any
+    month asked has a figure, or no coarser period fits."""
+    term = ctx.glossary.entities.get(entity)
+    if (not periods or any(p.type is not PeriodType.M for p in periods)
+            or (term is not None and term.restricted and not ctx.cleared)):
+        return periods, None
+    stored = ctx.structured.available_periods(metric, entity, channel)
+    if set(periods) & set(stored):
+        return periods, None
+    fye = ctx.glossary.fiscal_year_end
+    start, end = period_bounds(periods[0], fye)[0], period_bounds(periods[-1], fye)[1]
+    for grain in (PeriodType.Q, PeriodType.HY, PeriodType.FY):
+        inside = sorted((p for p in stored if p.type is grain
+                         and start <= period_bounds(p, fye)[0]
+                         and period_bounds(p, fye)[1] <= end),
+                        key=lambda p: period_bounds(p, fye)[0])
+        if inside:
+            lang = ctx.language
+            notice = say("grain_used", lang, first=period_label(inside[0], lang),
+                         last=period_label(inside[-1], lang),
+                         asked_first=period_label(periods[0], lang),
+                         asked_last=period_label(periods[-1], lang))
+            return inside, Line("notice", notice)
+    return periods, None
 
 
 def _order(p: Period) -> tuple[int, str]:

@@ -120,7 +120,13 @@ def structured_lines(
     said twice (two unknown names alike) is said once."""
     lines: list[Line] = []
     for r in results:
-        if isinstance(r, DerivedFact):  # computed in code, both inputs cited (core.figures.derived)
+        if isinstance(r, DerivedFact) and r.metric not in glossary.derived:
+            # a stored metric computed in code: a year summed from its parts (loaded only then)
+            from core.figures.period_parts import parts_sentence
+
+            lines.append(Line("derived", parts_sentence(glossary, r, language,
+                                                        subject(glossary, r, language))))
+        elif isinstance(r, DerivedFact):  # computed in code, inputs cited (core.figures.derived)
             kind = "derived" if r.status is FactStatus.FOUND else "not_found"
             sentence = derived_sentence(glossary, r, language, subject(glossary, r, language))
             lines.append(Line(kind, sentence))

@@ -63,7 +63,10 @@ _FRAME = frozenset([
     "milioni", "migliaia", "quanto", "quanti", "quanta", "quante", "qual", "quale", "quali",
     "abbiamo", "hanno", "ha", "avuto", "era", "sono", "stato", "stata", "mostrami", "dimmi",
     "dammi", "anno", "anni", "trimestre", "mese", "aveva", "avevano", "avevamo", "hai", "c",
-    "erano", "esistevano"
+    "erano", "esistevano",
+    # comparatives and superlatives ask for a ranking: never what tells two metrics apart
+    "higher", "lower", "highest", "lowest", "bigger", "biggest", "smaller", "smallest",
+    "larger", "largest", "greater", "greatest", "fewer", "fewest", "maggiore", "minore"
 ]) - {"in"}
 _SOFT = frozenset(("and", "e", "ed", "&", ",", "/", "vs", "versus", "or", "o"))
 _HARD = frozenset(("?", "!", ";", "(", ")", "？"))

@@ -18,7 +18,15 @@ from core.catalog.formats import date as date_text
 from core.catalog.lookup import say
 from core.contracts.errors import RicordaError
 from core.contracts.ports import ScoredChunk, TurnStore
-from core.contracts.types import Assumption, FactResult, Line, Route, Segment, Source
+from core.contracts.types import (
+    Assumption,
+    FactResult,
+    FactStatus,
+    Line,
+    Route,
+    Segment,
+    Source,
+)
 from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import WithheldTotal
@@ -162,6 +170,17 @@ def _query_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionS
         cleared=ctx.cleared,
         reference_date=ctx.reference_date,
     )
+    if (result.status is FactStatus.NOT_FOUND and not isinstance(result, WithheldTotal)
+            and result.metric and result.entity and result.period is not None):
+        # a flow's year with no row of its own, every quarter (or half, or month) stored
+        from core.figures.period_parts import sum_of_parts
+
+        summed = sum_of_parts(ctx, result.metric, result.entity, result.channel or TOTAL,
+                              result.period)
+        if summed is not None:
+            state.results.append(summed)
+            state.sources.extend(summed.sources)
+            return
     state.results.append(result)
     if isinstance(result, WithheldTotal):  # its visible units' line cites each of them
         state.sources.extend(result.sources)

@@ -33,6 +33,10 @@ _ABOVE = re.compile(
     r"|sopra|oltre|più\s+di|superato|superano|superiore\s+a|almeno)(?!\w)|超过|高于|多于|以上|大于",
     re.IGNORECASE,
 )
+_ITALIAN_CUE = re.compile(
+    r"sopra|oltre|più\s+di|superato|superano|superiore\s+a|almeno|sotto|meno\s+di|inferiore\s+a",
+    re.IGNORECASE,
+)
 _BELOW = re.compile(
     r"(?<!\w)(?:below|under|less\s+than|fewer\s+than|lower\s+than|sotto|meno\s+di|inferiore\s+a)"
     r"(?!\w)|低于|少于|不足|以下|小于",
@@ -62,17 +66,17 @@ _SCALES = {
 }
 
 
-def read_amount(text: str) -> tuple[Decimal, bool] | None:
+def read_amount(text: str, *, decimal_comma: bool = False) -> tuple[Decimal, bool] | None:
     """The first amount in `text` and whether it carried a scale or currency (then it is in
-    base units: 1e8 for "100 million"; without one it is in the metric's own unit)."""
+    base units: 1e8 for "100 million"; without one it is in the metric's own unit).
+    `decimal_comma`: the words around it are Italian, where "2.500" is two thousand five
+    hundred and "2,5" two and a half (English and Chinese: "2,500" and "2.5")."""
     for m in _AMOUNT.finditer(text):
         raw = m.group("num").rstrip(".,")
         if not raw:
             continue
-        digits = raw.replace(",", "") if raw.count(",") != 1 or "." in raw else raw.replace(
-            ",", ".")
         try:
-            value = Decimal(digits)
+            value = Decimal(_plain_digits(raw, decimal_comma))
         except InvalidOperation:
             continue
         scale = (m.group("scale") or "").lower()
@@ -80,6 +84,25 @@ def read_amount(text: str) -> tuple[Decimal, bool] | None:
             return value * Decimal(_SCALES[scale]), True
         return value, bool(m.group("cur"))
     return None
+
+
+def _plain_digits(raw: str, decimal_comma: bool) -> str:
+    """`raw` ("2,500", "2.500", "1.234,5", "2,5") as plain decimal digits. Both marks: the last
+    is the decimal one. One mark used several times: grouping. One mark once: the language's
+    decimal mark is decimal; the other mark is grouping when three digits follow it ("2,500" in
+    English), else decimal ("2,5" written the Italian way in an English sentence)."""
+    decimal, grouping = (",", ".") if decimal_comma else (".", ",")
+    if "," in raw and "." in raw:
+        decimal = "," if raw.rindex(",") > raw.rindex(".") else "."
+        grouping = "." if decimal == "," else ","
+    else:
+        mark = "," if "," in raw else "." if "." in raw else ""
+        if not mark:
+            return raw
+        if raw.count(mark) > 1 or (mark == grouping and len(raw) - raw.index(mark) - 1 == 3):
+            return raw.replace(mark, "")
+        return raw.replace(mark, ".")
+    return raw.replace(grouping, "").replace(decimal, ".")
 
 
 def detect_count(text: str, periods: list[Period], metrics: list[str]) -> dict | None:
@@ -97,15 +120,18 @@ def detect_count(text: str, periods: list[Period], metrics: list[str]) -> dict |
     if above or below:
         cue = above if above and (not below or above.start() < below.start()) else below
         assert cue is not None
-        amount = read_amount(rest[cue.end():]) or read_amount(rest[: cue.start()])
+        italian = bool(_ITALIAN_CUE.fullmatch(cue.group(0)))
+        amount = (read_amount(rest[cue.end():], decimal_comma=italian)
+                  or read_amount(rest[: cue.start()], decimal_comma=italian))
         if amount is None:
             return None
         test = "above" if cue is above else "below"
         value, scaled = amount
-    elif _FELL.search(rest) or _ROSE.search(rest):
+    elif _FELL.search(text) or _ROSE.search(text):  # "下降了几年": the verb before the count
         if grain is None:
             return None  # "how many units fell": not a count this module knows
-        test, value, scaled = ("fell" if _FELL.search(rest) else "rose"), None, False
+        fell = _FELL.search(rest) or (None if _ROSE.search(rest) else _FELL.search(text))
+        test, value, scaled = ("fell" if fell else "rose"), None, False
     else:
         return None
     return {"over": "period" if grain else "entity", "grain": grain or "", "test": test,

@@ -306,7 +306,8 @@ _YTD_LATIN = (
     rf"(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date|ytd|fytd|"
     rf"(?:da|dall{_AP}\s?)\s?inizio\s+(?:d(?:ell{_AP}\s?|el\s+)?)?(?:anno|esercizio)"
 )
-_YTD_CJK = "今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年以来|年初以来"
+_YTD_CJK = ("今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年至今|本财年以来|财年至今|本年至今"
+            "|今年至今|年初以来")
 
 # A day that ends a period ("31 March 2024", "March 31, 2024", "June 2024", "2024-06-30"), for
 # "the year ended ...", "as at ..."; read by _end_date. Chinese: "2024年6月30日", "2024年6月".

@@ -152,7 +152,8 @@ _GRAIN = [
 _YTD = _rx(
     r"(?<!\w)(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date(?!\w)"
     r"|(?<!\w)f?ytd(?!\w)|(?<!\w)(?:da|dall['’])\s?inizio\s+(?:d(?:ell['’]\s?|el\s+)?)?"
-    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年以来|年初以来"
+    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年至今|本财年以来"
+    r"|财年至今|本年至今|今年至今|年初以来"
 )
 _LTM = _rx(
     r"(?<!\w)(?:the\s+)?(?:last|past|trailing|previous)\s+(?:twelve|12)\s+months(?!\w)"
@@ -171,7 +172,8 @@ _AND_GAP = _rx(r"\s*(?:and|e|和|与)(?:\s+(?:il|the))?\s*")
 _SPLIT_YEARS = re.compile(r"((?:19|20)\d{2})\s*[-–]\s*(\d{2})")
 _LOW = _rx(
     r"(?<!\w)(?:lowest|smallest|least|fewest|weakest|worst|slowest|bottom|più\s+bass[oaie]|minore|minori"
-    r"|peggiore|peggiori|più\s+lent[oaie]|meno)(?!\w)|最低|最小|最少|最慢|最差"
+    r"|peggiore|peggiori|più\s+lent[oaie]|meno|lower|smaller|fewer)(?!\w)|最低|最小|最少|最慢|最差"
+    r"|更低|较低|更小|较小|更少|较少"
 )
 _GROWTH_RANK = _rx(
     r"(?<!\w)(?:grew|grown|grow|growing|growth|increased?)(?!\w).{0,20}?(?<!\w)(?:fastest"
@@ -189,6 +191,9 @@ _VALUE_RANK = _rx(
     r"|(?<!\w)(?:chi|quale|quali|che|in\s+che)(?!\w).{0,40}?(?<!\w)(?:più|meno|di\s+più"
     r"|di\s+meno)(?!\w)"
     r"|最高|最大|最多|最低|最小|最少|排名|排行"
+    # "which division had the lower margin?", "哪个事业部利润更高?": a comparative after which
+    r"|(?<!\w)(?:which|what)(?!\w).{0,40}?(?<!\w)(?:higher|lower|bigger|smaller|larger"
+    r"|greater|fewer)(?!\w)|哪.{0,20}?(?:更|较)(?:高|低|大|小|多|少)"
 )
 _COMPARE = _rx(
     r"(?<!\w)(?:vs\.?|versus|compared?\s+(?:to|with)|compare|against|rispetto\s+a|confronta"
@@ -667,7 +672,7 @@ def _last_n(m: re.Match[str], reference_date: dt.date, fye: str) -> list[Period]
 
 def _within(fy: Period, grain: str, fye: str) -> list[Period]:
     """The quarters, halves or months of a fiscal year (months: calendar months it spans)."""
-    if fy.type is not PeriodType.FY:
+    if fy.type is not PeriodType.FY or grain in ("FY", ""):
         return [fy]
     year = fy.year
     if grain == "Q":
