@@ -12,6 +12,7 @@ __all__ = [
     "chat_turn",
     "delivery",
     "dispatch",
+    "feedback_reasons",
     "option_tap",
     "oversized",
     "presentation",
