@@ -17,10 +17,13 @@ from storage.db import open_database
 from storage.feedback_reasons import SqlFeedbackReasons
 from storage.turn_report_reader import turns_since
 from storage.turn_store import SqlTurnStore
-from tests.fake_slack import FakeSlack  # noqa: F401  (the fakes fixture starts it)
+from tests import test_platform_parity as parity
 from tests.test_cli import ricorda
-from tests.test_platform_parity import Chat, chats, fakes  # noqa: F401  (module fixtures)
+from tests.test_platform_parity import Chat
 from tests.test_storage_turns import turn
+
+# `ricorda serve` against the four fake servers, one bot for this module (its fixtures)
+fakes, chats = parity.fakes, parity.chats
 
 WINDOW = dt.timedelta(minutes=10)
 PLATFORMS = ("telegram", "slack", "teams", "mattermost")
