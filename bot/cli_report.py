@@ -11,39 +11,23 @@ import csv
 import datetime as dt
 import io
 import json
-from typing import TYPE_CHECKING, Annotated
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from bot.cli_output import fail, open_app_or_exit, safe
 
-if TYPE_CHECKING:
-    from bot.build import App
-    from core.chat.turn_report import Report
-
 SINCE_HELP = "How far back: 7d, 24h, 2w, a date (YYYY-MM-DD) or all."
+
+
+glossary_app = typer.Typer(help="Edit the glossary file (then `ricorda ingest` it).",
+                           no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
     app.command("report")(report)
-
-
-def admin_report(app: App, since: dt.datetime | None, *, cleared: bool) -> Report:
-    """The report over the turns kept since `since`, as a viewer of that clearance sees it
-    (the CLI, and the `report` admin command in a chat)."""
-    from core.chat.turn_report import ReportTurn, build_report
-    from core.knowledge.names import NameIndex
-    from core.question.no_figure import missing_subject
-    from storage.turn_report_reader import turns_since
-
-    app.core.flush_learning()  # the answers given so far are all in the turns table
-    rows = [ReportTurn(*row) for row in turns_since(app.storage.engine, since)]
-    names = NameIndex(app.core.glossary)
-
-    def subject(question: str, day: dt.date, language: str) -> str:
-        return missing_subject(question, names, day, language)
-
-    return build_report(rows, cleared=cleared, since=since, subject=subject)
+    app.add_typer(glossary_app, name="glossary")
 
 
 def report(
@@ -55,6 +39,7 @@ def report(
     """Questions asked by outcome (each cache level and the planner, asked back, not
     understood, refused, no figure, rejected with ✗ and the reason given), the words the
     glossary lacks with the `glossary add-name` that adds one, the slowest answers, per chat."""
+    from bot.turn_reports import read_report
     from core.chat.turn_report import CSV_COLUMNS, parse_since, report_rows, report_text
     from core.contracts.errors import RicordaError
 
@@ -67,7 +52,8 @@ def report(
         return
     app_ = open_app_or_exit(ctx)
     try:
-        result = admin_report(app_, start, cleared=True)
+        app_.core.flush_learning()  # the answers given so far are all in the turns table
+        result = read_report(app_.storage.engine, app_.core.glossary, start, cleared=True)
     except RicordaError as exc:
         fail(str(exc))
         return
@@ -84,3 +70,36 @@ def report(
     else:
         typer.echo(safe(report_text(result)))
 
+
+@glossary_app.command("add-name")
+def glossary_add_name(
+    ctx: typer.Context,
+    metric: Annotated[str, typer.Argument(help="The metric's code, e.g. REVENUE.")],
+    name: Annotated[str, typer.Argument(help="The name to add, e.g. tills.")],
+    file: Annotated[Path | None, typer.Option(
+        "--file", help="The glossary file (default: the one last ingested into the data "
+        "dir, else ./glossary.toml).")] = None,
+) -> None:
+    """Add a name people use to a metric's names, in the glossary file itself (comments,
+    order and layout kept). The bot reads it at the next `ricorda ingest`."""
+    from bot.kb_add_name import add_metric_name
+    from core.contracts.errors import ConfigError
+
+    path = file or _ingested_glossary(ctx) or Path("glossary.toml")
+    try:
+        typer.echo(safe(add_metric_name(path, metric, name)))
+    except ConfigError as exc:
+        fail(str(exc), code=2)
+
+
+def _ingested_glossary(ctx: typer.Context) -> Path | None:
+    """Where the glossary loaded in the data dir was read from, when that file is still there."""
+    app_ = open_app_or_exit(ctx)
+    try:
+        stored = app_.storage.glossaries.load()
+    finally:
+        app_.close()
+    if stored is None or not stored.source_path:
+        return None
+    path = Path(stored.source_path)
+    return path if path.is_file() else None

@@ -256,6 +256,7 @@ class CoreServices:
 
     @cached_property
     def admin(self) -> Admin:
+        from bot.turn_reports import read_report
         from core.chat.admin import Admin
 
         return Admin(
@@ -264,6 +265,8 @@ class CoreServices:
             autopaths=Deferred(lambda: self.autopaths),
             promotions=Deferred(lambda: self.maintenance.promotions),
             sync=self.flush_learning,
+            report=lambda since, cleared: read_report(self.storage.engine, self.glossary, since,
+                                                      cleared=cleared),
         )
 
     @cached_property

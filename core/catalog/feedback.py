@@ -66,4 +66,17 @@ SENTENCES: dict[str, Sentence] = {
     },
     "report_slowest": {"en": "slowest answers:", "it": "risposte più lente:", "zh": "最慢的回答："},
     "report_per_chat": {"en": "per chat:", "it": "per chat:", "zh": "按聊天："},
+    "command_report": {
+        "en": "what people asked and could not get: report [7d]",
+        "it": "cosa è stato chiesto e non ottenuto: report [7d]",
+        "zh": "用户问了什么、没得到什么：report [7d]",
+    },
+    "report_off": {
+        "en": "the report is not available here", "it": "il rapporto non è disponibile qui",
+        "zh": "此处无法查看报告"},
+    "report_since": {
+        "en": "how far back? report 7d, report 24h, report 2026-11-30 or report all",
+        "it": "da quando? report 7d, report 24h, report 2026-11-30 oppure report all",
+        "zh": "从何时起？report 7d、report 24h、report 2026-11-30 或 report all",
+    },
 }

@@ -17,4 +17,5 @@ __all__ = [
     "oversized",
     "presentation",
     "reactions",
+    "turn_report",
 ]

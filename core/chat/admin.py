@@ -3,12 +3,14 @@ admin commands all call this and print its text."""
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.catalog.lookup import LANGUAGES, say
+from core.chat.turn_report import Report, parse_since, report_text
 from core.contracts.deferred import Deferred, deferred
 from core.contracts.fastpath import FastpathEntry
 from core.contracts.ports import FastpathStore
@@ -42,16 +44,19 @@ class Admin:
         autopaths: Autopaths | Deferred[Autopaths] | None = None,
         promotions: Promotions | Deferred[Promotions] | None = None,
         sync: Callable[[], None] | None = None,
+        report: Callable[[dt.datetime | None, bool], Report] | None = None,
     ) -> None:
         """`sync` is called before every read or purge: it writes what the serving cascade
         still has queued (core.fastpath.learning), so a listing is never behind the answers
         given. `autopaths` and `promotions` may be handed built or as a `Deferred`, built by
-        the first command that reads them."""
+        the first command that reads them. `report` reads the turns since a moment as a viewer
+        of that clearance may see them (core.chat.turn_report)."""
         self._sync = sync or (lambda: None)
         self.fastpaths = fastpaths
         self.turns = turns
         self.autopaths = deferred(autopaths)
         self.promotions = deferred(promotions)
+        self._report = report
 
     def list_fastpaths(self, n: int = 20) -> list[FastpathEntry]:
         """Most used first."""
@@ -154,6 +159,19 @@ class Admin:
             lines.append(f"{s.level:<8} {s.turns:>6} turns {s.share:>6.1%}  p50 {p50}")
         lines.append(say("stats_stored", language, n=self.fastpaths.count()))
         return "\n".join(lines)
+
+    def report_text(self, args: str = "", *, cleared: bool = False,
+                    language: str = "en") -> str:
+        """What people asked and could not get since `args` (7d by default), as the chat it is
+        shown in may see it: questions asked from cleared chats only in a cleared one."""
+        if self._report is None:
+            return say("report_off", language)
+        try:
+            since = parse_since(args or "7d", dt.datetime.now(dt.UTC))
+        except ValueError:
+            return say("report_since", language)
+        self._sync()
+        return report_text(self._report(since, cleared), language)
 
     # -- promotion proposals and composite executors (design 4.4) -------------------------
 
