@@ -11,6 +11,7 @@ import csv
 import datetime as dt
 import io
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -25,9 +26,13 @@ glossary_app = typer.Typer(help="Edit the glossary file (then `ricorda ingest` i
                            no_args_is_help=True)
 
 
+turns_app = typer.Typer(help="The questions people asked, as stored.", no_args_is_help=True)
+
+
 def register(app: typer.Typer) -> None:
     app.command("report")(report)
     app.add_typer(glossary_app, name="glossary")
+    app.add_typer(turns_app, name="turns")
 
 
 def report(
@@ -103,3 +108,55 @@ def _ingested_glossary(ctx: typer.Context) -> Path | None:
         return None
     path = Path(stored.source_path)
     return path if path.is_file() else None
+
+
+@turns_app.command("export")
+def turns_export(
+    ctx: typer.Context,
+    since: Annotated[str, typer.Option("--since", help=SINCE_HELP)] = "all",
+    as_json: Annotated[bool, typer.Option("--json", help="JSON (default: CSV).")] = False,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Write to this new file (made readable by you only), not stdout."
+    )] = None,
+    include_restricted: Annotated[bool, typer.Option(
+        "--include-restricted", help="Also the text of questions asked from cleared chats "
+        "(for cleared readers only); without it they are '(restricted question)'.")] = False,
+) -> None:
+    """Every turn kept (question, answer, who, which chat, outcome, ✗ and the reason given),
+    as CSV or JSON. Questions asked from chats cleared for restricted data keep their counts
+    and ids but not their text unless --include-restricted."""
+    from bot.turn_reports import export_rows
+    from core.chat.turn_report import EXPORT_COLUMNS, parse_since
+    from core.contracts.errors import RicordaError
+
+    try:
+        start = parse_since(since, dt.datetime.now(dt.UTC))
+    except ValueError as exc:
+        fail(str(exc), code=2)
+        return
+    if out is not None and out.exists():
+        fail(f"{out} exists: give a new file", code=2)
+    app_ = open_app_or_exit(ctx)
+    try:
+        app_.core.flush_learning()
+        rows = export_rows(app_.storage.engine, start, cleared=include_restricted)
+    except RicordaError as exc:
+        fail(str(exc))
+        return
+    finally:
+        app_.close()
+    if as_json:
+        text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+        text = buffer.getvalue()
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+        file.write(text)
+    typer.echo(f"{len(rows)} turn(s) written to {safe(str(out))}", err=True)

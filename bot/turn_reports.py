@@ -29,3 +29,12 @@ def read_report(engine: Engine, glossary: Glossary, since: dt.datetime | None, *
         return missing_subject(question, names, day, language)
 
     return build_report(rows, cleared=cleared, since=since, subject=subject)
+
+
+def export_rows(engine: Engine, since: dt.datetime | None, *, cleared: bool
+                ) -> list[dict[str, object]]:
+    """`ricorda turns export`'s rows (core.chat.turn_report.EXPORT_COLUMNS)."""
+    from core.chat.turn_report import ReportTurn, export_row
+    from storage.turn_report_reader import turns_since
+
+    return [export_row(ReportTurn(*row), cleared=cleared) for row in turns_since(engine, since)]

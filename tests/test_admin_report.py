@@ -158,3 +158,24 @@ def test_add_name_on_a_copy_given_with_file(tmp_path: Path) -> None:
                    "--file", str(glossary), env=ENV)
     assert "metrics.HEADCOUNT.names" in done.stdout
     assert '"heads"' in glossary.read_text()
+
+
+def test_turns_export_hides_restricted_text_unless_asked(data: Path, tmp_path: Path) -> None:
+    rows = json.loads(ricorda(data, "turns", "export", "--json", env=ENV).stdout)
+    assert len(rows) == 3
+    labs = next(r for r in rows if r["chat"] == CLEARED)
+    assert labs["question"] == "(restricted question)" and labs["answer"] == ""
+    assert labs["note"] == "(restricted note)" and labs["reason"] == "figure"
+    assert labs["rejections"] == 1 and labs["restricted"] is True
+    assert not any("Orbis Labs" in json.dumps(r) or "12.4" in json.dumps(r) for r in rows)
+    full = json.loads(ricorda(data, "turns", "export", "--json", "--include-restricted",
+                              env=ENV).stdout)
+    labs = next(r for r in full if r["chat"] == CLEARED)
+    assert labs["question"] == LABS and "12.4" in labs["answer"] and labs["note"] == NOTE
+    out = tmp_path / "turns.csv"
+    ricorda(data, "turns", "export", "--out", str(out), env=ENV)
+    assert out.stat().st_mode & 0o777 == 0o600
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("turn,created_at,chat,user") and len(lines) >= 4
+    again = ricorda(data, "turns", "export", "--out", str(out), check=False, env=ENV)
+    assert again.returncode == 2 and "exists" in again.stderr

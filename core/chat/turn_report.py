@@ -275,3 +275,24 @@ def report_rows(report: Report) -> list[dict[str, object]]:
                      "question": s.question, "served_by": s.served_by,
                      "latency_ms": s.latency_ms})
     return [{c: row.get(c, "") for c in CSV_COLUMNS} for row in rows]
+
+
+EXPORT_COLUMNS = ("turn", "created_at", "chat", "user", "language", "question", "answer",
+                  "outcome", "served_by", "latency_ms", "restricted", "rejections", "reason",
+                  "note", "parent_turn")
+
+
+def export_row(t: ReportTurn, *, cleared: bool) -> dict[str, object]:
+    """One turn as `ricorda turns export` writes it; a question asked from a cleared chat
+    keeps its text, answer and note only for a cleared reader."""
+    hidden = t.turn.restricted and not cleared
+    return {
+        "turn": t.turn.id, "created_at": t.created_at.isoformat(), "chat": t.turn.chat,
+        "user": t.turn.user, "language": t.turn.language,
+        "question": _question(t, cleared) if hidden else t.turn.question,
+        "answer": "" if hidden else t.turn.answer_text,
+        "outcome": outcome(t.turn), "served_by": t.turn.served_by,
+        "latency_ms": round(t.turn.latency_ms, 1), "restricted": t.turn.restricted,
+        "rejections": t.rejections, "reason": t.reason or "", "note": _note(t, cleared),
+        "parent_turn": t.turn.parent_turn or "",
+    }
