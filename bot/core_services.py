@@ -252,6 +252,8 @@ class CoreServices:
             observe=lambda turn: self.cascade.observe_turn(turn),
             on_feedback=self.metrics.observe_feedback,
             clock=self.cascade.clock,
+            # a verified answer goes only with an admin's ✗ (the CLI is the operator's)
+            is_admin=lambda user: user == "cli" or user in self.settings.admins,
         )
 
     @cached_property

@@ -79,4 +79,24 @@ SENTENCES: dict[str, Sentence] = {
         "it": "da quando? report 7d, report 24h, report 2026-11-30 oppure report all",
         "zh": "从何时起？report 7d、report 24h、report 2026-11-30 或 report all",
     },
+    "command_verify": {
+        "en": "mark a cached answer verified: verify <question, turn id or entry id>",
+        "it": "segna come verificata una risposta memorizzata: verify <domanda, turno o id>",
+        "zh": "将缓存的回答标记为已核实：verify <问题、轮次 id 或条目 id>",
+    },
+    "verify_which": {
+        "en": "verify what? the question, the turn id of the answer, or the entry id",
+        "it": "verificare cosa? la domanda, il turno della risposta o l'id della voce",
+        "zh": "核实哪个？请给出问题、回答的轮次 id 或条目 id",
+    },
+    "verify_no_match": {
+        "en": "no cached answer for {target}: ask it first, then verify it",
+        "it": "nessuna risposta memorizzata per {target}: prima fai la domanda, poi verificala",
+        "zh": "{target} 没有缓存的回答：请先提问，再核实",
+    },
+    "verified_done": {
+        "en": "verified: {question}", "it": "verificata: {question}", "zh": "已核实：{question}"},
+    "verified_mark": {
+        "en": "✔ Verified by an admin.", "it": "✔ Verificata da un amministratore.",
+        "zh": "✔ 已由管理员核实。"},
 }

@@ -17,6 +17,7 @@ from core.contracts.ports import FastpathStore
 from core.contracts.ports import RecentTurns as RecentTurns  # declared with every storage port
 from core.fastpath.autopath_score import autopath_score
 from core.fastpath.canonical import canonical_hash, canonical_text
+from core.fastpath.verified import verify
 from core.knowledge.clearance import shown_question
 from core.language import detect_language
 
@@ -159,6 +160,21 @@ class Admin:
             lines.append(f"{s.level:<8} {s.turns:>6} turns {s.share:>6.1%}  p50 {p50}")
         lines.append(say("stats_stored", language, n=self.fastpaths.count()))
         return "\n".join(lines)
+
+    def verify(self, target: str, *, cleared: bool = False, language: str = "en") -> str:
+        """Mark a cached answer verified (core.fastpath.verified): its entry id, the turn id
+        of an answer, or the question."""
+        target = target.strip()
+        if not target:
+            return say("verify_which", language)
+        self._sync()
+        get_turn = getattr(self.turns, "get_turn", None)
+        turn = get_turn(target) if get_turn is not None else None
+        entry = verify(self.fastpaths, target, turn)
+        if entry is None:
+            return say("verify_no_match", language, target=repr(target))
+        return say("verified_done", language, question=shown_question(
+            entry.canonical_text, restricted=entry.restricted, cleared=cleared))
 
     def report_text(self, args: str = "", *, cleared: bool = False,
                     language: str = "en") -> str:

@@ -1,7 +1,7 @@
 """Admin chat commands, platform-neutral: /fastpaths [n], /purge <id|all|text>, /autopaths,
 /stats, and promotion: /proposals [all|executors], /approve <id> [name], /reject <id>,
-/retire <name>, and /report [7d] (core.chat.turn_report). Telegram and Slack parse their own
-command syntax and call `run_admin_command`."""
+/retire <name>, /report [7d] (core.chat.turn_report), /verify <id|turn|question>. Telegram
+and Slack parse their own command syntax and call `run_admin_command`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from core.catalog.lookup import say
 log = logging.getLogger("ricorda.admin")
 
 COMMANDS = ("fastpaths", "purge", "autopaths", "stats", "proposals", "approve", "reject", "retire",
-            "report")
+            "report", "verify")
 
 
 def description(name: str, language: str = "en") -> str:
@@ -49,6 +49,8 @@ class AdminOps(Protocol):
 
     def report_text(self, args: str = "", *, cleared: bool = False,
                     language: str = "en") -> str: ...
+
+    def verify(self, target: str, *, cleared: bool = False, language: str = "en") -> str: ...
 
 
 def is_admin(user: str, admins: list[str] | tuple[str, ...] | frozenset[str]) -> bool:
@@ -96,6 +98,8 @@ def run_admin_command(
         return admin.autopaths_text(cleared=cleared, language=language)
     if name == "proposals":
         return admin.proposals_text(args, cleared=cleared, language=language)
+    if name == "verify":
+        return admin.verify(args, cleared=cleared, language=language)
     if name == "report":
         return admin.report_text(args, cleared=cleared, language=language)
     if name in ("approve", "reject", "retire"):
