@@ -4,6 +4,7 @@ a non-admin's ✗ is recorded and the answer stays verified; an admin's ✗ remo
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -11,11 +12,14 @@ from sqlalchemy import select
 from storage.db import open_database
 from storage.tables import FeedbackRow
 from tests import test_platform_parity as parity
+from tests.test_cli import ricorda
+from tests.test_mattermost_adapter import demo_data
 from tests.test_platform_parity import ADMIN, Chat
 
 fakes, chats = parity.fakes, parity.chats  # `ricorda serve` against the fake servers
 QUESTION = "What was Orbis Italia revenue in FY2023?"
 MARK = "✔ Verified by an admin."
+ENV = {"RICORDA_EMBEDDER": "hashing"}
 
 
 def _negatives(data: Any) -> int:
@@ -62,3 +66,33 @@ def test_a_verified_answer_survives_a_users_cross_and_goes_with_an_admins(
     _reject(chats, admin)
     after = _text(user, user.say(QUESTION))
     assert MARK not in after and "€" in after
+
+
+def test_a_golden_question_marked_verified_verifies_its_answer_when_it_passes(
+        tmp_path: Path) -> None:
+    data = demo_data(tmp_path, "telegram:9001")
+    golden = tmp_path / "golden.yaml"
+    golden.write_text(
+        "questions:\n"
+        "  - name: italy-2021\n"
+        "    ask: Revenue of Orbis Italy in FY2021\n"
+        "    verified: true\n"
+        "    expect:\n"
+        "      figure: {metric: REVENUE, entity: ORBIS_IT, period: 2021, value: 268.2,"
+        " unit: EUR_M}\n"
+        "  - name: italy-2022-wrong\n"
+        "    ask: Revenue of Orbis Italy in FY2022\n"
+        "    verified: true\n"
+        "    expect:\n"
+        "      outcome: refused\n")
+    done = ricorda(data, "test", str(golden), check=False, env=ENV)
+    assert done.returncode == 1
+    assert "verified answers: italy-2021" in done.stdout
+    assert "not verified (failed, or not a cached answer): italy-2022-wrong" in done.stderr
+    assert MARK in ricorda(data, "ask", "Revenue of Orbis Italy in FY2021", env=ENV).stdout
+    assert MARK not in ricorda(data, "ask", "Revenue of Orbis Italy in FY2022", env=ENV).stdout
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("questions:\n  - ask: Revenue of Orbis Italy in FY2021\n    verified: yes"
+                   "please\n    expect: {outcome: refused}\n")
+    wrong = ricorda(data, "test", str(bad), check=False, env=ENV)
+    assert wrong.returncode == 2 and "`verified:` must be true or false" in wrong.stderr
