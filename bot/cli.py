@@ -78,6 +78,7 @@ def ingest(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from bot.ingest import ingest_paths
+    from bot.kb_golden import declared_golden, golden_regressions
     from core.contracts.errors import RicordaError
 
     with Progress(
@@ -98,6 +99,7 @@ def ingest(
         try:
             app_ = _open(ctx)
             summary = ingest_paths(app_, paths, progress=progress, prune=prune, reindex=reindex)
+            golden = declared_golden(app_) if summary.ok else None  # bot.kb_golden
         except RicordaError as exc:
             _fail(str(exc))
             return
@@ -110,6 +112,14 @@ def ingest(
         typer.echo(_safe(f"rejected: {problem}"), err=True)
     if not summary.ok:
         raise typer.Exit(1)
+    if golden is not None:
+        lines, regressions = golden_regressions(golden, ctx.obj.get("data_dir"))
+        for line in lines:
+            typer.echo(_safe(line))
+        for regression in regressions:
+            typer.echo(_safe(regression), err=True)
+        if regressions:
+            raise typer.Exit(1)
 
 
 @app.command()
