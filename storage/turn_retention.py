@@ -1,8 +1,8 @@
 """Turns older than the retention period removed (RICORDA_TURN_RETENTION_DAYS, nightly job).
 
-A turn's feedback and platform message mappings belong to it and go with it; nothing else
-does: cached plans, autopaths and their observations (which keep their own `turn_id` without a
-foreign key), conversations and the knowledge base stay.
+A turn's feedback (with the reason given for a ✗) and platform message mappings belong to it
+and go with it; nothing else does: cached plans, autopaths and their observations (which keep
+their own `turn_id` without a foreign key), conversations and the knowledge base stay.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.contracts.errors import StorageError
+from storage.feedback_reasons import FeedbackReasonRow
 from storage.tables import FeedbackRow, MessageMapRow, TurnRow
 
 _TURNS = TurnRow.__table__  # type: ignore[attr-defined]
 _FEEDBACK = FeedbackRow.__table__  # type: ignore[attr-defined]
 _MESSAGES = MessageMapRow.__table__  # type: ignore[attr-defined]
+_REASONS = FeedbackReasonRow.__table__  # type: ignore[attr-defined]
 
 
 def expire_turns(engine: Engine, before: dt.datetime, *, dry_run: bool = False) -> int:
@@ -34,6 +36,7 @@ def expire_turns(engine: Engine, before: dt.datetime, *, dry_run: bool = False) 
             if dry_run or not count:
                 return count
             conn.execute(delete(_FEEDBACK).where(_FEEDBACK.c.turn_id.in_(old)))
+            conn.execute(delete(_REASONS).where(_REASONS.c.turn_id.in_(old)))
             conn.execute(delete(_MESSAGES).where(_MESSAGES.c.turn_id.in_(old)))
             conn.execute(delete(_TURNS).where(_TURNS.c.created_at < cutoff))
     except SQLAlchemyError as exc:

@@ -56,6 +56,15 @@ class SpyAdmin:
         self.calls.append("retire")
         return ""
 
+    def report_text(self, args: str = "", *, cleared: bool = False,
+                    language: str = "en") -> str:
+        self.calls.append("report")
+        return ""
+
+    def verify(self, target: str, *, cleared: bool = False, language: str = "en") -> str:
+        self.calls.append("verify")
+        return ""
+
 
 hostile_args = st.one_of(
     st.sampled_from(["all", " ALL ", "1", "999999999999", "-1", "p1", "; /purge all", "\x00"]),

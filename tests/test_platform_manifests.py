@@ -38,7 +38,8 @@ def test_the_teams_package_is_a_valid_manifest_with_its_two_icons(tmp_path: Path
     (bot,) = manifest["bots"]
     assert bot["botId"] == APP_ID and set(bot["scopes"]) == {"personal", "team", "groupChat"}
     titles = [c["title"] for lists in bot["commandLists"] for c in lists["commands"]]
-    assert set(titles) == {"help", *COMMANDS}
+    # Teams shows at most 10 commands in a list: the first ten; the rest work when typed
+    assert titles == ["help", *COMMANDS][:10]
     assert color.size == (192, 192) and outline.size == (32, 32)
     rgba = outline.convert("RGBA")
     colours = {rgba.getpixel((x, y)) for x in range(32) for y in range(32)}

@@ -364,8 +364,11 @@ def test_a_refused_ack_still_records_the_feedback(bot: BotProcess, fake: FakeSla
         fake.refuse("reactions.add", None)
     # the refusal reaches the log after the fake answered the call: wait for the line itself
     wait_until(lambda: "reactions.add on" in bot.output() and "missing_scope" in bot.output())
+    # after the ✗ the bot asks what was wrong (core.chat.feedback_reasons), and nothing else
+    fake.wait_for(lambda: len(fake.posted(channel)) > 1)
     time.sleep(0.3)  # what must not follow (a message, an apology) would have been sent by now
-    assert fake.reactions_on(channel, reply["ts"]) == [] and len(fake.posted(channel)) == 1
+    assert fake.reactions_on(channel, reply["ts"]) == []
+    assert [m["text"] for m in fake.posted(channel)[1:]] == ["Sorry about that. What was wrong?"]
     assert fake.ephemeral("U0000117") == []
 
 

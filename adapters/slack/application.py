@@ -28,7 +28,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.inbox import DeliveryInbox
-from adapters.slack.blocks import OPTION_ACTION, PURGE_CANCEL, PURGE_CONFIRM
+from adapters.slack.blocks import CHOICE_ACTION, OPTION_ACTION, PURGE_CANCEL, PURGE_CONFIRM
 from adapters.slack.feedback import Reactions
 from adapters.slack.log_filter import bolt_logger
 from adapters.slack.middleware import STORED, TAKEN_OVER, deduplicate, ignore_noise
@@ -106,7 +106,8 @@ def add_listeners(bolt: AsyncApp, services: SlackServices,
         event, client, context.bot_user_id)))
     bolt.event("reaction_removed")(finished(lambda event, client, context: reactions.on_removed(
         event, client, context.bot_user_id)))
-    bolt.action(re.compile(rf"^(?:{OPTION_ACTION}_\d+|{PURGE_CONFIRM}|{PURGE_CANCEL})$"))(
+    bolt.action(re.compile(
+        rf"^(?:{OPTION_ACTION}_\d+|{CHOICE_ACTION}_\d+|{PURGE_CONFIRM}|{PURGE_CANCEL})$"))(
         questions.on_tap)
     bolt.command(COMMAND)(questions.on_command)
     bolt.error(_on_error)

@@ -3,6 +3,7 @@ this module only chooses Slack markup and respects Slack's size limits."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ FALLBACK_CHARS = 3000  # the notification text; the blocks carry the full answer
 OPTION_ACTION = "ricorda_option"  # action ids: ricorda_option_0, ricorda_option_1, ...
 OPTIONS_BLOCK = "ricorda_options"
 PURGE_CONFIRM, PURGE_CANCEL = "ricorda_purge_confirm", "ricorda_purge_cancel"
+CHOICE_ACTION = "ricorda_choice"  # a choice the dispatcher asks for: ricorda_choice_0, ...
 
 Block = dict[str, Any]
 
@@ -147,6 +149,15 @@ def purge_prompt(prompt: str, tokens: tuple[str, str], *, confirm: str,
              "text": {"type": "plain_text", "text": button_label(cancel)},
              "value": tokens[1]},
         ]}])
+
+
+def choice_prompt(prompt: str, buttons: Sequence[tuple[str, str]]) -> SlackMessage:
+    """A question with (label, signed token) buttons core gave (the reasons after a ✗)."""
+    return SlackMessage(escape(prompt), [_section(escape(prompt)), {
+        "type": "actions", "block_id": "ricorda_choice", "elements": [
+            {"type": "button", "action_id": f"{CHOICE_ACTION}_{i}",
+             "text": {"type": "plain_text", "text": button_label(label)}, "value": token}
+            for i, (label, token) in enumerate(buttons)]}])
 
 
 def unescape(text: str) -> str:

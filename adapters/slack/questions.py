@@ -27,6 +27,7 @@ from adapters.slack.blocks import (
     SlackMessage,
     answer_messages,
     button_label,
+    choice_prompt,
     purge_prompt,
     text_message,
     unescape,
@@ -47,6 +48,7 @@ from core.catalog.lookup import say
 from core.chat.admin_commands import COMMANDS
 from core.chat.dispatch import COMMAND as COMMAND_EVENT
 from core.chat.dispatch import MESSAGE, TAP, Dispatcher, Inbound, PlatformWords
+from core.chat.feedback_reasons import owns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment
 from core.chat.presentation import Presentation, table_grid
@@ -121,6 +123,9 @@ class SlackPort:
         await self._say(text_message(text, monospace=monospace))
 
     async def prompt(self, text: str, buttons: Sequence[tuple[str, str]]) -> None:
+        if owns(buttons[0][1]):  # the reasons after a ✗
+            await self._say(choice_prompt(text, buttons))
+            return
         (confirm, yes), (cancel, no) = buttons
         await self._say(purge_prompt(text, (yes, no), confirm=confirm, cancel=cancel))
 

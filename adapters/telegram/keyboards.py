@@ -1,6 +1,9 @@
-"""Inline keyboards: narrowing options of an answer, and the purge-all confirmation."""
+"""Inline keyboards: narrowing options of an answer, the purge-all confirmation, and a choice
+the dispatcher asks for (the reasons after a ✗)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -8,7 +11,7 @@ from core.chat.callback_token import CallbackSigner
 from core.chat.chat_turn import CANCEL, PURGE
 from core.chat.presentation import OptionGroup
 
-__all__ = ["CANCEL", "HEADER", "PURGE", "options_keyboard", "purge_keyboard"]
+__all__ = ["CANCEL", "HEADER", "PURGE", "choice_keyboard", "options_keyboard", "purge_keyboard"]
 
 SHORT_LABEL = 18  # two buttons per row when every label of a group is at most this long
 HEADER = "h"  # a group's header button: tapping it only shows the header again
@@ -39,3 +42,9 @@ def purge_keyboard(tokens: tuple[str, str], *, confirm: str,
         InlineKeyboardButton(confirm, callback_data=tokens[0]),
         InlineKeyboardButton(cancel, callback_data=tokens[1]),
     ]])
+
+
+def choice_keyboard(buttons: Sequence[tuple[str, str]]) -> InlineKeyboardMarkup:
+    """One (label, signed token) button per row, in the order core gave them."""
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=token)]
+                                 for label, token in buttons])

@@ -18,7 +18,7 @@ from telegram import (
 from telegram.constants import ChatAction, ParseMode, ReactionEmoji
 from telegram.error import TelegramError
 
-from adapters.telegram.keyboards import options_keyboard, purge_keyboard
+from adapters.telegram.keyboards import choice_keyboard, options_keyboard, purge_keyboard
 from adapters.telegram.render import (
     CAPTION_LIMIT,
     Part,
@@ -32,6 +32,7 @@ from adapters.telegram.render import (
 from adapters.telegram.services import TelegramServices, chat_key
 from adapters.typing_action import typing_while
 from core.chat.chat_replies import language_for
+from core.chat.feedback_reasons import owns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment
 from core.chat.presentation import Presentation
@@ -121,6 +122,10 @@ class TelegramPort:
                                         reply_parameters=self._quote())
 
     async def prompt(self, text: str, buttons: Sequence[tuple[str, str]]) -> None:
+        if owns(buttons[0][1]):  # the reasons after a ✗: one button per row
+            await self.bot.send_message(self.chat_id, text, reply_parameters=self._quote(),
+                                        reply_markup=choice_keyboard(buttons))
+            return
         (confirm, yes), (cancel, no) = buttons
         await self.bot.send_message(self.chat_id, text, reply_parameters=self._quote(),
                                     reply_markup=purge_keyboard((yes, no), confirm=confirm,

@@ -9,4 +9,5 @@ __all__ = [
     "kb",
     "maintenance",
     "output",
+    "report",
 ]

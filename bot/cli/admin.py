@@ -54,6 +54,13 @@ def golden_test(
         junit.write_text(junit_xml(results, suite=file.stem), encoding="utf-8")
     failed = [r for r in results if not r.passed]
     typer.echo(f"{len(results) - len(failed)} of {len(results)} golden questions passed")
+    verified = [r.question.name for r in results if r.verified]
+    if verified:
+        typer.echo(safe(f"verified answers: {', '.join(verified)}"))
+    unverified = [r.question.name for r in results if r.question.verified and not r.verified]
+    if unverified:
+        typer.echo(safe(f"not verified (failed, or not a cached answer): "
+                        f"{', '.join(unverified)}"), err=True)
     if failed:
         for r in failed:
             typer.echo(safe(f"FAILED {r.question.name}: {'; '.join(r.problems) or r.error}"),

@@ -77,6 +77,7 @@ def ingest(
     """Load a glossary, fact tables and document folders. Safe to run again."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from bot.kb.golden_ingest import declared_golden, golden_regressions
     from bot.kb.ingest import ingest_paths
     from core.contracts.errors import RicordaError
 
@@ -98,6 +99,7 @@ def ingest(
         try:
             app_ = _open(ctx)
             summary = ingest_paths(app_, paths, progress=progress, prune=prune, reindex=reindex)
+            golden = declared_golden(app_) if summary.ok else None  # bot.kb.golden_ingest
         except RicordaError as exc:
             _fail(str(exc))
             return
@@ -110,6 +112,14 @@ def ingest(
         typer.echo(_safe(f"rejected: {problem}"), err=True)
     if not summary.ok:
         raise typer.Exit(1)
+    if golden is not None:
+        lines, regressions = golden_regressions(golden, ctx.obj.get("data_dir"))
+        for line in lines:
+            typer.echo(_safe(line))
+        for regression in regressions:
+            typer.echo(_safe(regression), err=True)
+        if regressions:
+            raise typer.Exit(1)
 
 
 @app.command()
@@ -352,3 +362,7 @@ _register_kb(app)
 from bot.cli.admin import register as _register_admin  # noqa: E402
 
 _register_admin(app)
+
+from bot.cli.report import register as _register_report  # noqa: E402
+
+_register_report(app)

@@ -5,13 +5,16 @@ The modules are imported by name; none is imported here, so importing one loads 
 needs."""
 
 __all__ = [
+    "add_name",
     "backup",
     "check",
     "disclosure_report",
     "golden",
     "golden_file",
+    "golden_ingest",
     "ingest",
     "init",
     "public_passages",
     "show",
+    "turn_reports",
 ]

@@ -24,6 +24,7 @@ class GoldenResult:
     problems: tuple[str, ...]
     answered: str
     error: str = ""  # the question could not be asked at all
+    verified: bool = False  # `verified: true` and passed: its answer is now verified
 
     @property
     def passed(self) -> bool:
@@ -49,6 +50,16 @@ class GoldenRunner:
         )
         loaded: Json = json.loads(_json_line(answer.to_dict()))  # the line the CLI prints
         return loaded
+
+    def verify(self, question: GoldenQuestion, answer: Json) -> bool:
+        """Mark the answer a passing `verified: true` question got as verified (as an admin's
+        `verify` does); False when its answer is not a cached one."""
+        from core.fastpath.verified import verify
+
+        app = self._app(question.reference_date)
+        app.core.flush_learning()  # the answer's plan is in the L0 table from here
+        turn = app.storage.turns.get_turn(str(answer.get("turn_id") or ""))
+        return turn is not None and verify(app.storage.fastpaths, turn.id, turn) is not None
 
     def entity_names(self) -> dict[str, tuple[str, ...]]:
         glossary = self._app(None).core.glossary
@@ -84,8 +95,10 @@ def run_golden(questions: Iterable[GoldenQuestion], data_dir: Path | None) -> li
             except RicordaError as exc:
                 results.append(GoldenResult(question, (), "", error=str(exc)))
                 continue
-            results.append(GoldenResult(question, tuple(check(question, answer, names)),
-                                        summary(answer)))
+            problems = tuple(check(question, answer, names))
+            verified = question.verified and not problems and runner.verify(question, answer)
+            results.append(GoldenResult(question, problems, summary(answer),
+                                        verified=verified))
         return results
     finally:
         runner.close()

@@ -51,6 +51,7 @@ class GoldenQuestion:
     outcome: str | None = None
     cites: tuple[str, ...] = ()
     expects: tuple[str, ...] = field(default=())  # the kinds given, for the report
+    verified: bool = False  # passed: its answer is marked verified (core.fastpath.verified)
 
 
 def load_golden(path: Path) -> list[GoldenQuestion]:
@@ -109,6 +110,9 @@ def _question(entry: Json, name: str, ask: str, chat: str, date: str | None,
     if outcome is not None and outcome not in OUTCOMES:
         raise ConfigError(f"{where}: expect.outcome {outcome!r} is not one of "
                           f"{', '.join(OUTCOMES)}")
+    verified = entry.get("verified", False)
+    if not isinstance(verified, bool):
+        raise ConfigError(f"{where}: `verified:` must be true or false")
     cites = expect.get("cites")
     cited = tuple(str(c) for c in (cites if isinstance(cites, list) else [cites])) \
         if cites is not None else ()
@@ -118,6 +122,7 @@ def _question(entry: Json, name: str, ask: str, chat: str, date: str | None,
         figures=tuple(figures),
         winner=str(expect["winner"]) if expect.get("winner") is not None else None,
         outcome=outcome, cites=cited, expects=tuple(k for k in KINDS if k in expect),
+        verified=verified,
     )
 
 

@@ -48,6 +48,7 @@ def manifest(app_id: str, *, name: str = "ricorda", version: str = "1.0.0",
         "accentColor": ACCENT,
         "bots": [{"botId": app_id, "scopes": SCOPES, "isNotificationOnly": False,
                   "supportsFiles": False,
+                  # Teams lists at most 10: the first ten, the others work when typed
                   "commandLists": [{"scopes": SCOPES, "commands": commands[:10]}]}],
         "permissions": ["identity", "messageTeamMembers"],
         "validDomains": [],

@@ -24,6 +24,7 @@ def chat_services(
     from the application with what every adapter shares; `platform`: its own fields."""
     from core.chat.callback_token import CallbackSigner, derive_key
     from storage.delivery_log import SqlDeliveryLog
+    from storage.feedback_reasons import SqlFeedbackReasons
     from storage.inbox import SqlInbox
 
     s, core, storage = app.settings, app.core, app.storage
@@ -47,6 +48,7 @@ def chat_services(
         core_worker=core_worker,
         is_cleared=lambda chat: core.glossary.is_cleared(chat),
         usage=lambda language: core.answerer.usage(language),  # examples from the KB
+        reasons=SqlFeedbackReasons(storage.engine),  # why a ✗, asked once per answer
         **platform,
     )
 

@@ -305,10 +305,13 @@ class CoreServices:
             observe=lambda turn: self.cascade.observe_turn(turn),
             on_feedback=self.metrics.observe_feedback,
             clock=self.cascade.clock,
+            # a verified answer goes only with an admin's ✗ (the CLI is the operator's)
+            is_admin=lambda user: user == "cli" or user in self.settings.admins,
         )
 
     @part
     def admin(self) -> Admin:
+        from bot.kb.turn_reports import read_report
         from core.chat.admin import Admin
 
         return Admin(
@@ -317,6 +320,8 @@ class CoreServices:
             autopaths=Deferred(lambda: self.autopaths),
             promotions=Deferred(lambda: self.maintenance.promotions),
             sync=self.flush_learning,
+            report=lambda since, cleared: read_report(self.storage.engine, self.glossary, since,
+                                                      cleared=cleared),
         )
 
     @part

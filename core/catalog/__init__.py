@@ -13,6 +13,7 @@ __all__ = [
     "derived",
     "disclosure",
     "documents",
+    "feedback",
     "formats",
     "lookup",
     "periods",

@@ -18,6 +18,7 @@ from core.catalog import (
     derived,
     disclosure,
     documents,
+    feedback,
     periods,
     questions,
 )
@@ -25,7 +26,8 @@ from core.catalog.sentence import LANGUAGES, Sentence
 
 __all__ = ["CATALOG", "LANGUAGES", "join_list", "render", "say"]
 
-_AREAS = (answers, arithmetic, disclosure, derived, questions, documents, chat, admin, periods)
+_AREAS = (answers, arithmetic, disclosure, derived, questions, documents, chat, admin, periods,
+          feedback)
 
 
 def _merged(areas: Sequence[Mapping[str, Sentence]]) -> dict[str, Sentence]:

@@ -12,8 +12,10 @@ __all__ = [
     "chat_turn",
     "delivery",
     "dispatch",
+    "feedback_reasons",
     "option_tap",
     "oversized",
     "presentation",
     "reactions",
+    "turn_report",
 ]

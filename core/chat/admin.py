@@ -3,18 +3,21 @@ admin commands all call this and print its text."""
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.catalog.lookup import LANGUAGES, say
+from core.chat.turn_report import Report, parse_since, report_text
 from core.contracts.deferred import Deferred, deferred
 from core.contracts.fastpath import FastpathEntry
 from core.contracts.ports import FastpathStore
 from core.contracts.ports import RecentTurns as RecentTurns  # declared with every storage port
 from core.fastpath.autopath_score import autopath_score
 from core.fastpath.canonical import canonical_hash, canonical_text
+from core.fastpath.verified import verify
 from core.knowledge.clearance import shown_question
 from core.language import detect_language
 
@@ -42,16 +45,19 @@ class Admin:
         autopaths: Autopaths | Deferred[Autopaths] | None = None,
         promotions: Promotions | Deferred[Promotions] | None = None,
         sync: Callable[[], None] | None = None,
+        report: Callable[[dt.datetime | None, bool], Report] | None = None,
     ) -> None:
         """`sync` is called before every read or purge: it writes what the serving cascade
         still has queued (core.fastpath.learning), so a listing is never behind the answers
         given. `autopaths` and `promotions` may be handed built or as a `Deferred`, built by
-        the first command that reads them."""
+        the first command that reads them. `report` reads the turns since a moment as a viewer
+        of that clearance may see them (core.chat.turn_report)."""
         self._sync = sync or (lambda: None)
         self.fastpaths = fastpaths
         self.turns = turns
         self.autopaths = deferred(autopaths)
         self.promotions = deferred(promotions)
+        self._report = report
 
     def list_fastpaths(self, n: int = 20) -> list[FastpathEntry]:
         """Most used first."""
@@ -154,6 +160,34 @@ class Admin:
             lines.append(f"{s.level:<8} {s.turns:>6} turns {s.share:>6.1%}  p50 {p50}")
         lines.append(say("stats_stored", language, n=self.fastpaths.count()))
         return "\n".join(lines)
+
+    def verify(self, target: str, *, cleared: bool = False, language: str = "en") -> str:
+        """Mark a cached answer verified (core.fastpath.verified): its entry id, the turn id
+        of an answer, or the question."""
+        target = target.strip()
+        if not target:
+            return say("verify_which", language)
+        self._sync()
+        get_turn = getattr(self.turns, "get_turn", None)
+        turn = get_turn(target) if get_turn is not None else None
+        entry = verify(self.fastpaths, target, turn)
+        if entry is None:
+            return say("verify_no_match", language, target=repr(target))
+        return say("verified_done", language, question=shown_question(
+            entry.canonical_text, restricted=entry.restricted, cleared=cleared))
+
+    def report_text(self, args: str = "", *, cleared: bool = False,
+                    language: str = "en") -> str:
+        """What people asked and could not get since `args` (7d by default), as the chat it is
+        shown in may see it: questions asked from cleared chats only in a cleared one."""
+        if self._report is None:
+            return say("report_off", language)
+        try:
+            since = parse_since(args or "7d", dt.datetime.now(dt.UTC))
+        except ValueError:
+            return say("report_since", language)
+        self._sync()
+        return report_text(self._report(since, cleared), language)
 
     # -- promotion proposals and composite executors (design 4.4) -------------------------
 

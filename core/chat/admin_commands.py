@@ -1,7 +1,7 @@
 """Admin chat commands, platform-neutral: /fastpaths [n], /purge <id|all|text>, /autopaths,
 /stats, and promotion: /proposals [all|executors], /approve <id> [name], /reject <id>,
-/retire <name>. Telegram and Slack parse their own command syntax and call
-`run_admin_command`."""
+/retire <name>, /report [7d] (core.chat.turn_report), /verify <id|turn|question>. Telegram
+and Slack parse their own command syntax and call `run_admin_command`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from core.catalog.lookup import say
 
 log = logging.getLogger("ricorda.admin")
 
-COMMANDS = ("fastpaths", "purge", "autopaths", "stats", "proposals", "approve", "reject", "retire")
+COMMANDS = ("fastpaths", "purge", "autopaths", "stats", "proposals", "approve", "reject", "retire",
+            "report", "verify")
 
 
 def description(name: str, language: str = "en") -> str:
@@ -45,6 +46,11 @@ class AdminOps(Protocol):
     def reject(self, args: str, *, by: str, language: str = "en") -> str: ...
 
     def retire(self, args: str, *, by: str, language: str = "en") -> str: ...
+
+    def report_text(self, args: str = "", *, cleared: bool = False,
+                    language: str = "en") -> str: ...
+
+    def verify(self, target: str, *, cleared: bool = False, language: str = "en") -> str: ...
 
 
 def is_admin(user: str, admins: list[str] | tuple[str, ...] | frozenset[str]) -> bool:
@@ -92,6 +98,10 @@ def run_admin_command(
         return admin.autopaths_text(cleared=cleared, language=language)
     if name == "proposals":
         return admin.proposals_text(args, cleared=cleared, language=language)
+    if name == "verify":
+        return admin.verify(args, cleared=cleared, language=language)
+    if name == "report":
+        return admin.report_text(args, cleared=cleared, language=language)
     if name in ("approve", "reject", "retire"):
         return getattr(admin, name)(args, by=user, language=language)
     return admin.stats_text(cleared=cleared, language=language)

@@ -44,6 +44,20 @@ class TurnLookup(Protocol):
         ...
 
 
+class ReasonStore(Protocol):
+    """Why a ✗: each prompt's state (storage.feedback_reasons, core.chat.feedback_reasons)."""
+
+    def claim(self, turn_id: str, chat: str, user: str, *, window: dt.timedelta) -> bool: ...
+
+    def choose(self, turn_id: str, user: str, reason: str) -> bool: ...
+
+    def pending_note(self, chat: str, user: str, *, window: dt.timedelta) -> str | None: ...
+
+    def add_note(self, turn_id: str, user: str, note: str) -> bool: ...
+
+    def close(self, turn_id: str, user: str) -> bool: ...
+
+
 class DeliveryLog(Protocol):
     def first_time(self, platform: str, delivery_id: str | int) -> bool: ...
 
@@ -108,6 +122,8 @@ class ChatServices:
     # before an answer: what a listing may show depends on the glossary (clearance)
     ensure_fresh: Callable[[], None] | None = None
     typing_delay: float = 0.3  # seconds before "typing…" shows: instant answers need none
+    # where the reason for a ✗ is kept (core.chat.feedback_reasons); None: no reason asked
+    reasons: ReasonStore | None = None
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 

@@ -5,7 +5,8 @@ An adapter parses its platform's payload into an `Inbound` (a message, a command
 tap, a reaction: who, where, what) and implements `ReplyPort` for the place the reply goes.
 What happens next is written once: help and start, `/ask`, admin commands and the purge-all
 prompt, the purge tap and its "expired" note, narrowing taps, reactions and ✓/✗ replies as
-verdicts, and the answer itself (core.chat.chat_turn, core.chat.delivery). A new chat flow
+verdicts, the reason asked after a ✗ (core.chat.feedback_reasons), and the answer itself
+(core.chat.chat_turn, core.chat.delivery). A new chat flow
 (feedback reasons, subscriptions) is added here, and every platform has it.
 """
 
@@ -22,6 +23,8 @@ from core.chat.chat_ports import ChatServices
 from core.chat.chat_replies import help_text
 from core.chat.chat_turn import CANCEL, PURGE, ChatPort, ChatTurns
 from core.chat.delivery import Draw
+from core.chat.feedback_reasons import ReasonFlow, owns
+from core.chat.reactions import NEGATIVE
 from core.contracts.types import Request
 
 log = logging.getLogger("ricorda.chat")
@@ -90,6 +93,7 @@ class Dispatcher:
         self.s = services
         self.words = words
         self.turns = ChatTurns(services, platform, draw=draw)
+        self.reasons = ReasonFlow(services, platform)  # what was wrong, after a ✗
 
     async def handle(self, event: Inbound, port: ReplyPort) -> None:
         if event.kind == REACTION:
@@ -106,6 +110,9 @@ class Dispatcher:
         (nothing but the mention: help)."""
         if event.reply_to is not None and self.s.verdicts.for_reply(event.text) is not None:
             await self.verdict_reply(event, port)
+            return
+        if (event.addressed or event.reply_to is not None) and await self.reasons.note(
+                event.chat, event.user, event.text, port):
             return
         if not event.addressed:
             return
@@ -157,6 +164,9 @@ class Dispatcher:
         """A purge prompt's Confirm/Cancel, else a narrowing option (a forged or stale token of
         either kind: "expired")."""
         token = event.token or ""
+        if owns(token):
+            await self.reasons.tap(token, event.user, port)
+            return
         if token[:2] not in (f"{PURGE}:", f"{CANCEL}:"):
             await self.turns.tap(token or None, chat=event.chat,
                                  user=self.turns.user_key(event.user), port=port)
@@ -179,6 +189,10 @@ class Dispatcher:
                                           new=event.new, turn_id=event.turn_id)
         if shown is not None:
             await port.acknowledge(event.message, shown=shown, verdict=verdict)
+        if shown and verdict == NEGATIVE:
+            turn_id = event.turn_id or await self.turns.answer_turn(event.chat, event.message)
+            if turn_id is not None:
+                await self.reasons.after_rejection(turn_id, event.user, event.chat, port)
 
     async def verdict_reply(self, event: Inbound, port: ReplyPort) -> None:
         """"✓" / "✗" as a reply to one of the bot's answers; noted with a short sentence."""
@@ -193,3 +207,5 @@ class Dispatcher:
                                    self.turns.user_key(event.user), verdict, via="reply")
         if getattr(outcome, "applied", True):
             await port.reply(say(f"noted_{verdict}", await port.language()))
+            if verdict == NEGATIVE:
+                await self.reasons.after_rejection(turn_id, event.user, event.chat, port)

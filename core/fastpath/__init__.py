@@ -14,4 +14,5 @@ __all__ = [
     "learning",
     "rejections",
     "thresholds",
+    "verified",
 ]

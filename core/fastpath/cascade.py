@@ -32,6 +32,7 @@ from core.fastpath.canonical import cache_key
 from core.fastpath.learning import BackgroundLearning, InlineLearning, Learning
 from core.fastpath.rejections import is_rejection
 from core.fastpath.thresholds import CosineThresholds
+from core.fastpath.verified import is_verified, with_mark
 from core.planning.answering import Answerer, Prepared
 from core.planning.executors import Executor, cacheable
 from core.planning.model_planner import MODEL
@@ -239,6 +240,8 @@ class Cascade:
         `entry`: this question's own L0 entry (by hash), looked up by the caller."""
         if entry is not None:
             ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
+            if ans is not None and is_verified(entry):
+                with_mark(ans)  # core.fastpath.verified
             if ans is not None:
                 # an entry still waiting for the writer has no id yet: the writer gives it one
                 # before it counts this use (the queue is written in order)
@@ -266,6 +269,8 @@ class Cascade:
                 if cosine < l0 or near.query_specific:
                     continue
                 ans = self.answerer.replay(Plan.from_dict(near.plan), prepared, served_by=L0B)
+                if ans is not None and is_verified(near):
+                    with_mark(ans)
                 if ans is not None:
                     self._submit(_Touch(near.id, self.clock()))
                     return ans, embedding, None

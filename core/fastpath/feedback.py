@@ -21,6 +21,7 @@ from core.contracts.ports import FastpathStore, TurnRecord
 from core.contracts.ports import FeedbackTurns as FeedbackTurns  # declared with every storage port
 from core.fastpath.canonical import cache_key
 from core.fastpath.rejections import lift_rejection, mark_rejected
+from core.fastpath.verified import is_verified
 
 if TYPE_CHECKING:
     from core.fastpath.autopath import Autopaths
@@ -47,16 +48,19 @@ class Feedback:
         observe: Callable[[TurnRecord], None] | None = None,
         on_feedback: Callable[[str], None] | None = None,
         clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+        is_admin: Callable[[str], bool] = lambda user: False,
     ) -> None:
         """`observe` makes sure the turn has its L1 observation before a verdict counts;
         `on_feedback` is told each applied verdict (metrics) and cannot break one;
-        `autopaths` may be handed built or as a `Deferred`, built by the first verdict."""
+        `autopaths` may be handed built or as a `Deferred`, built by the first verdict;
+        `is_admin` says whose ✗ removes a verified answer (core.fastpath.verified)."""
         self.turns = turns
         self.fastpaths = fastpaths
         self.autopaths = deferred(autopaths)
         self.observe = observe
         self.on_feedback = on_feedback
         self.clock = clock
+        self.is_admin = is_admin
 
     def record(self, turn_id: str, user: str, verdict: str, *, via: str) -> FeedbackOutcome:
         if verdict not in (POSITIVE, NEGATIVE):
@@ -76,7 +80,11 @@ class Feedback:
         # embedding backfill) must not land over the marker
         removed = False
         canonical, key = cache_key(turn.question, turn.language, turn.fixed_slots)
-        if verdict == NEGATIVE:
+        if verdict == NEGATIVE and is_verified(self.fastpaths.by_hash(key)) and not (
+                self.is_admin(user)):
+            # an admin vouched for it: recorded (the report shows it), the answer stays
+            log.info("✗ on verified answer %s by a non-admin: recorded, kept", turn_id)
+        elif verdict == NEGATIVE:
             # worked out afresh at every level until confirmed (core.fastpath.rejections)
             removed = mark_rejected(
                 self.fastpaths, canonical, key, self.clock(), restricted=turn.restricted

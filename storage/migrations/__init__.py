@@ -54,6 +54,7 @@ def target_metadata() -> MetaData:
     import storage.delivery_log
     import storage.document_tables
     import storage.fastpath_tables
+    import storage.feedback_reasons
     import storage.inbox
     import storage.kb_version
     import storage.maintenance_tables
