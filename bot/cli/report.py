@@ -44,7 +44,7 @@ def report(
     """Questions asked by outcome (each cache level and the planner, asked back, not
     understood, refused, no figure, rejected with ✗ and the reason given), the words the
     glossary lacks with the `glossary add-name` that adds one, the slowest answers, per chat."""
-    from bot.kb.turn_reports import read_report
+    from bot.wiring.turn_reports import read_report
     from core.chat.turn_report import CSV_COLUMNS, parse_since, report_rows, report_text
     from core.contracts.errors import RicordaError
 
@@ -125,7 +125,7 @@ def turns_export(
     """Every turn kept (question, answer, who, which chat, outcome, ✗ and the reason given),
     as CSV or JSON. Questions asked from chats cleared for restricted data keep their counts
     and ids but not their text unless --include-restricted."""
-    from bot.kb.turn_reports import export_rows
+    from bot.wiring.turn_reports import export_rows
     from core.chat.turn_report import EXPORT_COLUMNS, parse_since
     from core.contracts.errors import RicordaError
 

@@ -16,5 +16,4 @@ __all__ = [
     "init",
     "public_passages",
     "show",
-    "turn_reports",
 ]

@@ -15,6 +15,7 @@ __all__ = [
     "metrics",
     "startup",
     "storage_services",
+    "turn_reports",
     "version",
     "withheld_guard",
 ]

@@ -311,7 +311,7 @@ class CoreServices:
 
     @part
     def admin(self) -> Admin:
-        from bot.kb.turn_reports import read_report
+        from bot.wiring.turn_reports import read_report
         from core.chat.admin import Admin
 
         return Admin(
