@@ -20,6 +20,7 @@ import os
 import time
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,7 @@ def _records(source: FactSource, names: list[str],
     for n, row in enumerate(rows, start=1):
         cells = dict(zip(names, row, strict=True))
         record = {c: cells.get(c) for c in (*REQUIRED, *OPTIONAL)}
+        record["value"] = _as_written(record["value"])
         key = [str(cells[k]) for k in source.key] if source.key else [
             str(cells.get(c) or "") for c in ("metric", "entity", "period_type", "period")
         ] + ([str(cells["channel"])] if cells.get("channel") else [])
@@ -88,6 +90,15 @@ def _records(source: FactSource, names: list[str],
         record["source_locator"] = record["source_locator"] or f"row={keyed.replace(';', ',')}"
         record["__where__"] = f"{source.name}, row {n} ({keyed})"
         yield n, record
+
+
+def _as_written(value: Any) -> Any:
+    """A NUMERIC(20, 6) column gives 1.234000 for 1.234: its scale is the column's type, not
+    digits anyone wrote, so the trailing fractional zeros go (1200 stays 1200)."""
+    if isinstance(value, Decimal) and value.is_finite() and value.as_tuple().exponent < 0:
+        text = format(value, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    return value
 
 
 def run_query(source: FactSource, bounds: QueryBounds,
