@@ -38,14 +38,20 @@ def read_wide_file(source: FactSource, *, fiscal_year_end: str,
     if not path.is_file():
         raise IngestError(f"{source.name}: file {path} not found: fix file = ... in its "
                           "[[facts]] entry, relative to the glossary")
-    if path.suffix.lower() == ".xlsx":
-        grid, merged, sheet = _xlsx_grid(source, limits)
-    else:
-        grid, merged, sheet = _csv_grid(path), [], ""
+    grid, merged, sheet = read_grid(source, limits)
     return records_report(source, source.wide, grid, merged, fiscal_year_end=fiscal_year_end,
                           known_metrics=known_metrics, known_entities=known_entities,
                           known_channels=known_channels, units=units,
                           max_problems=max_problems, sheet=sheet)
+
+
+def read_grid(source: FactSource,
+              limits: ReadLimits = DOCUMENT_LIMITS) -> tuple[list[list[Cell]], Merged, str]:
+    """(rows of (value, cell reference), merged ranges, sheet name) of a declared file."""
+    assert source.path is not None
+    if source.path.suffix.lower() == ".xlsx":
+        return _xlsx_grid(source, limits)
+    return _csv_grid(source.path), [], ""
 
 
 def records_report(source: FactSource, layout: WideLayout, grid: list[list[Cell]],

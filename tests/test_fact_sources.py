@@ -306,3 +306,26 @@ def test_a_url_in_the_glossary_is_refused_at_its_line(tmp_path: Path) -> None:
     assert f"glossary.toml:{line}: error: key 'facts[0].url': a database URL does not belong " \
         "in the glossary" in bad.stdout, bad.stdout
     assert PASSWORD not in bad.stdout + bad.stderr
+
+
+def test_init_proposes_metrics_from_a_report_tables_labels(tmp_path: Path) -> None:
+    write_report(tmp_path)
+    data = tmp_path / "data"
+    glossary = tmp_path / "glossary.toml"
+    wrote = ricorda(data, "init", str(tmp_path / "report.xlsx"), "--out", str(glossary))
+    assert f"then `ricorda check {glossary}`" in wrote.stderr  # the table is declared in it
+    text = glossary.read_text()
+    assert '[metrics.NET_INCOME_LOSS]\nnames = ["Net income (loss)"]' in text
+    # "Total" under "Operating expenses": named by both, mapped by "heading / label"
+    assert '"Operating expenses / Total" = "TOTAL_OPERATING_EXPENSES"' in text
+    assert "(the table says in thousands)" in text and 'sheet = "Balance sheet"' in text
+    glossary.write_text(text.replace('# unit = "USD"  # TODO: the currency of its figures '
+                                     "(the table says in thousands)", 'unit = "USD"'))
+    checked = ricorda(data, "check", str(glossary))
+    assert "0 errors" in checked.stdout, checked.stdout
+    ricorda(data, "ingest", str(glossary))
+    answer = json.loads(ricorda(data, "ask", "What was total operating expenses in 2018?",
+                                "--json").stdout)["facts"][0]
+    assert (answer["value_exact"], answer["unit"]) == ("360.5", "USD_K")
+    assert answer["source"]["locator"].endswith("row=Total;col=Year ended 31 December 2018;"
+                                                "cell=C9")

@@ -235,6 +235,8 @@ class WideResult:
     errors: list[tuple[int, str, str]] = field(default_factory=list)  # (row, where, why)
     warnings: list[tuple[int, str, str]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # every line item's label, in order
+    sections: list[str] = field(default_factory=list)  # the section heading above each label
+    header_texts: list[str] = field(default_factory=list)  # the period headers as written
     periods: list[Period] = field(default_factory=list)
     scale: str = ""  # the scale the table states ("thousands"), "" when none
     header: int = 0  # 1-based row (of the grid as read) of the period headers; 0: none found
@@ -251,13 +253,13 @@ def wide_records(grid: Sequence[Sequence[Cell]], layout: WideLayout, *, doc: str
     if layout.periods == ROWS_DOWN:  # line items across: read the transpose
         width = max((len(r) for r in grid), default=0)
         grid = [[r[c] if c < len(r) else (None, "") for r in grid] for c in range(width)]
-    located = _header(grid, layout, fiscal_year_end, out)
+    where0 = f"sheet {sheet}, " if sheet else ""
+    located = _header(grid, layout, fiscal_year_end, out, where0)
     if located is None:
         return out
     h, columns = located
     out.header = h + 1
     first = min(columns)
-    where0 = f"sheet {sheet}, " if sheet else ""
     out.scale = layout.scale or detect_scale(
         [_text(v) for row in grid[: h + 1] for v, _ in row if isinstance(v, str)])
     unit = layout.unit
@@ -290,6 +292,7 @@ def wide_records(grid: Sequence[Sequence[Cell]], layout: WideLayout, *, doc: str
                                  "loaded (give the row a label to load it)"))
             continue
         out.labels.append(label)
+        out.sections.append(section)
         metric, row_unit = _metric(label, section, layout, matched)
         if known_metrics is not None and not layout.metrics and metric not in known_metrics:
             skipped.append(f"{label!r} ({metric})")
@@ -343,8 +346,8 @@ def _metric(label: str, section: str, layout: WideLayout,
     return "", ""
 
 
-def _header(grid: Sequence[Sequence[Cell]], layout: WideLayout, fye: str,
-            out: WideResult) -> tuple[int, dict[int, tuple[Period, str]]] | None:
+def _header(grid: Sequence[Sequence[Cell]], layout: WideLayout, fye: str, out: WideResult,
+            where0: str) -> tuple[int, dict[int, tuple[Period, str]]] | None:
     """(row index, {column: (period, header text)}) of the period headers."""
     rows = [layout.header_row - 1] if layout.header_row else range(min(len(grid),
                                                                        _HEADER_SEARCH))
@@ -361,20 +364,21 @@ def _header(grid: Sequence[Sequence[Cell]], layout: WideLayout, fye: str,
             if isinstance(found, Period):
                 columns[c] = (found, shown)
             elif isinstance(found, str):
-                notes.append((h + 1, f"cell {ref}", found))
+                notes.append((h + 1, f"{where0}cell {ref}", found))
             elif shown:
-                notes.append((h + 1, f"cell {ref}", f"header {shown!r} is not a period: its "
-                              "column is skipped"))
+                notes.append((h + 1, f"{where0}cell {ref}",
+                              f"header {shown!r} is not a period: its column is skipped"))
         if columns:
             out.periods = [p for p, _ in columns.values()]
+            out.header_texts = [t for _, t in columns.values()]
             out.warnings += [n for n in notes if "is not a period" in n[2]]
             out.errors += [n for n in notes if "is not a period" not in n[2]]
             return h, columns
         if layout.header_row:
-            out.errors.append((h + 1, f"row {h + 1}", "header_row has no period header (like "
-                               "2019, FY2019, Q3 2024 or Year ended 31 December 2019)"))
+            out.errors.append((h + 1, f"{where0}row {h + 1}", "header_row has no period header "
+                               "(like 2019, FY2019, Q3 2024 or Year ended 31 December 2019)"))
             return None
-    out.errors.append((1, "header", f"no row among the first {_HEADER_SEARCH} has period "
+    out.errors.append((1, f"{where0}header", f"no row among the first {_HEADER_SEARCH} has period "
                        "headers (like 2019, FY2019, Q3 2024, Year ended 31 December 2019); "
                        "give header_row = N in the [[facts]] entry"))
     return None
