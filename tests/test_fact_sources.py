@@ -329,3 +329,39 @@ def test_init_proposes_metrics_from_a_report_tables_labels(tmp_path: Path) -> No
     assert (answer["value_exact"], answer["unit"]) == ("360.5", "USD_K")
     assert answer["source"]["locator"].endswith("row=Total;col=Year ended 31 December 2018;"
                                                 "cell=C9")
+
+
+SLOW = {"sqlite": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                  "SELECT x AS metric FROM c WHERE x < 0",
+        "postgres": "SELECT pg_sleep(30) AS metric"}
+
+
+def test_a_slow_query_is_stopped_and_loses_nothing(
+        tmp_path: Path, finance_db: tuple[str, object]) -> None:
+    url, _run = finance_db
+    env = {"FIN_DB_URL": url}
+    data = tmp_path / "data"
+    ricorda(data, "ingest", str(_sql_glossary(tmp_path)), env=env)
+    slow = SLOW["sqlite" if url.startswith("sqlite") else "postgres"]
+    bad = ricorda(data, "ingest", str(_sql_glossary(tmp_path, slow)),
+                  env=env | {"RICORDA_FACT_QUERY_SECONDS": "1"}, check=False)
+    said = bad.stdout + bad.stderr
+    assert bad.returncode == 1, said
+    assert "finance: the query took longer than 1 s (setting fact_query_seconds)" in said, said
+    assert PASSWORD not in said and "Traceback" not in said
+    assert _ask(data, "REVENUE", "2019")["value_exact"] == "1.234"
+
+
+@pytest.mark.postgres
+def test_postgres_query_errors_name_the_database_reason(
+        tmp_path: Path, postgres_schema_url: str) -> None:
+    from tests.conftest import _libpq_url
+
+    url = _libpq_url(postgres_schema_url).replace("postgres@", f"postgres:{PASSWORD}@", 1)
+    env = {"FIN_DB_URL": url}
+    data = tmp_path / "data"
+    for query, reason in (("SELEC 1", 'syntax error at or near "SELEC"'),
+                          ("SELECT metric FROM nowhere", 'relation "nowhere" does not exist')):
+        bad = ricorda(data, "check", str(_sql_glossary(tmp_path, query)), env=env, check=False)
+        assert bad.returncode == 1 and "finance: the query failed" in bad.stdout, bad.stdout
+        assert reason in bad.stdout and PASSWORD not in bad.stdout + bad.stderr
