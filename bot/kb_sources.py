@@ -48,6 +48,7 @@ def read_source(source: FactSource, glossary: Glossary, bounds: QueryBounds, *,
         "known_channels": glossary.channels.keys(),
         "units": glossary.metric_units(),
         "max_problems": max_problems,
+        "metric_names": metric_names(glossary),
     }
     if source.is_sql:
         from storage.sql_sources import read_sql_source
@@ -56,6 +57,18 @@ def read_source(source: FactSource, glossary: Glossary, bounds: QueryBounds, *,
     from storage.wide_files import read_wide_file
 
     return read_wide_file(source, **common)  # type: ignore[arg-type]
+
+
+def metric_names(glossary: Glossary) -> dict[str, str]:
+    """Every metric's names as row labels are matched: a report's "Revenue" row is the metric
+    named "revenue" whatever its code."""
+    from core.knowledge.wide_tables import label_key
+
+    out: dict[str, str] = {}
+    for code, term in glossary.metrics.items():
+        for name in (*term.names, *term.forms):
+            out.setdefault(label_key(name), code)
+    return out
 
 
 def bounds_of(settings: object) -> QueryBounds:

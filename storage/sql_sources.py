@@ -49,7 +49,8 @@ def read_sql_source(source: FactSource, *, fiscal_year_end: str,
                     known_channels: Collection[str] | None,
                     units: MetricUnits | None = None, bounds: QueryBounds = QueryBounds(),
                     environ: Mapping[str, str] | None = None,
-                    max_problems: int | None = None) -> FactFileReport:
+                    max_problems: int | None = None,
+                    metric_names: Mapping[str, str] | None = None) -> FactFileReport:
     """The facts a declared query returns; IngestError (secret-free) when the source as a
     whole cannot be read: nothing of it is loaded then, and what was loaded before stays."""
     columns, rows = run_query(source, bounds, os.environ if environ is None else environ)
@@ -60,7 +61,8 @@ def read_sql_source(source: FactSource, *, fiscal_year_end: str,
         return records_report(source, source.wide, grid, [], fiscal_year_end=fiscal_year_end,
                               known_metrics=known_metrics, known_entities=known_entities,
                               known_channels=known_channels, units=units,
-                              max_problems=max_problems, doc=source.name)
+                              max_problems=max_problems, doc=source.name,
+                              metric_names=metric_names)
     names = [c.lower() for c in columns]
     missing = [c for c in REQUIRED if c not in names]
     absent_key = [k for k in source.key if k not in names]

@@ -11,7 +11,8 @@ period would name two columns of figures: the sheet is refused with the cells to
 from __future__ import annotations
 
 import csv
-from collections.abc import Collection
+import re
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,8 @@ def read_wide_file(source: FactSource, *, fiscal_year_end: str,
                    known_entities: Collection[str] | None,
                    known_channels: Collection[str] | None,
                    units: MetricUnits | None = None, limits: ReadLimits = DOCUMENT_LIMITS,
-                   max_problems: int | None = None) -> FactFileReport:
+                   max_problems: int | None = None,
+                   metric_names: Mapping[str, str] | None = None) -> FactFileReport:
     """The facts of a declared wide file; IngestError when it cannot be read as a whole (not
     found, no such sheet, merged header cells, no period headers)."""
     assert source.path is not None and source.wide is not None
@@ -42,15 +44,21 @@ def read_wide_file(source: FactSource, *, fiscal_year_end: str,
     return records_report(source, source.wide, grid, merged, fiscal_year_end=fiscal_year_end,
                           known_metrics=known_metrics, known_entities=known_entities,
                           known_channels=known_channels, units=units,
-                          max_problems=max_problems, sheet=sheet)
+                          max_problems=max_problems, sheet=sheet,
+                          metric_names=metric_names)
 
 
 def read_grid(source: FactSource,
               limits: ReadLimits = DOCUMENT_LIMITS) -> tuple[list[list[Cell]], Merged, str]:
     """(rows of (value, cell reference), merged ranges, sheet name) of a declared file."""
     assert source.path is not None
-    if source.path.suffix.lower() == ".xlsx":
+    suffix = source.path.suffix.lower()
+    if suffix == ".xlsx":
         return _xlsx_grid(source, limits)
+    if suffix == ".docx":
+        return _docx_grid(source, limits)
+    if suffix == ".md":
+        return _markdown_grid(source), [], ""
     return _csv_grid(source.path), [], ""
 
 
@@ -59,8 +67,8 @@ def records_report(source: FactSource, layout: WideLayout, grid: list[list[Cell]
                    known_metrics: Collection[str] | None,
                    known_entities: Collection[str] | None,
                    known_channels: Collection[str] | None, units: MetricUnits | None,
-                   max_problems: int | None, sheet: str = "",
-                   doc: str = "") -> FactFileReport:
+                   max_problems: int | None, sheet: str = "", doc: str = "",
+                   metric_names: Mapping[str, str] | None = None) -> FactFileReport:
     """A grid read as `layout` into a validated report (shared with wide SQL results)."""
 
     def unit_of(metric: str, table_unit: str) -> str:
@@ -77,8 +85,9 @@ def records_report(source: FactSource, layout: WideLayout, grid: list[list[Cell]
     label = source.path.name if source.path else source.name
     result = wide_records(grid, layout, doc=doc or label, sheet=sheet,
                           fiscal_year_end=fiscal_year_end, known_metrics=known_metrics,
-                          unit_of=unit_of)
-    where = f"{label}" + (f", sheet {sheet}" if sheet else "")
+                          unit_of=unit_of, table=source.table, metric_names=metric_names)
+    where = f"{label}" + (f", sheet {sheet}" if sheet else "") + (
+        f", table {source.table}" if source.table else "")
     _refuse_merged_header(where, layout, result, merged)
     if result.header == 0 and result.errors:
         raise IngestError(f"{where}: {result.errors[0][2]}")
@@ -95,13 +104,13 @@ def records_report(source: FactSource, layout: WideLayout, grid: list[list[Cell]
 def _refuse_merged_header(where: str, layout: WideLayout, result: WideResult,
                           merged: Merged) -> None:
     h = result.header
-    if not h:
-        return
     for min_row, min_col, max_row, max_col, ref in merged:
+        # no header found: a merged cell over the figures' columns may be why (the merged
+        # text "FY2019 FY2018" reads as no period); a title merged from column A is not
         if layout.periods == ROWS_DOWN:
-            across = min_col <= h <= max_col and max_row > min_row
+            across = (min_col <= h <= max_col if h else min_row > 1) and max_row > min_row
         else:
-            across = min_row <= h <= max_row and max_col > min_col
+            across = (min_row <= h <= max_row if h else min_col > 1) and max_col > min_col
         if across:
             raise IngestError(
                 f"{where}: the header cells {ref} are merged, so one header would stand for "
@@ -146,6 +155,71 @@ def _xlsx_grid(source: FactSource,
         return grid, merged, sheet.title
     finally:
         workbook.close()
+
+
+def _docx_grid(source: FactSource, limits: ReadLimits) -> tuple[list[list[Cell]], Merged, str]:
+    """The declared table of a .docx: python-docx repeats a merged cell's object across the
+    columns it spans, which is how a merged header is found."""
+    import docx
+    from openpyxl.utils import get_column_letter
+
+    path = source.path
+    assert path is not None
+    check_zip(path, limits)
+    try:
+        document = docx.Document(str(path))
+    except Exception as exc:
+        raise IngestError(f"{path.name}: not a readable .docx document "
+                          f"({exc.__class__.__name__})") from None
+    tables = document.tables
+    if source.table > len(tables):
+        raise IngestError(f"{path.name}: table {source.table} not found, the document has "
+                          f"{len(tables)} table(s): fix table = ... in its [[facts]] entry")
+    grid: list[list[Cell]] = []
+    merged: Merged = []
+    for r, row in enumerate(tables[source.table - 1].rows, start=1):
+        cells = list(row.cells)
+        out: list[Cell] = []
+        for c, cell in enumerate(cells, start=1):
+            if c > 1 and cell._tc is cells[c - 2]._tc:  # the same cell, spanning this column
+                merged.append((r, c - 1, r, c, f"{get_column_letter(c - 1)}{r}:"
+                               f"{get_column_letter(c)}{r}"))
+                out.append((None, f"{get_column_letter(c)}{r}"))
+            else:
+                out.append((_cell(cell.text), f"{get_column_letter(c)}{r}"))
+        grid.append(out)
+    return grid, merged, ""
+
+
+def _markdown_grid(source: FactSource) -> list[list[Cell]]:
+    """The declared pipe table of a .md document (`| a | b |` rows; the `|---|` line skipped)."""
+    from openpyxl.utils import get_column_letter
+
+    path = source.path
+    assert path is not None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IngestError(f"{path.name}: cannot read the document ({exc})") from None
+    tables: list[list[list[str]]] = []
+    current: list[list[str]] | None = None
+    for line in lines:
+        text = line.strip()
+        if text.startswith("|"):
+            if current is None:
+                current = []
+                tables.append(current)
+            cells = [c.strip() for c in text.strip("|").split("|")]
+            if not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                current.append(cells)
+        else:
+            current = None
+    if source.table > len(tables):
+        raise IngestError(f"{path.name}: table {source.table} not found, the document has "
+                          f"{len(tables)} table(s): fix table = ... in its [[facts]] entry")
+    rows = tables[source.table - 1]
+    return [[(_cell(v), f"{get_column_letter(c + 1)}{r + 1}") for c, v in enumerate(row)]
+            for r, row in enumerate(rows)]
 
 
 def _csv_grid(path: Path) -> list[list[Cell]]:

@@ -365,3 +365,43 @@ def test_postgres_query_errors_name_the_database_reason(
         bad = ricorda(data, "check", str(_sql_glossary(tmp_path, query)), env=env, check=False)
         assert bad.returncode == 1 and "finance: the query failed" in bad.stdout, bad.stdout
         assert reason in bad.stdout and PASSWORD not in bad.stdout + bad.stderr
+
+
+DOCX_DECLARATION = '\n[[facts]]\nfile = "review.docx"\ntable = 2\nunit = "USD_K"\n'
+
+
+def test_a_wide_table_inside_a_docx_loads_and_cites_its_cell(tmp_path: Path) -> None:
+    from tests.wide_fixtures import write_docx_report
+
+    write_docx_report(tmp_path)
+    glossary = tmp_path / "glossary.toml"
+    glossary.write_text(GLOSSARY + DOCX_DECLARATION)
+    data = tmp_path / "data"
+    out = ricorda(data, "ingest", str(glossary)).stdout
+    assert "facts review.docx [table 2]: 3 rows read, 4 new" in out, out
+    assert "not loaded, no metric of the glossary: 'Net income (loss)' (NET_INCOME_LOSS)" in out
+    cost = _ask(data, "COST_OF_SALES", "2018")
+    assert cost["value_exact"] == "-0.75"
+    assert cost["source"] == {"doc": "review.docx",
+                              "locator": "table=2;row=Cost of sales;col=FY2018;cell=C3"}
+    text = ricorda(data, "ask", "What was WidgetCo revenue in FY2019?").stdout
+    assert "$1.234M" in text and "table 2" in text and "cell B2" in text, text
+    write_docx_report(tmp_path, merged_header=True)  # now its header cells are merged
+    bad = ricorda(data, "ingest", str(glossary), check=False)
+    said = bad.stdout + bad.stderr
+    assert bad.returncode == 1 and "the header cells B1:C1 are merged" in said, said
+    assert _ask(data, "REVENUE", "2019")["value_exact"] == "1.234"  # nothing lost
+
+
+def test_a_pipe_table_inside_markdown_loads(tmp_path: Path) -> None:
+    (tmp_path / "note.md").write_text("# Results\n\nIn millions of USD.\n\n"
+                                      "| | 2019 | 2018 |\n|---|---:|---:|\n"
+                                      "| Cash ¹ | 45.6 | 40.1 |\n")
+    glossary = tmp_path / "glossary.toml"
+    glossary.write_text(GLOSSARY + '\n[[facts]]\nfile = "note.md"\nunit = "USD_M"\n')
+    data = tmp_path / "data"
+    ricorda(data, "ingest", str(glossary))
+    cash = _ask(data, "CASH", "2018")
+    assert cash["value_exact"] == "40.1"
+    # "Cash" is one of CASH's names: no mapping needed
+    assert cash["source"]["locator"] == "table=1;row=Cash;col=2018;cell=C2"

@@ -104,3 +104,26 @@ def write_report(folder: Path) -> Path:
     path = folder / "report.xlsx"
     wb.save(path)
     return path
+
+
+def write_docx_report(folder: Path, *, merged_header: bool = False) -> Path:
+    """review.docx: a paragraph, a small first table, then the income statement as its second
+    table (in thousands, parentheses, a dash, a heading row)."""
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("WidgetCo annual review. All figures in thousands of USD.")
+    first = document.add_table(rows=2, cols=2)
+    first.cell(0, 0).text, first.cell(0, 1).text = "Office", "City"
+    first.cell(1, 0).text, first.cell(1, 1).text = "HQ", "Milan"
+    rows = [["", "FY2019", "FY2018"], ["Revenue", "1,234", "1,100.5"],
+            ["Cost of sales", "(800)", "(750)"], ["Net income (loss)", "(12)", "—"]]
+    table = document.add_table(rows=len(rows), cols=3)
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    if merged_header:
+        table.cell(0, 1).merge(table.cell(0, 2))
+    path = folder / "review.docx"
+    document.save(str(path))
+    return path

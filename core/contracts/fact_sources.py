@@ -46,6 +46,7 @@ class FactSource:
     index: int  # position among the glossary's [[facts]] entries (for line numbers)
     path: Path | None = None  # resolved, absolute (file sources)
     sheet: str = ""  # .xlsx sheet name ("" = the first)
+    table: int = 0  # .docx / .md: which table of the document (1 = the first)
     url_env: str = ""  # SQL sources: the environment variable holding the database URL
     query: str = ""
     key: tuple[str, ...] = ()  # SQL: the columns that identify a row, cited in the locator

@@ -19,7 +19,7 @@ from core.contracts.fact_sources import COLUMNS_DOWN, ROWS_DOWN, FactSource, Row
 from core.knowledge.wide_tables import label_key
 
 SCALES = {"": "", "units": "", "thousands": "_K", "millions": "_M", "billions": "_B"}
-_KEYS = {"file", "sheet", "source", "entity", "unit", "scale", "header_row", "periods",
+_KEYS = {"file", "sheet", "table", "source", "entity", "unit", "scale", "header_row", "periods",
          "channel", "metrics", "url_env", "query", "key", "layout"}
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_. -]{0,63}$")
@@ -63,15 +63,24 @@ def _one(i: int, item: dict[str, Any], base: Path, default_entity: str, fail: Fa
         if not isinstance(file, str) or not file.strip():
             raise fail(i, "file", "must be a file name, relative to the glossary")
         path = (base / file.strip()).resolve()
-        if path.suffix.lower() not in (".xlsx", ".csv"):
-            raise fail(i, "file", "must be a .xlsx or .csv file")
+        suffix = path.suffix.lower()
+        if suffix not in (".xlsx", ".csv", ".docx", ".md"):
+            raise fail(i, "file", "must be a .xlsx or .csv file, or a .docx or .md document "
+                       "with table = N")
         sheet = item.get("sheet", "")
         if not isinstance(sheet, str):
             raise fail(i, "sheet", "must be the sheet's name")
         if sheet and path.suffix.lower() != ".xlsx":
             raise fail(i, "sheet", "only a .xlsx workbook has sheets")
-        label = path.name + (f" [{sheet}]" if sheet else "")
-        return FactSource(name or label, i, path=path, sheet=sheet,
+        table = item.get("table", 1 if suffix in (".docx", ".md") else 0)
+        if suffix in (".docx", ".md"):
+            if not isinstance(table, int) or isinstance(table, bool) or table < 1:
+                raise fail(i, "table", "must be the table's number in the document (1 = the "
+                           "first)")
+        elif "table" in item:
+            raise fail(i, "table", "only a .docx or .md document has numbered tables")
+        label = path.name + (f" [{sheet}]" if sheet else f" [table {table}]" if table else "")
+        return FactSource(name or label, i, path=path, sheet=sheet, table=table,
                           wide=_layout(i, item, default_entity, fail))
     if not isinstance(url_env, str) or not _ENV.match(url_env):
         raise fail(i, "url_env", "must name an environment variable, like FINANCE_DB_URL")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,16 +244,18 @@ class WideResult:
 
 def wide_records(grid: Sequence[Sequence[Cell]], layout: WideLayout, *, doc: str, sheet: str,
                  fiscal_year_end: str, known_metrics: Collection[str] | None,
-                 unit_of: Callable[[str, str], str]) -> WideResult:
+                 unit_of: Callable[[str, str], str], table: int = 0,
+                 metric_names: Mapping[str, str] | None = None) -> WideResult:
     """Read `grid` (rows of (value, ref) cells) as `layout` says.
 
-    `known_metrics` None accepts every label (its proposed code); `unit_of(metric, table
-    unit)` is the unit a line item's figures are written in."""
+    `known_metrics` None accepts every label (its proposed code); with no mapping declared, a
+    label that is one of a metric's names (`metric_names`: label_key(name) -> code) is that
+    metric; `unit_of(metric, table unit)` is the unit a line item's figures are written in."""
     out = WideResult()
     if layout.periods == ROWS_DOWN:  # line items across: read the transpose
         width = max((len(r) for r in grid), default=0)
         grid = [[r[c] if c < len(r) else (None, "") for r in grid] for c in range(width)]
-    where0 = f"sheet {sheet}, " if sheet else ""
+    where0 = f"sheet {sheet}, " if sheet else f"table {table}, " if table else ""
     located = _header(grid, layout, fiscal_year_end, out, where0)
     if located is None:
         return out
@@ -294,6 +296,8 @@ def wide_records(grid: Sequence[Sequence[Cell]], layout: WideLayout, *, doc: str
         out.labels.append(label)
         out.sections.append(section)
         metric, row_unit = _metric(label, section, layout, matched)
+        if not layout.metrics and metric_names:
+            metric = metric_names.get(label_key(label), metric)
         if known_metrics is not None and not layout.metrics and metric not in known_metrics:
             skipped.append(f"{label!r} ({metric})")
             continue
@@ -307,7 +311,8 @@ def wide_records(grid: Sequence[Sequence[Cell]], layout: WideLayout, *, doc: str
             ref = row[c][1]
             header = columns[c][1]
             locator = ";".join(p for p in (
-                f"sheet={_safe(sheet)}" if sheet else "", f"row={_safe(label)}",
+                f"sheet={_safe(sheet)}" if sheet else "", f"table={table}" if table else "",
+                f"row={_safe(label)}",
                 f"col={_safe(header)}", f"cell={ref}" if ref else "") if p)
             period = columns[c][0]
             out.records.append((line, {
