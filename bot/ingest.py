@@ -80,6 +80,10 @@ def ingest_paths(
         if not fact_files:
             summary.lines += _stored_in_other_units(app)
     for path in fact_files:
+        if _declared_file(app, path):  # a report table the glossary declares: read as declared
+            summary.lines.append(f"{path.name}: declared in the glossary ([[facts]]), read as "
+                                 "declared")
+            continue
         _ingest_facts(app, path, summary, progress)
     declared = _ingest_declared(app, summary)
     if not paths and not declared:
@@ -103,6 +107,12 @@ def ingest_paths(
             summary.lines += passage_lines(stored(
                 app.core.glossary, facts, lambda: app.core.documents.chunks.all_chunks()))
     return summary
+
+
+def _declared_file(app: App, path: Path) -> bool:
+    with contextlib.suppress(RicordaError):
+        return any(s.path == path.resolve() for s in app.core.glossary.facts)
+    return False
 
 
 def _ingest_declared(app: App, summary: IngestSummary) -> bool:

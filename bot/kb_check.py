@@ -360,13 +360,16 @@ def run_checks(paths: list[Path], checks: list[Check] | None = None) -> CheckRes
     if len(glossaries) > 1:
         raise ConfigError("give one glossary at a time")
     kb = KbFiles(glossaries[0] if glossaries else None, facts, folders)
+    if kb.glossary is not None:  # a report table the glossary declares is checked as declared
+        declared = {s.path for s in kb.glossary.facts}
+        kb.fact_paths = [p for p in facts if p.resolve() not in declared]
     problems: list[Problem] = []
     for check in checks if checks is not None else CHECKS:
         problems += check(kb)
     g = kb.glossary
     checked = {
         "glossary": str(kb.glossary_path) if kb.glossary_path else None,
-        "fact_files": [str(p) for p in facts],
+        "fact_files": [str(p) for p in kb.fact_paths],
         "rows": sum(r.rows_read for r in kb.reports()),
         "conversions": [line for r in kb.reports() for line in r.conversion_lines()],
         "fact_sources": [s.name for s in g.facts] if g else [],

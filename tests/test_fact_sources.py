@@ -405,3 +405,20 @@ def test_a_pipe_table_inside_markdown_loads(tmp_path: Path) -> None:
     assert cash["value_exact"] == "40.1"
     # "Cash" is one of CASH's names: no mapping needed
     assert cash["source"]["locator"] == "table=1;row=Cash;col=2018;cell=C2"
+
+
+def test_a_declared_table_beside_the_glossary_is_checked_and_ingested_as_declared(
+        tmp_path: Path) -> None:
+    (tmp_path / "table.csv").write_text(TATQA)
+    (tmp_path / "glossary.toml").write_text(
+        '[scope]\ndefault_entity = "ACME"\n[entities.ACME]\nnames = ["Acme"]\n'
+        '[metrics.REVENUE]\nnames = ["revenue"]\nunit = "USD_K"\n'
+        '\n[[facts]]\nfile = "table.csv"\nunit = "USD"\n')
+    data = tmp_path / "data"
+    checked = ricorda(data, "check", "--json")  # no paths: ./glossary.toml and what is beside
+    report = json.loads(checked.stdout)
+    assert report["ok"] and report["checked"]["fact_files"] == [], checked.stdout
+    assert report["checked"]["fact_sources"] == ["table.csv"]
+    out = ricorda(data, "ingest", str(tmp_path / "glossary.toml"), str(tmp_path / "table.csv"))
+    assert "table.csv: declared in the glossary ([[facts]]), read as declared" in out.stdout
+    assert "facts table.csv: 5 rows read, 2 new" in out.stdout, out.stdout
