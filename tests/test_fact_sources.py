@@ -422,3 +422,22 @@ def test_a_declared_table_beside_the_glossary_is_checked_and_ingested_as_declare
     out = ricorda(data, "ingest", str(tmp_path / "glossary.toml"), str(tmp_path / "table.csv"))
     assert "table.csv: declared in the glossary ([[facts]]), read as declared" in out.stdout
     assert "facts table.csv: 5 rows read, 2 new" in out.stdout, out.stdout
+
+
+def test_a_wrong_password_is_said_and_never_printed(tmp_path: Path) -> None:
+    from tests.fake_postgres import RefusingPostgres
+
+    server = RefusingPostgres().start()
+    try:
+        env = {"FIN_DB_URL": f"postgresql://ricorda:{PASSWORD}@127.0.0.1:{server.port}/finance"}
+        glossary = _sql_glossary(tmp_path)
+        for command in ("check", "ingest"):
+            bad = ricorda(tmp_path / "data", command, str(glossary), env=env, check=False)
+            said = bad.stdout + bad.stderr
+            assert bad.returncode == 1, said
+            assert "finance: cannot connect to the database in FIN_DB_URL" in said, said
+            assert 'password authentication failed for user "ricorda"' in said
+            assert PASSWORD not in said and "Traceback" not in said
+        assert PASSWORD in server.passwords  # the password was really sent, and refused
+    finally:
+        server.stop()
