@@ -377,7 +377,22 @@ def run_checks(paths: list[Path], checks: list[Check] | None = None) -> CheckRes
         "metrics": len(g.metrics) if g else 0,
         "entities": len(g.entities) if g else 0,
     }
-    return CheckResult(problems, checked, _withheld_notes(kb))
+    return CheckResult(problems, checked, _source_notes(kb) + _withheld_notes(kb))
+
+
+def _source_notes(kb: KbFiles) -> list[str]:
+    """What each declared source that reads would load: its line items and figures, the
+    metrics and the periods (codes only: no figure, no entity, so nothing restricted shows)."""
+    out = []
+    for source, report in kb.declared_reports:
+        if isinstance(report, RicordaError):
+            continue
+        metrics = ", ".join(dict.fromkeys(f.metric for f in report.facts)) or "none"
+        periods = sorted({f.period for f in report.facts})
+        span = f"; {periods[0].label}–{periods[-1].label}" if periods else ""
+        out.append(f"source {source.name}: {report.rows_read} rows, {len(report.facts)} "
+                   f"figures of {metrics}{span}")
+    return out
 
 
 def _withheld_notes(kb: KbFiles) -> list[str]:

@@ -46,6 +46,8 @@ def test_a_wide_workbook_with_two_sheets_answers_with_cell_citations(tmp_path: P
     data = tmp_path / "data"
     checked = ricorda(data, "check", str(glossary))
     assert "0 errors" in checked.stdout, checked.stdout
+    assert "source report.xlsx [Balance sheet]: 1 rows, 2 figures of CASH; FY2018–FY2019" \
+        in checked.stdout
     out = ricorda(data, "ingest", str(glossary)).stdout
     assert "facts report.xlsx [Income statement]: 7 rows read, 9 new" in out, out
     assert "facts report.xlsx [Balance sheet]: 1 rows read, 2 new" in out, out
