@@ -53,10 +53,32 @@ def read_source(source: FactSource, glossary: Glossary, bounds: QueryBounds, *,
     if source.is_sql:
         from storage.sql_sources import read_sql_source
 
+        _known_to_the_log(source)
+
         return read_sql_source(source, bounds=bounds, **common)  # type: ignore[arg-type]
     from storage.wide_files import read_wide_file
 
     return read_wide_file(source, **common)  # type: ignore[arg-type]
+
+
+def _known_to_the_log(source: FactSource) -> None:
+    """The source's URL and password join the secrets every log line is redacted of
+    (bot.log_setup): a message that reached the log some other way still never shows them."""
+    import os
+
+    from bot.log_setup import add_secrets
+
+    url = os.environ.get(source.url_env, "").strip()
+    if not url:
+        return
+    password = None
+    try:
+        from sqlalchemy.engine import make_url
+
+        password = make_url(url).password
+    except Exception:  # not a URL: the reader says so, without it
+        pass
+    add_secrets(url, str(password) if password else None)
 
 
 def metric_names(glossary: Glossary) -> dict[str, str]:
