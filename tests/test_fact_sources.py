@@ -443,3 +443,29 @@ def test_a_wrong_password_is_said_and_never_printed(tmp_path: Path) -> None:
         assert PASSWORD in server.passwords  # the password was really sent, and refused
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("entry", "key", "why"), [
+    ('file = "t.csv"\nurl_env = "X"\nquery = "SELECT 1"', "file", "give either file"),
+    ('file = "t.txt"', "file", "must be a .xlsx or .csv file"),
+    ('file = "t.csv"\nsheet = "PnL"', "sheet", "only a .xlsx workbook has sheets"),
+    ('file = "t.csv"\nscale = "lots"', "scale", 'must be "thousands"'),
+    ('file = "t.csv"\nperiods = "down"', "periods", 'must be "columns"'),
+    ('file = "t.csv"\ncolour = "red"', "colour", "unknown key"),
+    ('url_env = "X"\nquery = "SELECT 1"', "source", "a database source needs a name"),
+    ('source = "f"\nurl_env = "X-Y"\nquery = "SELECT 1"', "url_env", "environment variable"),
+    ('source = "f"\nurl_env = "X"\nquery = "SELECT 1"\nsheet = "A"', "sheet",
+     'only a wide result has it: add layout = "wide"'),
+])
+def test_a_bad_facts_entry_is_refused_at_its_line(entry: str, key: str, why: str) -> None:
+    from core.contracts.errors import ConfigError
+    from core.knowledge.glossary import parse_glossary
+
+    text = GLOSSARY + "\n[[facts]]\n" + entry + "\n"
+    lines = text.splitlines()
+    line = next(i + 1 for i, t in enumerate(lines) if i > lines.index("[[facts]]")
+                and t.startswith(f"{key} ")) if f"\n{key} " in text else lines.index(
+                    "[[facts]]") + 1
+    with pytest.raises(ConfigError) as caught:
+        parse_glossary(text)
+    assert f"line {line}, key 'facts[0].{key}'" in str(caught.value) and why in str(caught.value)

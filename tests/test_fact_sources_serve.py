@@ -42,11 +42,15 @@ def _wait_for(condition: Callable[[], object], timeout: float = 240.0) -> object
 
 
 def test_serve_refreshes_a_sql_source_and_keeps_the_last_good_figures(
-        tmp_path: Path, fake: FakeTelegram) -> None:
+        db_url: str, tmp_path: Path, fake: FakeTelegram) -> None:
+    """ricorda's own store on SQLite, or on PostgreSQL shared by the bot and the second
+    process (replicas); the source is an SQLite file either way."""
     source = tmp_path / "finance.db"
     with sqlite3.connect(source) as conn:
         _fill(lambda sql, params=(): conn.execute(sql, params), "?")
     env = {"FIN_DB_URL": f"sqlite:///{source}"}
+    if not db_url.startswith("sqlite"):
+        env["RICORDA_DATABASE_URL"] = db_url
     bot_dir = tmp_path / "bot"
     bot_dir.mkdir()
     ricorda(bot_dir, "ingest", str(_sql_glossary(tmp_path, QUERY)), env=env)
@@ -57,7 +61,8 @@ def test_serve_refreshes_a_sql_source_and_keeps_the_last_good_figures(
             conn.execute("UPDATE finance_facts SET value = 1.5 WHERE metric = 'REVENUE' "
                          "AND period = '2019'")
         _wait_for(lambda: re.search(r"refresh: facts finance: .* 1 updated", bot.output()))
-        second = json.loads(ricorda(bot_dir, "ask", REVENUE_2019, "--json", env=env).stdout)
+        other = tmp_path / ("bot" if "RICORDA_DATABASE_URL" not in env else "other")
+        second = json.loads(ricorda(other, "ask", REVENUE_2019, "--json", env=env).stdout)
         assert second["facts"][0]["value_exact"] == "1.5"  # another process sees it
         assert "$1.5M" in ask(fake, 5, REVENUE_2019)["text"]  # and the bot answers it
 
