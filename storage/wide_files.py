@@ -149,7 +149,7 @@ def _xlsx_grid(source: FactSource,
         for i, row in enumerate(sheet.iter_rows()):
             if i % 200 == 0:
                 deadline.check()
-            grid.append([(c.value, getattr(c, "coordinate", "")) for c in row])
+            grid.append([(_shown(c), getattr(c, "coordinate", "")) for c in row])
         merged = [(r.min_row, r.min_col, r.max_row, r.max_col, r.coord)
                   for r in sheet.merged_cells.ranges]
         return grid, merged, sheet.title
@@ -220,6 +220,18 @@ def _markdown_grid(source: FactSource) -> list[list[Cell]]:
     rows = tables[source.table - 1]
     return [[(_cell(v), f"{get_column_letter(c + 1)}{r + 1}") for c, v in enumerate(row)]
             for r, row in enumerate(rows)]
+
+
+def _shown(cell: Any) -> Any:
+    """A cell's value as the sheet shows it: 0.125 formatted "12.5%" is 12.5 (a percentage),
+    computed exactly from the shortest repr of the float."""
+    value = cell.value
+    if isinstance(value, int | float) and not isinstance(value, bool) and "%" in str(
+            getattr(cell, "number_format", "") or ""):
+        from decimal import Decimal
+
+        return format(Decimal(repr(value)).scaleb(2), "f")  # the point moved: 31.85, not 31.8500
+    return value
 
 
 def _csv_grid(path: Path) -> list[list[Cell]]:

@@ -21,7 +21,8 @@ from tests.wide_fixtures import EXPECTED, GLOSSARY, REPORT_DECLARATION, write_re
 
 PASSWORD = "Hunter2-s3cret"
 NAMES = {"REVENUE": "revenue", "COST_OF_SALES": "cost of sales", "GROSS_PROFIT": "gross profit",
-         "NET_INCOME": "net income", "HEADCOUNT": "headcount", "CASH": "cash"}
+         "NET_INCOME": "net income", "HEADCOUNT": "headcount", "CASH": "cash",
+         "GROSS_MARGIN": "gross margin"}
 
 
 def _ask(data: Path, metric: str, year: str, env: dict[str, str] | None = None) -> dict:
@@ -49,7 +50,7 @@ def test_a_wide_workbook_with_two_sheets_answers_with_cell_citations(tmp_path: P
     assert "source report.xlsx [Balance sheet]: 1 rows, 2 figures of CASH; FY2018–FY2019" \
         in checked.stdout
     out = ricorda(data, "ingest", str(glossary)).stdout
-    assert "facts report.xlsx [Income statement]: 7 rows read, 9 new" in out, out
+    assert "facts report.xlsx [Income statement]: 8 rows read, 11 new" in out, out
     assert "facts report.xlsx [Balance sheet]: 1 rows read, 2 new" in out, out
     assert "header '% change' is not a period" in out  # said, not loaded
     assert _answers(data) == EXPECTED  # thousands converted exactly; (800) negative; — none
@@ -142,7 +143,8 @@ def test_figures_as_reports_write_them(cell: object, read: object) -> None:
 
 # -- the same figures through a SQL query ----------------------------------------------------
 
-ROWS = [(i, metric, "WIDGETCO", "FY", year, value, "FTE" if metric == "HEADCOUNT" else "USD_M")
+UNITS = {"HEADCOUNT": "FTE", "GROSS_MARGIN": "PCT"}
+ROWS = [(i, metric, "WIDGETCO", "FY", year, value, UNITS.get(metric, "USD_M"))
         for i, ((metric, year), value) in enumerate(sorted(EXPECTED.items()), start=1)]
 QUERY = "SELECT id, metric, entity, period_type, period, value, unit FROM finance_facts"
 
@@ -199,14 +201,14 @@ def test_the_same_figures_through_a_query_answer_the_same_and_follow_a_changed_r
     checked = ricorda(data, "check", str(glossary), env=env)
     assert "0 errors" in checked.stdout, checked.stdout
     out = ricorda(data, "ingest", str(glossary), env=env)
-    assert "facts finance: 11 rows read, 11 new" in out.stdout, out.stdout
+    assert "facts finance: 13 rows read, 13 new" in out.stdout, out.stdout
     assert _answers(data) == EXPECTED  # the same figures as the workbook's
     revenue = _ask(data, "REVENUE", "2019")
     id_ = next(r[0] for r in ROWS if r[1:3] == ("REVENUE", "WIDGETCO") and r[4] == "2019")
     assert revenue["source"] == {"doc": "finance", "locator": f"row=id {id_}"}
     run(f"UPDATE finance_facts SET value = 1.5 WHERE id = {id_}")  # type: ignore[operator]
     again = ricorda(data, "ingest", env=env)  # no paths: every declared source, reloaded
-    assert "facts finance: 11 rows read, 0 new, 1 updated, 10 unchanged" in again.stdout
+    assert "facts finance: 13 rows read, 0 new, 1 updated, 12 unchanged" in again.stdout
     assert _ask(data, "REVENUE", "2019")["value_exact"] == "1.5"
     for proc in (checked, out, again):
         assert PASSWORD not in proc.stdout + proc.stderr

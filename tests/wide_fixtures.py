@@ -33,6 +33,10 @@ unit = "USD_M"
 names = ["headcount", "employees", "dipendenti"]
 unit = "FTE"
 
+[metrics.GROSS_MARGIN]
+names = ["gross margin", "margine lordo"]
+unit = "PCT"
+
 [metrics.CASH]
 names = ["cash", "cassa"]
 unit = "USD_M"
@@ -52,6 +56,7 @@ unit = "USD"
 "Gross profit" = "GROSS_PROFIT"
 "Net income (loss)" = "NET_INCOME"
 "Employees" = { metric = "HEADCOUNT", unit = "FTE" }
+"Gross margin" = "GROSS_MARGIN"
 
 [[facts]]
 file = "report.xlsx"
@@ -68,6 +73,7 @@ EXPECTED = {
     ("GROSS_PROFIT", "2019"): "0.434", ("GROSS_PROFIT", "2018"): "0.3505",
     ("NET_INCOME", "2019"): "-0.012",
     ("HEADCOUNT", "2019"): "120", ("HEADCOUNT", "2018"): "110",
+    ("GROSS_MARGIN", "2019"): "35.17", ("GROSS_MARGIN", "2018"): "31.85",
     ("CASH", "2019"): "45.6", ("CASH", "2018"): "40.1",
 }
 
@@ -93,9 +99,12 @@ def write_report(folder: Path) -> Path:
         ["Total", 446, 360.5, None],
         ["Net income (loss) *", "(12)", "—", None],
         ["Employees", 120, 110, None],
+        ["Gross margin", 0.3517, 0.3185, None],  # shown as 35.17%: a percentage, in PCT
     ]
     for row in rows:
         ws.append(row)
+    for cell in ("B12", "C12"):
+        ws[cell].number_format = "0.00%"
     bs = wb.create_sheet("Balance sheet")
     bs.append(["WidgetCo balance sheet"])
     bs.append(["USD millions"])
