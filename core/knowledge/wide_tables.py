@@ -115,7 +115,7 @@ def header_period(value: Any, fiscal_year_end: str) -> Period | str | None:
     for pattern, kind in _FORMS:
         m = pattern.match(text)
         if m:
-            return _form(kind, m.groups(), fiscal_year_end, text)
+            return _form(kind, m.groups(), fiscal_year_end, clean_label(_text(value)))
     for pattern, kind in ((_ENDED, "ended"), (_AS_AT, "at")):
         m = pattern.match(text)
         if m:
