@@ -29,7 +29,7 @@ import datetime as dt
 import difflib
 import math
 import re
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -75,9 +75,10 @@ class RowProblem:
 
     line: int
     message: str
+    where: str = ""  # a wide table's cell ("sheet PnL, cell C7"): said instead of the line
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.message}"
+        return f"{self.where or f'line {self.line}'}: {self.message}"
 
 
 @dataclass
@@ -141,6 +142,26 @@ def read_fact_file(
         total, rows = _xlsx_rows(path, limits)
     else:
         raise IngestError(f"{path.name}: unsupported fact file type {suffix!r}; use .csv or .xlsx")
+    return read_records(path, rows, total, known_metrics=known_metrics,
+                        known_entities=known_entities, known_channels=known_channels,
+                        progress=progress, units=units, max_problems=max_problems)
+
+
+def read_records(
+    path: Path,
+    rows: Iterable[tuple[int, Record]],
+    total: int,
+    *,
+    known_metrics: Collection[str] | None,
+    known_entities: Collection[str] | None,
+    known_channels: Collection[str] | None,
+    progress: Progress | None = None,
+    units: MetricUnits | None = None,
+    max_problems: int | None = None,
+) -> FactFileReport:
+    """Validate records of the fact-table columns, from a file or from a declared source
+    (storage.wide_files, storage.sql_sources): one set of rules for every way figures come in.
+    A record's `__where__` (a cell) is where its problems are said to be."""
     validator = _RowValidator(
         metrics=_Codes("metric", known_metrics),
         entities=_Codes("entity", known_entities),
@@ -151,12 +172,13 @@ def read_fact_file(
     kept: dict[tuple[str, ...], tuple[int, Fact]] = {}
     for done, (line, record) in enumerate(rows, start=1):
         report.rows_read += 1
+        where = str(record.get("__where__", ""))
         fact, reasons, converted_from = validator.validate(record)
         if fact is None:
             if max_problems is not None and len(report.errors) >= max_problems:
                 report.more_errors += 1
             else:
-                report.errors.append(RowProblem(line, "; ".join(reasons)))
+                report.errors.append(RowProblem(line, "; ".join(reasons), where))
         else:
             if converted_from:
                 counted = (fact.metric, converted_from, fact.unit)
@@ -171,6 +193,7 @@ def read_fact_file(
                     RowProblem(
                         line,
                         f"duplicate of line {earlier[0]} ({_key_text(fact)}); this later row wins",
+                        where,
                     )
                 )
             kept[key] = (line, fact)

@@ -64,11 +64,12 @@ def main_options(
 def ingest(
     ctx: typer.Context,
     paths: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(
-            help="glossary.toml, fact tables (.csv/.xlsx) and document folders, in any order."
+            help="glossary.toml, fact tables (.csv/.xlsx) and document folders, in any order; "
+            "none: reload the sources the stored glossary declares ([[facts]])."
         ),
-    ],
+    ] = None,
     prune: Annotated[bool, typer.Option(help="Delete documents no longer in the folder.")] = False,
     reindex: Annotated[
         bool, typer.Option(help="Re-embed every document (after changing the embedder).")
@@ -98,7 +99,8 @@ def ingest(
         app_ = None
         try:
             app_ = _open(ctx)
-            summary = ingest_paths(app_, paths, progress=progress, prune=prune, reindex=reindex)
+            summary = ingest_paths(app_, list(paths or []), progress=progress, prune=prune,
+                                   reindex=reindex)
             golden = declared_golden(app_) if summary.ok else None  # bot.kb.golden_ingest
         except RicordaError as exc:
             _fail(str(exc))

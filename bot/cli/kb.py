@@ -22,7 +22,8 @@ def register(app: typer.Typer) -> None:
 
 
 def init(
-    facts: Annotated[Path, typer.Argument(help="The fact table (.csv or .xlsx).")],
+    facts: Annotated[Path, typer.Argument(
+        help="The fact table (.csv or .xlsx), long or a report table as it is.")],
     docs: Annotated[
         Path | None, typer.Argument(help="A folder of documents, declared as a source.")
     ] = None,
@@ -54,7 +55,8 @@ def init(
         typer.echo(text, nl=False)
         return
     out.write_text(text, encoding="utf-8")
-    typer.echo(f"wrote {out}: fill in the TODO names, then `ricorda check {out} {facts}`",
+    given = "" if "[[facts]]" in text else f" {facts}"  # a report table is declared in it
+    typer.echo(f"wrote {out}: fill in the TODO names, then `ricorda check {out}{given}`",
                err=True)
 
 

@@ -14,6 +14,8 @@ __all__ = [
     "golden_ingest",
     "ingest",
     "init",
+    "init_wide",
     "public_passages",
     "show",
+    "sources",
 ]

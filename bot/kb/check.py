@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.contracts.errors import ConfigError, RicordaError
+from core.contracts.fact_sources import FactSource
 from core.knowledge.glossary import Glossary, read_glossary
 from core.knowledge.name_overlaps import shared_name_warnings
 from core.knowledge.unit_kinds import undeclared_units
@@ -85,6 +86,35 @@ class KbFiles:
             except RicordaError as exc:
                 out.append(exc)
         return out
+
+    @cached_property
+    def declared_reports(self) -> list[tuple[FactSource, FactFileReport | RicordaError]]:
+        """Each source the glossary declares ([[facts]]: wide tables, SQL queries), read as
+        `ingest` reads it (bot.kb.sources), with the settings' query bounds."""
+        from bot.kb.sources import bounds_of, read_source
+        from bot.settings.model import Settings
+
+        g = self.glossary
+        if g is None or not g.facts:
+            return []
+        try:
+            bounds = bounds_of(Settings())
+        except Exception:  # a bad setting is `serve`'s and `ingest`'s to report
+            from storage.sql_sources import QueryBounds
+
+            bounds = QueryBounds()
+        out: list[tuple[FactSource, FactFileReport | RicordaError]] = []
+        for source in g.facts:
+            try:
+                out.append((source, read_source(source, g, bounds, max_problems=MAX_LISTED)))
+            except RicordaError as exc:
+                out.append((source, exc))
+        return out
+
+    def reports(self) -> list[FactFileReport]:
+        """Every report that read: the fact files' and the declared sources'."""
+        return [r for r in (*self.fact_reports, *(r for _s, r in self.declared_reports))
+                if isinstance(r, FactFileReport)]
 
     def document_roots(self) -> list[Path]:
         """The folders given, and the declared sources' folders."""
@@ -171,6 +201,29 @@ def check_facts(kb: KbFiles) -> list[Problem]:
     return out
 
 
+def check_declared_sources(kb: KbFiles) -> list[Problem]:
+    """Every declared source ([[facts]]) reads, and every figure in it is valid: a file's
+    problems at its row and cell, a query's at its [[facts]] entry in the glossary."""
+    if not kb.declared_reports or kb.glossary_path is None:
+        return []
+    lines = kb.glossary_path.read_text(encoding="utf-8").splitlines()
+    entries = [i + 1 for i, line in enumerate(lines) if line.strip() == "[[facts]]"]
+    out: list[Problem] = []
+    for source, report in kb.declared_reports:
+        entry = entries[source.index] if source.index < len(entries) else None
+        file, line = (str(source.path), None) if source.path else (str(kb.glossary_path), entry)
+        if isinstance(report, RicordaError):
+            out.append(Problem(file, line, str(report)))
+            continue
+        for problems, severity in ((report.errors, ERROR), (report.warnings, WARNING)):
+            out += [Problem(file, line if source.is_sql else p.line,
+                            f"{p.where}: {p.message}" if p.where else p.message, severity)
+                    for p in problems]
+        if report.more_errors:
+            out.append(Problem(file, line, f"{report.more_errors:,} more figures rejected"))
+    return out
+
+
 def check_documents(kb: KbFiles) -> list[Problem]:
     """Every document under the folders can be read and has text."""
     from core.documents.document_ingest import walk_documents
@@ -207,7 +260,7 @@ def check_disclosure(kb: KbFiles) -> list[Problem]:
     g = kb.glossary
     if g is None or kb.glossary_path is None:
         return []
-    facts = [f for r in kb.fact_reports if isinstance(r, FactFileReport) for f in r.facts]
+    facts = [f for r in kb.reports() for f in r.facts]
     severity = ERROR if policy(g) == PROTECT else WARNING
     return [Problem(str(kb.glossary_path), None, f"disclosure: {d.describe()}", severity)
             for d in find_disclosures(g, facts)]
@@ -222,7 +275,7 @@ def check_public_passages(kb: KbFiles) -> list[Problem]:
     g = kb.glossary
     if g is None or kb.glossary_path is None:
         return []
-    facts = [f for r in kb.fact_reports if isinstance(r, FactFileReport) for f in r.facts]
+    facts = [f for r in kb.reports() for f in r.facts]
     found = list(on_disk(g, facts, kb.document_roots(), base=kb.glossary_path.parent))
     out = [Problem(p.doc, None, f"disclosure: {p.describe()}; {FIX}") for p in found[:MAX_LISTED]]
     if len(found) > MAX_LISTED:
@@ -249,7 +302,7 @@ def check_relations(kb: KbFiles) -> list[Problem]:
                                f"entities.{code} is restricted but has no parent: a total that "
                                f"includes it gives its figures away as the total minus the "
                                f"other units; add parent = \"<the total's code>\"", WARNING))
-    facts = [f for r in kb.fact_reports if isinstance(r, FactFileReport) for f in r.facts]
+    facts = [f for r in kb.reports() for f in r.facts]
     group = group_total(facts)
     if group is not None and group in g.entities and not any(
             t.parent == group for t in g.entities.values()):
@@ -266,8 +319,8 @@ def _line_of(lines: list[str], header: str) -> int | None:
     return next((i + 1 for i, line in enumerate(lines) if line.strip().startswith(header)), None)
 
 
-CHECKS: list[Check] = [check_glossary, check_facts, check_documents, check_disclosure,
-                       check_relations, check_public_passages]
+CHECKS: list[Check] = [check_glossary, check_facts, check_declared_sources, check_documents,
+                       check_disclosure, check_relations, check_public_passages]
 
 
 @dataclass
@@ -307,21 +360,39 @@ def run_checks(paths: list[Path], checks: list[Check] | None = None) -> CheckRes
     if len(glossaries) > 1:
         raise ConfigError("give one glossary at a time")
     kb = KbFiles(glossaries[0] if glossaries else None, facts, folders)
+    if kb.glossary is not None:  # a report table the glossary declares is checked as declared
+        declared = {s.path for s in kb.glossary.facts}
+        kb.fact_paths = [p for p in facts if p.resolve() not in declared]
     problems: list[Problem] = []
     for check in checks if checks is not None else CHECKS:
         problems += check(kb)
     g = kb.glossary
     checked = {
         "glossary": str(kb.glossary_path) if kb.glossary_path else None,
-        "fact_files": [str(p) for p in facts],
-        "rows": sum(r.rows_read for r in kb.fact_reports if isinstance(r, FactFileReport)),
-        "conversions": [line for r in kb.fact_reports if isinstance(r, FactFileReport)
-                        for line in r.conversion_lines()],
+        "fact_files": [str(p) for p in kb.fact_paths],
+        "rows": sum(r.rows_read for r in kb.reports()),
+        "conversions": [line for r in kb.reports() for line in r.conversion_lines()],
+        "fact_sources": [s.name for s in g.facts] if g else [],
         "document_folders": [str(p) for p in kb.document_roots()],
         "metrics": len(g.metrics) if g else 0,
         "entities": len(g.entities) if g else 0,
     }
-    return CheckResult(problems, checked, _withheld_notes(kb))
+    return CheckResult(problems, checked, _source_notes(kb) + _withheld_notes(kb))
+
+
+def _source_notes(kb: KbFiles) -> list[str]:
+    """What each declared source that reads would load: its line items and figures, the
+    metrics and the periods (codes only: no figure, no entity, so nothing restricted shows)."""
+    out = []
+    for source, report in kb.declared_reports:
+        if isinstance(report, RicordaError):
+            continue
+        metrics = ", ".join(dict.fromkeys(f.metric for f in report.facts)) or "none"
+        periods = sorted({f.period for f in report.facts})
+        span = f"; {periods[0].label}–{periods[-1].label}" if periods else ""
+        out.append(f"source {source.name}: {report.rows_read} rows, {len(report.facts)} "
+                   f"figures of {metrics}{span}")
+    return out
 
 
 def _withheld_notes(kb: KbFiles) -> list[str]:
@@ -331,8 +402,7 @@ def _withheld_notes(kb: KbFiles) -> list[str]:
     g = kb.glossary
     if g is None:
         return []
-    return withheld_lines(g, [f for r in kb.fact_reports if isinstance(r, FactFileReport)
-                              for f in r.facts])
+    return withheld_lines(g, [f for r in kb.reports() for f in r.facts])
 
 
 def _default_paths(folder: Path) -> list[Path]:

@@ -80,15 +80,26 @@ def ingest_paths(
         if not fact_files:
             summary.lines += _stored_in_other_units(app)
     for path in fact_files:
+        if _declared_file(app, path):  # a report table the glossary declares: read as declared
+            summary.lines.append(f"{path.name}: declared in the glossary ([[facts]]), read as "
+                                 "declared")
+            continue
         _ingest_facts(app, path, summary, progress)
-    if glossaries or fact_files:  # what the public figures now give away (issue 26)
+    declared = _ingest_declared(app, summary)
+    if not paths and not declared:
+        raise IngestError("nothing to ingest: give the glossary, fact tables and document "
+                          "folders (`ricorda ingest glossary.toml facts.csv docs/`); without "
+                          "paths, ingest reloads the sources the stored glossary declares "
+                          "([[facts]])")
+    if glossaries or fact_files or declared:  # what the public figures now give away (issue 26)
         from bot.kb.disclosure_report import disclosure_lines
 
         with contextlib.suppress(RicordaError):  # no glossary yet: nothing restricted
             summary.lines += disclosure_lines(app.core.glossary, app.storage.facts.all_facts())
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
-    if glossaries or fact_files or folders:  # public passages stating a withheld figure
+    if glossaries or fact_files or folders or declared:  # public passages stating a
+        # withheld figure
         from bot.kb.public_passages import passage_lines, stored
 
         with contextlib.suppress(RicordaError):
@@ -96,6 +107,27 @@ def ingest_paths(
             summary.lines += passage_lines(stored(
                 app.core.glossary, facts, lambda: app.core.documents.chunks.all_chunks()))
     return summary
+
+
+def _declared_file(app: App, path: Path) -> bool:
+    with contextlib.suppress(RicordaError):
+        return any(s.path == path.resolve() for s in app.core.glossary.facts)
+    return False
+
+
+def _ingest_declared(app: App, summary: IngestSummary) -> bool:
+    """Every source the glossary declares (`[[facts]]`: wide tables, SQL queries), reloaded
+    at each ingest (bot.kb.sources); whether there were any."""
+    from bot.kb.sources import load_sources
+
+    with contextlib.suppress(RicordaError):  # no glossary yet: nothing declared
+        if not app.core.glossary.facts:
+            return False
+        lines, problems = load_sources(app)
+        summary.lines += lines
+        summary.problems += problems
+        return True
+    return False
 
 
 def _stored_in_other_units(app: App) -> list[str]:

@@ -39,7 +39,15 @@ def starter_glossary(facts: Path, docs: Path | None = None, *, out: Path | None 
     """The glossary text for `facts` (and `docs`, a folder of documents); paths in it are
     relative to `out`'s folder (the current one when printed). Raises IngestError when the
     fact file cannot be read or uses a code a glossary cannot hold."""
-    report = read_fact_file(facts, known_metrics=None, known_entities=None, known_channels=None)
+    try:
+        report = read_fact_file(facts, known_metrics=None, known_entities=None,
+                                known_channels=None)
+    except IngestError as exc:
+        if "bad header" not in str(exc) and "no header" not in str(exc):
+            raise
+        from bot.kb.init_wide import wide_starter  # a report table as it is
+
+        return wide_starter(facts, out=out)
     metric_units: dict[str, Counter[str]] = {}
     entity_rows: Counter[str] = Counter()
     channels: list[str] = []

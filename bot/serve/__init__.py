@@ -10,6 +10,7 @@ __all__ = [
     "health",
     "maintenance_schedule",
     "mattermost",
+    "refresh",
     "run",
     "runner",
     "slack",

@@ -95,9 +95,22 @@ def health(app: App, ready: threading.Event | None = None) -> tuple[int, dict[st
         "vector_store": check_vector_store(app),
         "llm": check_llm(app),
     }
+    from bot.kb.sources import health_line
+
+    if _declares_sources(app):  # "stale: why": still 200, serving the last good figures
+        report["fact_sources"] = health_line()
     healthy = ERROR not in report.values()
     report["status"] = OK if healthy else ERROR
     return (200 if healthy else 503), report
+
+
+def _declares_sources(app: App) -> bool:
+    from core.contracts.errors import RicordaError
+
+    try:
+        return bool(app.core.glossary.facts)
+    except RicordaError:  # no glossary yet
+        return False
 
 
 # -- the server --------------------------------------------------------------------------------

@@ -83,6 +83,9 @@ def start_shared_parts(app: App) -> None:
     warm(app)
     log.info("%s", embedder_line(app))  # now loaded, with its thresholds
     start_nightly(app)  # nightly at maintenance_time; replicas coordinate through the database
+    from bot.serve.refresh import start_fact_refresh
+
+    start_fact_refresh(app)  # declared SQL fact sources, every fact_refresh_minutes (0: off)
     ready.set()
 
 

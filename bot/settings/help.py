@@ -25,6 +25,14 @@ HELP: dict[str, str] = {
         "how often a serving process checks for a re-ingest: 0 before every answer, N at most "
         "every N ms; default 0 on SQLite, 200 on PostgreSQL"
     ),
+    "fact_query_max_rows": (
+        "rows a declared SQL fact source may return; past it the source is not loaded and the "
+        "figures loaded before stay"
+    ),
+    "fact_query_seconds": "seconds a declared SQL fact source's query may take; then stopped",
+    "fact_refresh_minutes": (
+        "serve reloads the declared SQL fact sources every N minutes; 0 = only at ingest"
+    ),
     "l0_cosine_threshold": "L0 cache match threshold; default the embedder's calibrated value",
     "l1_cluster_threshold": "L1 autopath cluster threshold; default calibrated",
     "l1_floor_threshold": "L1 floor threshold; default calibrated",

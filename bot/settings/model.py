@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     # N = at most every N ms; None = 0 on SQLite (a local read, ~0.01 ms), 200 on PostgreSQL
     # (a network round trip, ~0.4 ms: too much to add to every 0.2 ms structured answer)
     kb_check_interval_ms: int | None = None
+    # declared fact sources (`[[facts]]`, docs/own-data.md): a query's bounds, and how often
+    # `serve` reloads the SQL ones (0: only at `ricorda ingest`)
+    fact_query_max_rows: int = Field(default=1_000_000, ge=1)
+    fact_query_seconds: float = Field(default=60.0, gt=0)
+    fact_refresh_minutes: float = Field(default=0.0, ge=0)
     # how long a conversation's context lives: a follow-up ("and Italy?") this many minutes
     # after the last answered figure still continues it; 0 turns follow-ups off
     conversation_ttl_minutes: float = 30.0

@@ -13,6 +13,7 @@ __all__ = [
     "deferred",
     "documents",
     "errors",
+    "fact_sources",
     "fastpath",
     "maintenance",
     "ports",

@@ -11,6 +11,7 @@ __all__ = [
     "disclosure",
     "document_sources",
     "examples",
+    "fact_sources",
     "freshness",
     "fuzzy",
     "glossary",
@@ -23,5 +24,6 @@ __all__ = [
     "unit_display",
     "unit_kinds",
     "units",
+    "wide_tables",
     "withheld",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -16,11 +17,13 @@ from typing import Any
 
 from core.contracts.documents import DocumentSource
 from core.contracts.errors import ConfigError
+from core.contracts.fact_sources import FactSource
 from core.contracts.types import Source
 from core.documents.source_titles import source_title
 from core.figures.formulas import Formula, parse_formula, rounded
 from core.knowledge.accepted_documents import AcceptedDocuments, parse_accepted
 from core.knowledge.document_sources import parse_document_sources
+from core.knowledge.fact_sources import parse_fact_sources
 from core.knowledge.glossary_rules import glossary_problems
 from core.knowledge.unit_kinds import MetricUnits, UnitKind, parse_unit_kinds
 from core.knowledge.units import LANGUAGES, UnitForm, parse_units, show_value
@@ -107,6 +110,8 @@ class Glossary:
     levels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # public documents allowed to state a withheld figure (core.knowledge.accepted_documents)
     accepted: AcceptedDocuments = field(default_factory=AcceptedDocuments)
+    # declared fact sources ([[facts]]): wide tables in files, SQL queries
+    facts: tuple[FactSource, ...] = ()
 
     def source_title(self, source: Source, language: str) -> str:
         """"Orbis FY2024 Annual Report, p. 11": a source as a reader looks it up."""
@@ -233,6 +238,9 @@ class _Validator:
             channels=channels,
             competitors=tuple(c for c in competitors if c.strip()),
             documents=self.document_sources(data),
+            facts=parse_fact_sources(data.get("facts"), base_dir=self.base_dir(),
+                                     default_entity=default_entity,
+                                     fail=self._fail_in("facts")),
             units=parse_units(data.get("units"), self.fail),
             titles=self.titles(data),
             derived=self.derived(data, metrics),
@@ -338,13 +346,22 @@ class _Validator:
         base = Path(self.source).parent if self.source else Path(".")
         return parse_document_sources(data.get("documents"), base_dir=base, fail=self._fail_doc)
 
-    def _fail_doc(self, index: int, key: str, problem: str) -> ConfigError:
-        line = self._line_of_document(index, key)
-        return ConfigError(f"{self.source}, line {line}, key 'documents[{index}].{key}': {problem}")
+    def base_dir(self) -> Path:
+        return Path(self.source).parent if self.source else Path(".")
 
-    def _line_of_document(self, index: int, key: str) -> int:
-        """The line of `key` inside the index-th [[documents]] table, else its header."""
-        headers = [i for i, line in enumerate(self.lines) if line.strip() == "[[documents]]"]
+    def _fail_doc(self, index: int, key: str, problem: str) -> ConfigError:
+        return self._fail_in("documents")(index, key, problem)
+
+    def _fail_in(self, array: str) -> Callable[[int, str, str], ConfigError]:
+        def fail(index: int, key: str, problem: str) -> ConfigError:
+            line = self._line_of_document(index, key, array)
+            return ConfigError(f"{self.source}, line {line}, key '{array}[{index}].{key}': "
+                               f"{problem}")
+        return fail
+
+    def _line_of_document(self, index: int, key: str, array: str = "documents") -> int:
+        """The line of `key` inside the index-th [[array]] table, else its header."""
+        headers = [i for i, line in enumerate(self.lines) if line.strip() == f"[[{array}]]"]
         if index >= len(headers):
             return 1
         start = headers[index]
