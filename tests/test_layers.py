@@ -7,7 +7,7 @@ ones too; `if TYPE_CHECKING:` blocks are not imports at run time and are left ou
 - storage implements core's ports: it imports nothing from adapters or bot;
 - no module imports itself back through others (no import cycles);
 - bot/ is in rooms by kind, and a room imports only the rooms below it (ROOMS): settings, then
-  models, then wiring, then kb and serve (neither imports the other), then cli, then the entry
+  models, then wiring, then kb, then serve (which may run an ingest), then cli, then the entry
   points (bot.entry, bot.__main__).
 
 And the ground floor, read with the `if TYPE_CHECKING:` imports too (a type checker, and a
@@ -234,7 +234,7 @@ ROOMS: dict[str, set[str]] = {
     "models": {"settings"},  # embedders and chat models, chosen by the settings
     "wiring": {"settings", "models"},  # settings -> storage -> core -> adapters, the builder
     "kb": {"settings", "models", "wiring"},  # knowledge-base tools: no serving
-    "serve": {"settings", "models", "wiring"},  # `ricorda serve`: no knowledge-base tools
+    "serve": {"settings", "models", "wiring", "kb"},  # `ricorda serve`: refreshes by an ingest
     "cli": {"settings", "models", "wiring", "kb", "serve"},  # the typer commands
 }
 BOT_TOP = {"__main__", "entry"}  # the entry points, above every room
