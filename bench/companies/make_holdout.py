@@ -155,7 +155,7 @@ def claims(t: Table) -> bool:
 
 
 MD = {
-    "docs/cork_revenue_2025.md": """# Tessaro Cork: revenue in 2025
+    "cork_revenue_2025.md": """# Tessaro Cork: revenue in 2025
 
 Revenue at the Cork site fell in 2025 compared with 2024, after three years of growth. Retail
 sales through the Irish showrooms were broadly stable over the year, and the site kept its
@@ -172,13 +172,13 @@ The fall came from contract sales: the framework contract with Dunmore Hotels, w
 the chain's new openings, ended in March 2025 and was not renewed, removing about £4M of
 revenue a quarter from the second quarter on.
 """,
-    "docs/restricted/porto_sale.md": """# Project Azulejo: Tessaro Porto
+    "restricted/porto_sale.md": """# Project Azulejo: Tessaro Porto
 
 Board only. Talks to sell the Porto dye-house continue; the bidder has asked for the 2025
 accounts of the site.
 """,
 }
-DOCX = [("docs/bradford_margine_2025_it.docx", "Tessaro Bradford: margine lordo 2025", [
+DOCX = [("bradford_margine_2025_it.docx", "Tessaro Bradford: margine lordo 2025", [
     ("", "Il margine lordo dello stabilimento di Bradford è sceso nel 2025 rispetto al 2024. "
          "I volumi di tessuto sono rimasti in linea con il piano e i prezzi di vendita sono "
          "stati aumentati due volte nel corso dell'anno."),
@@ -188,7 +188,7 @@ DOCX = [("docs/bradford_margine_2025_it.docx", "Tessaro Bradford: margine lordo 
                  "Kafr Mills, il cui prezzo è salito del 18% da febbraio, solo in parte "
                  "trasferito ai clienti."),
 ])]
-PDF = [("docs/leeds_orders_2026.pdf", "Tessaro Leeds order book, first half of 2026", [
+PDF = [("leeds_orders_2026.pdf", "Tessaro Leeds order book, first half of 2026", [
     ("", "Orders at the Leeds site were strong in the first half of 2026, with the order book "
          "above plan in every month except January."),
     ("Lead times", "Average delivery lead times fell to five weeks as the new finishing line "
@@ -197,7 +197,7 @@ PDF = [("docs/leeds_orders_2026.pdf", "Tessaro Leeds order book, first half of 2
                          "the Brightwell catalogue partnership: the retailer's spring catalogue "
                          "featured twelve Tessaro sofas and sent its orders straight to Leeds."),
 ])]
-PPTX = [("docs/group_results_2025.pptx", "Tessaro Group results 2025", [
+PPTX = [("group_results_2025.pptx", "Tessaro Group results 2025", [
     ("Summary", "Group operating profit fell in 2025, although the sites' own operating "
                 "profit held up."),
     ("Sites", "Leeds and Bradford grew their revenue; Cork lost a hotel contract."),
@@ -214,12 +214,12 @@ def main() -> None:
     table.write(FOLDER / "facts.csv")
     print(f"tessaro: {len(table.rows)} rows (seed {seed})")
     for rel, text in MD.items():
-        path = FOLDER / rel
+        path = FOLDER / "docs" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     for docs, write in ((DOCX, write_docx), (PDF, write_pdf), (PPTX, write_pptx)):
         for rel, title, parts in docs:
-            path = FOLDER / rel
+            path = FOLDER / "docs" / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             write(path, title, parts)
     print("tessaro: documents written")

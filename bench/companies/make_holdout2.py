@@ -88,7 +88,7 @@ def claims(t: Table) -> bool:
 
 
 MD = {
-    "docs/austria_ebit_fy2026.md": """# Vireo Austria: EBIT in fiscal 2026
+    "austria_ebit_fy2026.md": """# Vireo Austria: EBIT in fiscal 2026
 
 EBIT in Austria fell sharply in the fiscal year to February 2026, while sales were close to
 the year before and like-for-like growth stayed positive in most months.
@@ -102,7 +102,7 @@ Two stores were refitted in Vienna and one in Linz; no store was closed.
 Most of the drop stems from the fire at the Graz warehouse in August 2025: stock had to be
 written off and stores were supplied from Switzerland for four months at a higher cost.
 """,
-    "docs/svizzera_dicembre_it.md": """# Vireo Svizzera: vendite di dicembre 2025
+    "svizzera_dicembre_it.md": """# Vireo Svizzera: vendite di dicembre 2025
 
 Dicembre 2025 è stato il mese con le vendite più alte dell'esercizio in Svizzera, sopra il
 piano e sopra lo stesso mese dell'anno prima.
@@ -116,12 +116,12 @@ Le visite nei negozi sono cresciute in tutte le regioni, soprattutto nei fine se
 Il picco è dovuto soprattutto all'apertura del nuovo flagship di Zurigo in Bahnhofstrasse, il
 5 dicembre, che da solo ha venduto per circa 9 milioni di franchi nel mese.
 """,
-    "docs/restricted/germany_review.md": """# Board only: Vireo Germany strategic review
+    "restricted/germany_review.md": """# Board only: Vireo Germany strategic review
 
 The board is considering the sale of the German stores; the advisers' report is due in March.
 """,
 }
-DOCX = [("docs/footfall_fy2027_h1.docx", "Vireo footfall, first half of fiscal 2027", [
+DOCX = [("footfall_fy2027_h1.docx", "Vireo footfall, first half of fiscal 2027", [
     ("", "Footfall across Vireo's stores was broadly stable in the first half of fiscal 2027 "
          "(March to August 2026), with Switzerland up slightly and Austria down."),
     ("Austria", "In Austria visits fell in June and July as a result of the roadworks on "
@@ -137,11 +137,11 @@ def main() -> None:
     table.write(FOLDER / "facts.csv")
     print(f"vireo: {len(table.rows)} rows (seed {seed})")
     for rel, text in MD.items():
-        path = FOLDER / rel
+        path = FOLDER / "docs" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     for rel, title, parts in DOCX:
-        path = FOLDER / rel
+        path = FOLDER / "docs" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         write_docx(path, title, parts)
     print("vireo: documents written")
