@@ -47,8 +47,21 @@ def chat_services(
         core_worker=core_worker,
         is_cleared=lambda chat: core.glossary.is_cleared(chat),
         usage=lambda language: core.answerer.usage(language),  # examples from the KB
+        subscriptions=subscription_desk(app),
         **platform,
     )
+
+
+def subscription_desk(app: App) -> Any:
+    """The subscription commands' store, bounds, default zone and clock (the scheduler's)."""
+    from bot.serve_scheduler import delivery_clock
+    from core.subscriptions.desk import SubscriptionDesk
+    from storage.subscription_store import SqlSubscriptionStore
+
+    s = app.settings
+    return SubscriptionDesk(SqlSubscriptionStore(app.storage.engine),
+                            default_timezone=s.timezone, limit=s.max_subscriptions_per_chat,
+                            max_chars=s.max_question_chars, now=delivery_clock())
 
 
 def chart_renderer() -> Callable[[Any], bytes]:

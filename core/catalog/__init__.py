@@ -18,5 +18,6 @@ __all__ = [
     "periods",
     "questions",
     "sentence",
+    "subscriptions",
     "unit_words",
 ]

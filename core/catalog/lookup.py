@@ -20,12 +20,14 @@ from core.catalog import (
     documents,
     periods,
     questions,
+    subscriptions,
 )
 from core.catalog.sentence import LANGUAGES, Sentence
 
 __all__ = ["CATALOG", "LANGUAGES", "join_list", "render", "say"]
 
-_AREAS = (answers, arithmetic, disclosure, derived, questions, documents, chat, admin, periods)
+_AREAS = (answers, arithmetic, disclosure, derived, questions, documents, chat, admin, periods,
+          subscriptions)
 
 
 def _merged(areas: Sequence[Mapping[str, Sentence]]) -> dict[str, Sentence]:

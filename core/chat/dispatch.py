@@ -22,6 +22,8 @@ from core.chat.chat_ports import ChatServices
 from core.chat.chat_replies import help_text
 from core.chat.chat_turn import CANCEL, PURGE, ChatPort, ChatTurns
 from core.chat.delivery import Draw
+from core.chat.subscribe_flow import Inbound as SubscriptionEvent
+from core.chat.subscribe_flow import SubscriptionFlow
 from core.contracts.types import Request
 
 log = logging.getLogger("ricorda.chat")
@@ -90,6 +92,7 @@ class Dispatcher:
         self.s = services
         self.words = words
         self.turns = ChatTurns(services, platform, draw=draw)
+        self.subscriptions = SubscriptionFlow(services, platform)
 
     async def handle(self, event: Inbound, port: ReplyPort) -> None:
         if event.kind == REACTION:
@@ -129,6 +132,8 @@ class Dispatcher:
             await port.reply(self.words.ask_usage(await port.language()))
         elif name in COMMANDS:
             await self.admin(name, event, port)
+        elif self.subscriptions.handles(name):
+            await self.subscriptions.command(name, _subscription_event(event), port)
         else:
             await self.help(event, port, greet=name == "start")
 
@@ -157,6 +162,8 @@ class Dispatcher:
         """A purge prompt's Confirm/Cancel, else a narrowing option (a forged or stale token of
         either kind: "expired")."""
         token = event.token or ""
+        if await self.subscriptions.tap(_subscription_event(event), port):
+            return
         if token[:2] not in (f"{PURGE}:", f"{CANCEL}:"):
             await self.turns.tap(token or None, chat=event.chat,
                                  user=self.turns.user_key(event.user), port=port)
@@ -193,3 +200,7 @@ class Dispatcher:
                                    self.turns.user_key(event.user), verdict, via="reply")
         if getattr(outcome, "applied", True):
             await port.reply(say(f"noted_{verdict}", await port.language()))
+
+
+def _subscription_event(event: Inbound) -> SubscriptionEvent:
+    return SubscriptionEvent(event.chat, event.user, event.text, event.token)

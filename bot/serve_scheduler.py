@@ -1,0 +1,113 @@
+"""The subscription scheduler inside `ricorda serve` (docs/alerts.md).
+
+Every replica runs it, on its own thread and event loop: every `TICK_S` it plans what is due and
+sends what it can claim (core.subscriptions.delivery), the database deciding which replica
+sends each delivery (storage/subscription_store.py), so each goes once whatever the number of
+replicas. It writes to the platforms this process serves, each through that platform's own
+reply port (a Telegram chat is written to with the Bot API, as a reply would be).
+
+`RICORDA_TEST_CLOCK_FILE` (tests only, not a setting): a file holding an ISO time that the
+scheduler and the subscription commands read as "now", so a test moves time forward by
+writing it instead of waiting for Monday.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.build import App
+    from core.subscriptions.delivery import Target
+
+log = logging.getLogger("ricorda.subscriptions")
+
+TICK_S = 1.0  # two indexed queries a second per replica: due subscriptions, claimable sends
+TEST_CLOCK = "RICORDA_TEST_CLOCK_FILE"
+
+
+def delivery_clock() -> Callable[[], dt.datetime]:
+    """The machine's clock in UTC; in tests, the time written in RICORDA_TEST_CLOCK_FILE."""
+    path = os.environ.get(TEST_CLOCK)
+    if not path:
+        return lambda: dt.datetime.now(dt.UTC)
+    clock_file = Path(path)
+
+    def read() -> dt.datetime:
+        return dt.datetime.fromisoformat(clock_file.read_text().strip()).astimezone(dt.UTC)
+
+    return read
+
+
+@contextlib.asynccontextmanager
+async def telegram_target(app: App, worker: Executor) -> AsyncIterator[Target]:
+    """Telegram chats written to with the Bot API, through the adapter's own port."""
+    from telegram import Bot
+
+    from adapters.charts import chart_for
+    from adapters.telegram import api_urls
+    from adapters.telegram.port import TelegramPort
+    from bot.serve_telegram import telegram_services
+    from core.chat.chat_turn import ChatTurns
+    from core.subscriptions.delivery import Target
+
+    s = app.settings
+    assert s.telegram_token is not None
+    services = telegram_services(app, core_worker=worker)
+    base_url, file_url = api_urls(s.telegram_api_url)
+    async with Bot(s.telegram_token.get_secret_value(), base_url=base_url,
+                   base_file_url=file_url) as bot:
+        turns = ChatTurns(services, "telegram",
+                          draw=lambda answer: chart_for(answer, services.chart))
+        yield Target(turns, lambda chat: TelegramPort(services, bot,
+                                                     int(chat.partition(":")[2])))
+
+
+TARGETS = {"telegram": telegram_target}
+
+
+async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,
+                        stop: asyncio.Event | None = None) -> None:
+    """Tick until `stop` (or forever); a failing tick is logged and the next one comes."""
+    from bot.log_setup import redact_known
+    from core.subscriptions.delivery import Deliverer, DeliveryPolicy
+    from storage.subscription_store import SqlSubscriptionStore
+
+    s = app.settings
+    owner = f"{socket.gethostname()[:40]}-{uuid.uuid4().hex[:8]}"
+    async with contextlib.AsyncExitStack() as stack:
+        targets = {name: await stack.enter_async_context(TARGETS[name](app, worker))
+                   for name in platforms if name in TARGETS}
+        if not targets:
+            return
+        deliverer = Deliverer(
+            SqlSubscriptionStore(app.storage.engine), targets, now=delivery_clock(),
+            owner=owner, policy=DeliveryPolicy(
+                grace=dt.timedelta(minutes=s.delivery_grace_minutes),
+                retries=s.delivery_retries),
+            observe=app.core.metrics.observe_delivery, redact=redact_known)
+        log.info("subscriptions: delivering to %s as %s", ", ".join(targets), owner)
+        while stop is None or not stop.is_set():
+            try:
+                await deliverer.tick()
+            except Exception as exc:  # a database hiccup must not end the deliveries
+                log.warning("subscription tick failed: %s", exc.__class__.__name__)
+            await asyncio.sleep(TICK_S)
+
+
+def start_scheduler(app: App, worker: Executor, platforms: Sequence[str]) -> threading.Thread:
+    """Run the scheduler on a daemon thread of its own (ends with the process)."""
+    thread = threading.Thread(target=lambda: asyncio.run(run_scheduler(app, worker, platforms)),
+                              name="ricorda-subscriptions", daemon=True)
+    thread.start()
+    return thread

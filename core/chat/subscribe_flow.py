@@ -1,0 +1,192 @@
+"""The subscription commands of every chat, written once (the dispatcher routes to them):
+`/subscribe <schedule> <question>` (said back, with OK and Cancel buttons), `/subscriptions`
+(an admin's `/subscriptions all` lists every chat's, a cleared chat's question only where the
+reader's chat is cleared too), `/unsubscribe N` and `/timezone [zone]`.
+
+Bad input gets one sentence saying what to write instead, and bounded work: the length is
+checked before anything is read, the schedule is read by a small grammar
+(core.subscriptions.schedule), and a chat holds at most `limit` subscriptions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from core.catalog.lookup import say
+from core.chat.admin_commands import MAX_LIST, is_admin
+from core.chat.chat_ports import ChatServices
+from core.contracts.subscriptions import PAUSED, SubscriptionRecord
+from core.subscriptions.desk import SubscriptionDesk, describe, describe_record
+from core.subscriptions.schedule import ScheduleError, next_due, read_schedule, zone
+
+log = logging.getLogger("ricorda.subscriptions")
+
+COMMANDS = ("subscribe", "subscriptions", "unsubscribe", "timezone")
+KEEP, DROP = "k", "u"  # the two signed tokens under a subscription's confirmation
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """What of the dispatcher's event these commands read (core.chat.dispatch.Inbound)."""
+
+    chat: str
+    user: str
+    text: str = ""
+    token: str | None = None
+
+
+class ReplyPort(Protocol):
+    """The replies these commands send (core.chat.dispatch.ReplyPort has them all)."""
+
+    async def reply(self, text: str, *, monospace: bool = False) -> None: ...
+
+    async def prompt(self, text: str, buttons: Sequence[tuple[str, str]]) -> None: ...
+
+    async def settle(self, text: str) -> None: ...
+
+    async def note(self, text: str, *, alert: bool = False) -> None: ...
+
+    async def language(self, question: str | None = None) -> str: ...
+
+
+class SubscriptionFlow:
+    def __init__(self, services: ChatServices, platform: str) -> None:
+        self.s = services
+        self.platform = platform
+
+    @property
+    def desk(self) -> SubscriptionDesk | None:
+        return self.s.subscriptions
+
+    def handles(self, name: str) -> bool:
+        return name in COMMANDS and self.desk is not None
+
+    async def command(self, name: str, event: Inbound, port: ReplyPort) -> None:
+        desk = self.desk
+        assert desk is not None
+        language = await port.language(event.text or None)
+        if name == "subscribe":
+            await self.subscribe(desk, event, port, language)
+        elif name == "subscriptions":
+            await port.reply(await self.listing(desk, event, language),
+                             monospace=event.text.strip().lower() == "all")
+        elif name == "unsubscribe":
+            await port.reply(await self.unsubscribe(desk, event, language))
+        else:
+            await port.reply(await self.timezone(desk, event, language))
+
+    async def subscribe(self, desk: SubscriptionDesk, event: Inbound, port: ReplyPort,
+                        language: str) -> None:
+        text = event.text.strip()
+        usage = say("subscribe_usage", language)
+        if not text:
+            await port.reply(usage)
+            return
+        if len(text) > desk.max_chars:  # before reading it: bounded work
+            await port.reply(say("subscribe_too_long", language, n=len(text), max=desk.max_chars))
+            return
+        try:
+            reading = read_schedule(text)
+        except ScheduleError:
+            await port.reply(say("subscribe_bad_schedule", language, usage=usage))
+            return
+        if not reading.question:
+            await port.reply(say("subscribe_no_question", language, usage=usage))
+            return
+        zone_name = await self.s.run(desk.zone_of, event.chat)
+        due = next_due(reading.schedule, desk.now(), zone(zone_name))
+        record = await self.s.run(
+            desk.store.add, platform=self.platform, chat=event.chat,
+            user=f"{self.platform}:{event.user}", language=language,
+            schedule=reading.schedule.spec(), timezone=zone_name, question=reading.question,
+            next_run_at=due, limit=desk.limit)
+        if record is None:
+            await port.reply(say("subscribe_limit", language, max=desk.limit))
+            return
+        log.info("subscription #%s in %s (%s), next %s", record.id, event.chat,
+                 record.schedule, due.isoformat())
+        shown = say("subscribed", language, id=record.id,
+                    schedule=describe(reading.schedule, language, zone_name),
+                    question=reading.question)
+        await port.prompt(shown, (
+            (say("subscription_keep", language), self.s.signer.sign(KEEP, str(record.id))),
+            (say("subscription_cancel", language), self.s.signer.sign(DROP, str(record.id)))))
+
+    async def tap(self, event: Inbound, port: ReplyPort) -> bool:
+        """A confirmation's OK or Cancel (True: it was one of them, answered); the
+        subscription must be this chat's, and a forged token is "expired"."""
+        token = event.token or ""
+        kind = token[:1]
+        if token[1:2] != ":" or kind not in (KEEP, DROP) or self.desk is None:
+            return False
+        language = await port.language()
+        fields = self.s.signer.verify(token, kind)
+        number = int(fields[0]) if fields and fields[0].isdigit() else None
+        record = None if number is None else await self.s.run(self.desk.store.get, number)
+        if record is None or record.chat != event.chat:
+            await port.note(say("expired", language), alert=True)
+            return True
+        if kind == KEEP:
+            await port.settle(say("subscribed", language, id=record.id,
+                                  schedule=describe_record(record, language),
+                                  question=record.question))
+            return True
+        cancelled = await self.s.run(self.desk.store.cancel, event.chat, record.id)
+        if cancelled is None:
+            await port.note(say("expired", language), alert=True)
+        else:
+            await port.settle(say("subscription_cancelled", language, id=record.id))
+        return True
+
+    async def listing(self, desk: SubscriptionDesk, event: Inbound, language: str) -> str:
+        everyone = event.text.strip().lower() == "all"
+        user = f"{self.platform}:{event.user}"
+        if everyone and is_admin(user, self.s.admins):
+            records = await self.s.run(desk.store.listing, MAX_LIST)
+            cleared = self.s.is_cleared(event.chat)
+            lines = [say("subscriptions_all_header", language, n=len(records))]
+            for r in records:
+                question = r.question if cleared or not self.s.is_cleared(r.chat) else say(
+                    "subscription_restricted", language)
+                lines.append(f"#{r.id} {r.chat} · {self._line(r, language, question)}")
+            return "\n".join(lines)
+        if everyone:
+            log.warning("refused /subscriptions all for non-admin %s", user)
+            return say("admin_refusal", language, name="subscriptions all")
+        records = await self.s.run(desk.store.for_chat, event.chat)
+        if not records:
+            return say("subscriptions_none", language)
+        zone_name = await self.s.run(desk.zone_of, event.chat)
+        return "\n".join([say("subscriptions_header", language, zone=zone_name)] + [
+            f"#{r.id} · {self._line(r, language, r.question)}" for r in records])
+
+    @staticmethod
+    def _line(record: SubscriptionRecord, language: str, question: str) -> str:
+        paused = f" {say('subscription_paused_mark', language)}" if record.status == PAUSED else ""
+        return f"{describe_record(record, language)}: {question}{paused}"
+
+    async def unsubscribe(self, desk: SubscriptionDesk, event: Inbound, language: str) -> str:
+        arg = event.text.strip().lstrip("#")
+        if not (arg.isascii() and arg.isdigit() and len(arg) <= 12):
+            return say("unsubscribe_usage", language)
+        cancelled = await self.s.run(desk.store.cancel, event.chat, int(arg))
+        if cancelled is None:
+            return say("unsubscribe_unknown", language, id=int(arg))
+        return say("subscription_cancelled", language, id=cancelled.id)
+
+    async def timezone(self, desk: SubscriptionDesk, event: Inbound, language: str) -> str:
+        wanted = event.text.strip()
+        if not wanted:
+            return say("timezone_shown", language, zone=await self.s.run(desk.zone_of,
+                                                                         event.chat))
+        try:
+            if len(wanted) > 64:
+                raise ValueError(wanted)
+            zone(wanted)
+        except ValueError:
+            return say("timezone_unknown", language, zone=wanted[:64])
+        await self.s.run(desk.store.set_chat_timezone, event.chat, wanted)
+        return say("timezone_set", language, zone=wanted)
