@@ -54,7 +54,7 @@ def chat_services(
 
 def subscription_desk(app: App) -> Any:
     """The subscription commands' store, bounds, default zone and clock (the scheduler's)."""
-    from bot.serve_scheduler import delivery_clock
+    from bot.serve_clock import delivery_clock
     from core.subscriptions.desk import SubscriptionDesk
     from storage.subscription_store import SqlSubscriptionStore
 

@@ -6,9 +6,7 @@ sends each delivery (storage/subscription_store.py), so each goes once whatever 
 replicas. It writes to the platforms this process serves, each through that platform's own
 reply port (a Telegram chat is written to with the Bot API, as a reply would be).
 
-`RICORDA_TEST_CLOCK_FILE` (tests only, not a setting): a file holding an ISO time that the
-scheduler and the subscription commands read as "now", so a test moves time forward by
-writing it instead of waiting for Monday.
+Its clock is bot.serve_clock's (a test's controllable one under RICORDA_TEST_CLOCK_FILE).
 """
 
 from __future__ import annotations
@@ -17,13 +15,11 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
-import os
 import socket
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import Executor
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,20 +29,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("ricorda.subscriptions")
 
 TICK_S = 1.0  # two indexed queries a second per replica: due subscriptions, claimable sends
-TEST_CLOCK = "RICORDA_TEST_CLOCK_FILE"
-
-
-def delivery_clock() -> Callable[[], dt.datetime]:
-    """The machine's clock in UTC; in tests, the time written in RICORDA_TEST_CLOCK_FILE."""
-    path = os.environ.get(TEST_CLOCK)
-    if not path:
-        return lambda: dt.datetime.now(dt.UTC)
-    clock_file = Path(path)
-
-    def read() -> dt.datetime:
-        return dt.datetime.fromisoformat(clock_file.read_text().strip()).astimezone(dt.UTC)
-
-    return read
 
 
 @contextlib.asynccontextmanager
@@ -80,6 +62,7 @@ async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,
                         stop: asyncio.Event | None = None) -> None:
     """Tick until `stop` (or forever); a failing tick is logged and the next one comes."""
     from bot.log_setup import redact_known
+    from bot.serve_clock import delivery_clock
     from core.subscriptions.delivery import Deliverer, DeliveryPolicy
     from storage.subscription_store import SqlSubscriptionStore
 

@@ -16,4 +16,5 @@ __all__ = [
     "oversized",
     "presentation",
     "reactions",
+    "subscribe_flow",
 ]

@@ -17,5 +17,6 @@ __all__ = [
     "maintenance",
     "ports",
     "promotion",
+    "subscriptions",
     "types",
 ]

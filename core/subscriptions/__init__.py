@@ -6,5 +6,6 @@ imported here, so importing one loads only what it needs."""
 
 __all__ = [
     "delivery",
+    "desk",
     "schedule",
 ]
