@@ -189,3 +189,36 @@ def test_an_admin_lists_every_subscription_others_may_not(bot: BotProcess,
     assert "only ricorda admins" in refused["text"]
     everything = say(fake, ADMIN, "/subscriptions all")
     assert "telegram:501" in everything["text"] and LAST_YEAR in everything["text"]
+
+
+def test_a_chat_whose_clearance_is_revoked_gets_no_restricted_figure_next_time(
+        bot: BotProcess, fake: FakeTelegram, clock: Clock, data_dir: Path,
+        tmp_path: Path, store: SqlSubscriptionStore) -> None:
+    """Clearance is the delivering chat's, checked when the message is built (last in the
+    module: it ingests a glossary without the chat's clearance)."""
+    from bot.build import build_app
+    from bot.ingest import ingest_paths
+    from bot.settings import load_settings
+    from tests.acme import ACME
+
+    start = MONDAY + dt.timedelta(days=28)  # Monday 26 January 2026, 08:00 in Rome
+    clock.set(start)
+    prompt = say(fake, 9001, "/subscribe daily at 11 What was ACME Labs revenue in FY2025?")
+    assert "Subscribed" in prompt["text"]
+    clock.set(start + dt.timedelta(hours=3, seconds=5))  # 11:00:05
+    _, cleared = new_messages(fake, 9001, 1)[:2]
+    assert "$77M" in cleared["text"]  # the chat is cleared today
+    revoked = tmp_path / "glossary.toml"
+    revoked.write_text((ACME / "glossary.toml").read_text(encoding="utf-8")
+                       .replace('"telegram:9001", ', ""), encoding="utf-8")
+    app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))
+    try:
+        assert not ingest_paths(app, [revoked]).problems
+    finally:
+        app.close()
+    seen = len(fake.sent(9001))
+    clock.set(start + dt.timedelta(days=1, hours=3, seconds=5))  # the next day, 11:00:05
+    _, withheld = new_messages(fake, 9001, seen)[:2]
+    assert "77" not in withheld["text"] and "Labs" not in withheld["text"], withheld["text"]
+    fake.wait_for(lambda: [d.status for d in store.deliveries()
+                           if d.subscription.chat == "telegram:9001"] == ["sent", "sent"])
