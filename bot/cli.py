@@ -352,3 +352,7 @@ _register_kb(app)
 from bot.cli_admin import register as _register_admin  # noqa: E402
 
 _register_admin(app)
+
+from bot.cli_subscriptions import register as _register_subscriptions  # noqa: E402
+
+_register_subscriptions(app)

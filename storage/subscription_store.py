@@ -171,7 +171,7 @@ class SqlSubscriptionStore:
     def delivered(self, delivery_id: int, now: dt.datetime) -> None:
         with self._begin("record a delivery") as conn:
             conn.execute(update(DELIVERIES).where(DELIVERIES.c.id == delivery_id).values(
-                status=SENT, sent_at=now, lease_until=None, error=""))
+                status=SENT, sent_at=now, lease_until=None))  # an earlier try's error stays
 
     def failed(self, delivery_id: int, now: dt.datetime, error: str, *,
                retry_at: dt.datetime | None) -> None:

@@ -7,6 +7,9 @@ clear reply."""
 from __future__ import annotations
 
 import datetime as dt
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -208,6 +211,15 @@ def test_a_chat_whose_clearance_is_revoked_gets_no_restricted_figure_next_time(
     clock.set(start + dt.timedelta(hours=3, seconds=5))  # 11:00:05
     _, cleared = new_messages(fake, 9001, 1)[:2]
     assert "$77M" in cleared["text"]  # the chat is cleared today
+    hidden = say(fake, ADMIN, "/subscriptions all")["text"]  # the admin's chat is not cleared
+    assert "telegram:9001" in hidden and "ACME Labs" not in hidden
+    assert "a question from a cleared chat" in hidden
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RICORDA_")}
+    env.update(RICORDA_DATA_DIR=str(data_dir), RICORDA_EMBEDDER="hashing")
+    cli = subprocess.run([sys.executable, "-m", "bot", "subscriptions", "--deliveries", "50"],
+                         capture_output=True, text=True, env=env, timeout=120, check=True)
+    assert "[restricted] What was ACME Labs revenue in FY2025?" in cli.stdout  # a cleared viewer
+    assert "Forbidden: bot was blocked" in cli.stdout and "· sent" in cli.stdout
     revoked = tmp_path / "glossary.toml"
     revoked.write_text((ACME / "glossary.toml").read_text(encoding="utf-8")
                        .replace('"telegram:9001", ', ""), encoding="utf-8")

@@ -18,8 +18,13 @@ from typing import Protocol
 from core.catalog.lookup import say
 from core.chat.admin_commands import MAX_LIST, is_admin
 from core.chat.chat_ports import ChatServices
-from core.contracts.subscriptions import PAUSED, SubscriptionRecord
-from core.subscriptions.desk import SubscriptionDesk, describe, describe_record
+from core.subscriptions.desk import (
+    SubscriptionDesk,
+    admin_listing,
+    describe,
+    describe_record,
+    subscription_line,
+)
 from core.subscriptions.schedule import ScheduleError, next_due, read_schedule, zone
 
 log = logging.getLogger("ricorda.subscriptions")
@@ -146,13 +151,8 @@ class SubscriptionFlow:
         user = f"{self.platform}:{event.user}"
         if everyone and is_admin(user, self.s.admins):
             records = await self.s.run(desk.store.listing, MAX_LIST)
-            cleared = self.s.is_cleared(event.chat)
-            lines = [say("subscriptions_all_header", language, n=len(records))]
-            for r in records:
-                question = r.question if cleared or not self.s.is_cleared(r.chat) else say(
-                    "subscription_restricted", language)
-                lines.append(f"#{r.id} {r.chat} · {self._line(r, language, question)}")
-            return "\n".join(lines)
+            return admin_listing(records, language, viewer_cleared=self.s.is_cleared(event.chat),
+                                 is_cleared=self.s.is_cleared)
         if everyone:
             log.warning("refused /subscriptions all for non-admin %s", user)
             return say("admin_refusal", language, name="subscriptions all")
@@ -161,12 +161,7 @@ class SubscriptionFlow:
             return say("subscriptions_none", language)
         zone_name = await self.s.run(desk.zone_of, event.chat)
         return "\n".join([say("subscriptions_header", language, zone=zone_name)] + [
-            f"#{r.id} · {self._line(r, language, r.question)}" for r in records])
-
-    @staticmethod
-    def _line(record: SubscriptionRecord, language: str, question: str) -> str:
-        paused = f" {say('subscription_paused_mark', language)}" if record.status == PAUSED else ""
-        return f"{describe_record(record, language)}: {question}{paused}"
+            f"#{r.id} · {subscription_line(r, language, r.question)}" for r in records])
 
     async def unsubscribe(self, desk: SubscriptionDesk, event: Inbound, language: str) -> str:
         arg = event.text.strip().lstrip("#")

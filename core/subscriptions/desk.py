@@ -4,12 +4,12 @@ the bounds, the default zone and the clock, and how a schedule is said back to t
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.catalog.lookup import say
 from core.catalog.subscriptions import WEEKDAY_NAMES
-from core.contracts.subscriptions import SubscriptionRecord, SubscriptionStore
+from core.contracts.subscriptions import PAUSED, SubscriptionRecord, SubscriptionStore
 from core.subscriptions.schedule import MONTHLY, WEEKLY, Schedule, next_due, parse_spec, zone
 
 
@@ -45,3 +45,25 @@ def describe_record(record: SubscriptionRecord, language: str) -> str:
 def next_after(record: SubscriptionRecord, after: dt.datetime) -> dt.datetime:
     """When `record` is due next after `after`, in its own zone (the store's `next_after`)."""
     return next_due(parse_spec(record.schedule), after, zone(record.timezone))
+
+
+def subscription_line(record: SubscriptionRecord, language: str, question: str) -> str:
+    """"Every Monday at 09:00 Europe/Rome: <question>", "(paused)" after a paused one."""
+    paused = f" {say('subscription_paused_mark', language)}" if record.status == PAUSED else ""
+    return f"{describe_record(record, language)}: {question}{paused}"
+
+
+def admin_listing(records: Sequence[SubscriptionRecord], language: str, *,
+                  viewer_cleared: bool, is_cleared: Callable[[str], bool]) -> str:
+    """Every subscription, for an admin: a question made in a cleared chat is shown only to a
+    cleared viewer (everyone in the chat the listing is shown in reads it), marked
+    "[restricted]"; to anyone else it is a placeholder."""
+    lines = [say("subscriptions_all_header", language, n=len(records))]
+    for r in records:
+        restricted = is_cleared(r.chat)
+        if restricted and not viewer_cleared:
+            question = say("subscription_restricted", language)
+        else:
+            question = f"[restricted] {r.question}" if restricted else r.question
+        lines.append(f"#{r.id} {r.chat} · {subscription_line(r, language, question)}")
+    return "\n".join(lines)
