@@ -54,6 +54,7 @@ def chat_services(
 
 def subscription_desk(app: App) -> Any:
     """The subscription commands' store, bounds, default zone and clock (the scheduler's)."""
+    from bot.alert_wiring import alert_evaluator, subject_reader
     from bot.serve_clock import delivery_clock
     from core.subscriptions.desk import SubscriptionDesk
     from storage.subscription_store import SqlSubscriptionStore
@@ -61,7 +62,8 @@ def subscription_desk(app: App) -> Any:
     s = app.settings
     return SubscriptionDesk(SqlSubscriptionStore(app.storage.engine),
                             default_timezone=s.timezone, limit=s.max_subscriptions_per_chat,
-                            max_chars=s.max_question_chars, now=delivery_clock())
+                            max_chars=s.max_question_chars, now=delivery_clock(),
+                            read_subject=subject_reader(app), evaluate=alert_evaluator(app))
 
 
 def chart_renderer() -> Callable[[Any], bytes]:

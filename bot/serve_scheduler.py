@@ -61,8 +61,10 @@ TARGETS = {"telegram": telegram_target}
 async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,
                         stop: asyncio.Event | None = None) -> None:
     """Tick until `stop` (or forever); a failing tick is logged and the next one comes."""
+    from bot.alert_wiring import alert_evaluator, facts_version
     from bot.log_setup import redact_known
     from bot.serve_clock import delivery_clock
+    from core.subscriptions.alert_watch import AlertWatch
     from core.subscriptions.delivery import Deliverer, DeliveryPolicy
     from storage.subscription_store import SqlSubscriptionStore
 
@@ -79,12 +81,15 @@ async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,
                 grace=dt.timedelta(minutes=s.delivery_grace_minutes),
                 retries=s.delivery_retries),
             observe=app.core.metrics.observe_delivery, redact=redact_known)
+        watch = AlertWatch(deliverer.store, targets, evaluate=alert_evaluator(app),
+                           version=facts_version(app), observe=app.core.metrics.observe_delivery)
         log.info("subscriptions: delivering to %s as %s", ", ".join(targets), owner)
         while stop is None or not stop.is_set():
-            try:
-                await deliverer.tick()
-            except Exception as exc:  # a database hiccup must not end the deliveries
-                log.warning("subscription tick failed: %s", exc.__class__.__name__)
+            for job in (deliverer, watch):
+                try:
+                    await job.tick()
+                except Exception as exc:  # a database hiccup must not end the deliveries
+                    log.warning("subscription tick failed: %s", exc.__class__.__name__)
             await asyncio.sleep(TICK_S)
 
 

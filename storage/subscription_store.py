@@ -28,15 +28,22 @@ from core.contracts.subscriptions import (
     PENDING,
     SENDING,
     SENT,
+    AlertRecord,
     DeliveryRecord,
     SubscriptionRecord,
 )
-from storage.subscription_tables import ChatSettingRow, SubscriptionDeliveryRow, SubscriptionRow
+from storage.subscription_tables import (
+    AlertRow,
+    ChatSettingRow,
+    SubscriptionDeliveryRow,
+    SubscriptionRow,
+)
 from storage.upsert import upsert_statement
 
 SUBS = SubscriptionRow.__table__  # type: ignore[attr-defined]
 DELIVERIES = SubscriptionDeliveryRow.__table__  # type: ignore[attr-defined]
 CHATS = ChatSettingRow.__table__  # type: ignore[attr-defined]
+ALERTS = AlertRow.__table__  # type: ignore[attr-defined]
 MAX_CATCH_UP = 10_000  # due times skipped over while down, counted to find the latest one
 MAX_ERROR = 500
 
@@ -46,6 +53,13 @@ def _record(row: Any) -> SubscriptionRecord:
         id=row.id, platform=row.platform, chat=row.chat, user=row.user, language=row.language,
         schedule=row.schedule, timezone=row.timezone, question=row.question, status=row.status,
         next_run_at=row.next_run_at)
+
+
+def _alert(row: Any) -> AlertRecord:
+    return AlertRecord(
+        id=row.id, platform=row.platform, chat=row.chat, user=row.user, language=row.language,
+        condition=row.condition, metric=row.metric, entity=row.entity, channel=row.channel,
+        kind=row.kind, threshold=row.threshold, status=row.status, triggered=row.triggered)
 
 
 class SqlSubscriptionStore:
@@ -204,6 +218,48 @@ class SqlSubscriptionStore:
                 late=m[DELIVERIES.c.late], attempts=m[DELIVERIES.c.attempts],
                 status=m[DELIVERIES.c.status], error=m[DELIVERIES.c.error]))
         return out
+
+    # -- alerts -------------------------------------------------------------------------------
+
+    def add_alert(self, *, platform: str, chat: str, user: str, language: str, condition: str,
+                  metric: str, entity: str, channel: str, kind: str, threshold: str,
+                  limit: int) -> AlertRecord | None:
+        with self._begin("save an alert") as conn:
+            held = conn.execute(select(func.count()).select_from(ALERTS).where(
+                ALERTS.c.chat == chat, ALERTS.c.status == ACTIVE)).scalar_one()
+            if held >= limit:
+                return None
+            row = conn.execute(ALERTS.insert().values(
+                platform=platform, chat=chat, user=user, language=language,
+                condition=condition, metric=metric, entity=entity, channel=channel, kind=kind,
+                threshold=threshold, status=ACTIVE, triggered=False,
+                created_at=dt.datetime.now(dt.UTC)).returning(*ALERTS.c)).one()
+            return _alert(row)
+
+    def alerts(self, chat: str | None = None, limit: int = 1000) -> list[AlertRecord]:
+        query = select(ALERTS).where(ALERTS.c.status == ACTIVE)
+        if chat is not None:
+            query = query.where(ALERTS.c.chat == chat)
+        with self._connect("read alerts") as conn:
+            rows = conn.execute(query.order_by(ALERTS.c.id).limit(limit)).all()
+        return [_alert(r) for r in rows]
+
+    def cancel_alert(self, chat: str, alert_id: int) -> AlertRecord | None:
+        with self._begin("cancel an alert") as conn:
+            row = conn.execute(select(ALERTS).where(
+                ALERTS.c.id == alert_id, ALERTS.c.chat == chat,
+                ALERTS.c.status == ACTIVE)).first()
+            if row is None:
+                return None
+            conn.execute(update(ALERTS).where(ALERTS.c.id == alert_id).values(status=CANCELLED))
+            return _alert(row)
+
+    def flip(self, alert_id: int, holds: bool) -> bool:
+        with self._begin("record an alert's state") as conn:
+            changed = conn.execute(update(ALERTS).where(
+                ALERTS.c.id == alert_id, ALERTS.c.status == ACTIVE,
+                ALERTS.c.triggered == (not holds)).values(triggered=holds))
+            return changed.rowcount == 1
 
     # -- plumbing -------------------------------------------------------------------------------
 

@@ -64,3 +64,28 @@ class ChatSettingRow(SQLModel, table=True):
 
     chat: str = Field(sa_column=Column(String(128), primary_key=True))
     timezone: str | None = Field(default=None, sa_column=Column(String(64), nullable=True))
+
+
+class AlertRow(SQLModel, table=True):
+    """An alert: a condition on one metric of one entity, and whether it held when last
+    checked (`triggered`): a message goes when that flips to true, by a conditional UPDATE
+    that one replica wins."""
+
+    __tablename__ = "alerts"
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(sa_column=Column(String(16), nullable=False))
+    chat: str = Field(sa_column=Column(String(128), nullable=False, index=True))
+    user: str = Field(sa_column=Column(String(128), nullable=False))
+    language: str = Field(sa_column=Column(String(8), nullable=False))
+    condition: str = Field(sa_column=Column(Text, nullable=False))  # as the chat wrote it
+    metric: str = Field(sa_column=Column(String(64), nullable=False))
+    entity: str = Field(sa_column=Column(String(64), nullable=False))
+    channel: str = Field(sa_column=Column(String(64), nullable=False))
+    kind: str = Field(sa_column=Column(String(8), nullable=False))
+    threshold: str = Field(sa_column=Column(String(40), nullable=False))  # a Decimal, exact
+    status: str = Field(sa_column=Column(String(16), nullable=False))
+    triggered: bool = Field(default=False, sa_column=Column(Boolean, nullable=False,
+                                                             default=False))
+    created_at: dt.datetime = Field(default_factory=utcnow,
+                                    sa_column=Column(UtcDateTime, nullable=False))

@@ -194,6 +194,57 @@ def test_an_admin_lists_every_subscription_others_may_not(bot: BotProcess,
     assert "telegram:501" in everything["text"] and LAST_YEAR in everything["text"]
 
 
+def ingest_months(data_dir: Path, tmp_path: Path, name: str, **months: float) -> None:
+    """Ingest ACME China monthly revenue (`m2026_03=80`) as `ricorda ingest` would."""
+    from bot.build import build_app
+    from bot.ingest import ingest_paths
+    from bot.settings import load_settings
+
+    rows = ["metric,entity,period_type,period,channel,value,unit,source_doc,source_locator"]
+    rows += [f"REVENUE,ACME_CN,M,{m[1:5]}-{m[6:]},TOTAL,{v},USD_M,{name}.xlsx,sheet=1"
+             for m, v in months.items()]
+    path = tmp_path / f"{name}.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))
+    try:
+        assert not ingest_paths(app, [path]).problems
+    finally:
+        app.close()
+
+
+def test_an_alert_fires_once_when_its_condition_becomes_true(
+        bot: BotProcess, fake: FakeTelegram, data_dir: Path, tmp_path: Path,
+        store: SqlSubscriptionStore) -> None:
+    ingest_months(data_dir, tmp_path, "Monthly_Jan_Feb", m2026_01=100, m2026_02=95)
+    made = say(fake, 601, "/alert when ACME China revenue falls more than 10% month on month")
+    assert "Alert set (#" in made["text"], made["text"]
+    assert "95 USD_M (2026-02) against 100 USD_M (2026-01): -5.00%" in made["text"]
+    (alert,) = store.alerts("telegram:601")
+    assert not alert.triggered
+    ingest_months(data_dir, tmp_path, "Monthly_Mar", m2026_03=80)  # -15.79%: true now
+    fired = new_messages(fake, 601, 1, count=1)[0]["text"]
+    assert fired.startswith(f"Alert (#{alert.id}): when ACME China revenue falls")
+    assert "80 USD_M (2026-03) against 95 USD_M (2026-02): -15.79%" in fired
+    assert "Monthly_Mar.xlsx, sheet=1; Monthly_Jan_Feb.xlsx, sheet=1" in fired  # sources
+    level = say(fake, 602, "/alert when ACME China revenue below 80")
+    assert "80 USD_M (2026-03)" in level["text"]
+    ingest_months(data_dir, tmp_path, "Monthly_Mar_revised", m2026_03=79)  # still true for 601
+    assert "79 USD_M (2026-03)" in new_messages(fake, 602, 1, count=1)[0]["text"]
+    fake.wait_for(lambda: all(a.triggered for a in store.alerts("telegram:602")))
+    assert len(fake.sent(601)) == 2  # still true: not said again
+    ingest_months(data_dir, tmp_path, "Monthly_Apr", m2026_04=90)  # +13.9%: false again
+    fake.wait_for(lambda: not store.alerts("telegram:601")[0].triggered)
+    ingest_months(data_dir, tmp_path, "Monthly_May", m2026_05=70)  # -22.2%: true again
+    again = new_messages(fake, 601, 2, count=1)[0]["text"]
+    assert "70 USD_M (2026-05) against 90 USD_M (2026-04): -22.22%" in again
+    assert "#" in say(fake, 601, "/alerts")["text"]
+    assert "removed" in say(fake, 601, f"/unalert {alert.id}")["text"]
+    bad = say(fake, 603, "/alert when revenue is nice")
+    assert "Write the condition like this" in bad["text"]
+    unknown = say(fake, 603, "/alert when the weather falls more than 10% month on month")
+    assert "which one figure" in unknown["text"]
+
+
 def test_a_chat_whose_clearance_is_revoked_gets_no_restricted_figure_next_time(
         bot: BotProcess, fake: FakeTelegram, clock: Clock, data_dir: Path,
         tmp_path: Path, store: SqlSubscriptionStore) -> None:

@@ -140,4 +140,83 @@ SENTENCES: dict[str, Sentence] = {
         "it": "Inviato in ritardo: era previsto alle {due}, quando il bot non era attivo.",
         "zh": "延迟发送：原定于 {due}，当时机器人未运行。",
     },
+    # alerts: {condition} as the chat wrote it, {comparison} alert_change or alert_level
+    "alert_fired": {
+        "en": "Alert (#{id}): {condition}\n{comparison}",
+        "it": "Avviso (#{id}): {condition}\n{comparison}",
+        "zh": "提醒（#{id}）：{condition}\n{comparison}",
+    },
+    "alert_change": {
+        "en": "{latest} against {previous}: {change} (sources: {sources})",
+        "it": "{latest} rispetto a {previous}: {change} (fonti: {sources})",
+        "zh": "{latest}，对比 {previous}：{change}（来源：{sources}）",
+    },
+    "alert_level": {
+        "en": "{latest} (source: {sources})",
+        "it": "{latest} (fonte: {sources})",
+        "zh": "{latest}（来源：{sources}）",
+    },
+    "alert_made": {
+        "en": "Alert set (#{id}): {condition}. I will write here when it becomes true, after "
+              "the figures change. Now: {now}",
+        "it": "Avviso impostato (#{id}): {condition}. Scriverò qui quando diventa vero, dopo "
+              "che i dati cambiano. Ora: {now}",
+        "zh": "已设置提醒（#{id}）：{condition}。数据更新后条件成立时，我会在这里通知。当前：{now}",
+    },
+    "alert_no_figures": {
+        "en": "no figures to compare yet",
+        "it": "ancora nessun dato da confrontare",
+        "zh": "尚无可比较的数据",
+    },
+    "alert_usage": {
+        "en": "Write the condition like this: /alert when China revenue falls more than 10% "
+              "month on month, or /alert when China revenue above 500 (in the metric's unit). "
+              "Also: rises, below.",
+        "it": "Scrivi la condizione così: /alert quando il fatturato Cina scende di oltre il "
+              "10% su base mensile, oppure /alert quando il fatturato Cina sopra 500 (nell'unità "
+              "della metrica). Anche: sale, sotto.",
+        "zh": "请这样写条件：/alert 当中国营收环比下降超过10%时，或 /alert 中国营收高于500"
+              "（按该指标的单位）。也可以用：上升、低于。",
+    },
+    "alert_no_subject": {
+        "en": "I could not tell which one figure “{subject}” means: name one metric and at "
+              "most one entity, for example China revenue.",
+        "it": "Non capisco quale dato indichi “{subject}”: nomina una metrica e al massimo una "
+              "società, per esempio fatturato Cina.",
+        "zh": "无法确定“{subject}”指的是哪一个数据：请写一个指标，最多一个公司，例如中国营收。",
+    },
+    "alert_limit": {
+        "en": "This chat already holds {max} alerts, the most it may. Remove one with "
+              "/unalert N first (/alerts lists them).",
+        "it": "Questa chat ha già {max} avvisi, il massimo consentito. Rimuovine prima uno con "
+              "/unalert N (/alerts li elenca).",
+        "zh": "此聊天已有 {max} 个提醒，已达上限。请先用 /unalert N 删除一个（/alerts 可列出）。",
+    },
+    "alerts_none": {
+        "en": "This chat has no alerts. Set one with /alert when China revenue falls more "
+              "than 10% month on month.",
+        "it": "Questa chat non ha avvisi. Impostane uno con /alert quando il fatturato Cina "
+              "scende di oltre il 10% su base mensile.",
+        "zh": "此聊天没有提醒。可用 /alert 当中国营收环比下降超过10%时 来设置。",
+    },
+    "alerts_header": {
+        "en": "Alerts of this chat:",
+        "it": "Avvisi di questa chat:",
+        "zh": "此聊天的提醒：",
+    },
+    "unalert_usage": {
+        "en": "Write the alert's number, as /alerts lists it: /unalert 2",
+        "it": "Scrivi il numero dell'avviso, come lo mostra /alerts: /unalert 2",
+        "zh": "请写提醒编号（见 /alerts）：/unalert 2",
+    },
+    "alert_cancelled": {
+        "en": "Alert #{id} removed.",
+        "it": "Avviso #{id} rimosso.",
+        "zh": "提醒 #{id} 已删除。",
+    },
+    "unalert_unknown": {
+        "en": "This chat has no alert #{id}.",
+        "it": "Questa chat non ha l'avviso #{id}.",
+        "zh": "此聊天没有提醒 #{id}。",
+    },
 }

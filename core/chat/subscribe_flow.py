@@ -18,6 +18,9 @@ from typing import Protocol
 from core.catalog.lookup import say
 from core.chat.admin_commands import MAX_LIST, is_admin
 from core.chat.chat_ports import ChatServices
+from core.contracts.subscriptions import AlertRecord
+from core.subscriptions.alert_rules import AlertError, Check, read_alert
+from core.subscriptions.alert_watch import comparison
 from core.subscriptions.desk import (
     SubscriptionDesk,
     admin_listing,
@@ -29,7 +32,8 @@ from core.subscriptions.schedule import ScheduleError, next_due, read_schedule, 
 
 log = logging.getLogger("ricorda.subscriptions")
 
-COMMANDS = ("subscribe", "subscriptions", "unsubscribe", "timezone")
+COMMANDS = ("subscribe", "subscriptions", "unsubscribe", "timezone", "alert", "alerts",
+            "unalert")
 KEEP, DROP = "k", "u"  # the two signed tokens under a subscription's confirmation
 
 
@@ -80,6 +84,12 @@ class SubscriptionFlow:
                              monospace=event.text.strip().lower() == "all")
         elif name == "unsubscribe":
             await port.reply(await self.unsubscribe(desk, event, language))
+        elif name == "alert":
+            await port.reply(await self.alert(desk, event, language))
+        elif name == "alerts":
+            await port.reply(await self.alerts(desk, event, language))
+        elif name == "unalert":
+            await port.reply(await self.unalert(desk, event, language))
         else:
             await port.reply(await self.timezone(desk, event, language))
 
@@ -185,3 +195,57 @@ class SubscriptionFlow:
             return say("timezone_unknown", language, zone=wanted[:64])
         await self.s.run(desk.store.set_chat_timezone, event.chat, wanted)
         return say("timezone_set", language, zone=wanted)
+
+    # -- alerts -----------------------------------------------------------------------------
+
+    async def alert(self, desk: SubscriptionDesk, event: Inbound, language: str) -> str:
+        """`/alert when <subject> falls|rises more than X% month on month | above|below N`:
+        read, its subject read into one metric the chat may see, stored with its state now
+        (it fires when it becomes true, not for being true already)."""
+        text = event.text.strip()
+        if len(text) > desk.max_chars:
+            return say("subscribe_too_long", language, n=len(text), max=desk.max_chars)
+        try:
+            rule = read_alert(text)
+        except AlertError:
+            return say("alert_usage", language)
+        subject = None
+        if desk.read_subject is not None:
+            subject = await self.s.run(desk.read_subject, rule.subject, event.chat)
+        if subject is None:
+            return say("alert_no_subject", language, subject=rule.subject[:200])
+        metric, entity, channel = subject
+        record = await self.s.run(
+            desk.store.add_alert, platform=self.platform, chat=event.chat,
+            user=f"{self.platform}:{event.user}", language=language, condition=text,
+            metric=metric, entity=entity, channel=channel, kind=rule.kind,
+            threshold=f"{rule.threshold:f}", limit=desk.limit)
+        if record is None:
+            return say("alert_limit", language, max=desk.limit)
+        now: Check | None = None
+        if desk.evaluate is not None:
+            now = await self.s.run(desk.evaluate, record)
+        if now is not None and now.holds:  # true already: it fires after it has been false
+            await self.s.run(desk.store.flip, record.id, True)
+        log.info("alert #%s in %s: %s %s %s %s", record.id, event.chat, metric, entity,
+                 rule.kind, rule.threshold)
+        shown = comparison(now, language) if now is not None else say("alert_no_figures",
+                                                                        language)
+        return say("alert_made", language, id=record.id, condition=text, now=shown)
+
+    async def alerts(self, desk: SubscriptionDesk, event: Inbound, language: str) -> str:
+        records: list[AlertRecord] = list(await self.s.run(desk.store.alerts, event.chat))
+        if not records:
+            return say("alerts_none", language)
+        return "\n".join([say("alerts_header", language)]
+                         + [f"#{r.id} · {r.condition}" for r in records])
+
+    async def unalert(self, desk: SubscriptionDesk, event: Inbound, language: str) -> str:
+        arg = event.text.strip().lstrip("#")
+        if not (arg.isascii() and arg.isdigit() and len(arg) <= 12):
+            return say("unalert_usage", language)
+        removed = await self.s.run(desk.store.cancel_alert, event.chat, int(arg))
+        if removed is None:
+            return say("unalert_unknown", language, id=int(arg))
+        return say("alert_cancelled", language, id=removed.id)
+

@@ -44,6 +44,23 @@ class DeliveryRecord:
     error: str = ""
 
 
+@dataclass(frozen=True)
+class AlertRecord:
+    id: int
+    platform: str
+    chat: str
+    user: str
+    language: str
+    condition: str  # as the chat wrote it
+    metric: str
+    entity: str
+    channel: str
+    kind: str  # core.subscriptions.alert_rules: falls | rises | above | below
+    threshold: str  # a Decimal, as written
+    status: str
+    triggered: bool  # the condition held when last checked
+
+
 class SubscriptionStore(Protocol):
     def add(self, *, platform: str, chat: str, user: str, language: str, schedule: str,
             timezone: str, question: str, next_run_at: dt.datetime,
@@ -96,4 +113,23 @@ class SubscriptionStore(Protocol):
     def deliveries(self, subscription_id: int | None = None,
                    limit: int = 1000) -> Sequence[DeliveryRecord]:
         """The record of deliveries, newest first (admins and tests read it)."""
+        ...
+
+    # -- alerts --------------------------------------------------------------------------------
+
+    def add_alert(self, *, platform: str, chat: str, user: str, language: str, condition: str,
+                  metric: str, entity: str, channel: str, kind: str, threshold: str,
+                  limit: int) -> AlertRecord | None:
+        """The new alert; None when the chat already holds `limit` active ones."""
+        ...
+
+    def alerts(self, chat: str | None = None, limit: int = 1000) -> Sequence[AlertRecord]:
+        """Active alerts (of one chat, or every chat's), oldest first."""
+        ...
+
+    def cancel_alert(self, chat: str, alert_id: int) -> AlertRecord | None: ...
+
+    def flip(self, alert_id: int, holds: bool) -> bool:
+        """Record whether the condition holds now; True only for the one caller that changed
+        it (across replicas): the one that sends the message when it becomes true."""
         ...

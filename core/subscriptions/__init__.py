@@ -5,6 +5,8 @@ The modules are imported by name (`from core.subscriptions.schedule import ...`)
 imported here, so importing one loads only what it needs."""
 
 __all__ = [
+    "alert_rules",
+    "alert_watch",
     "delivery",
     "desk",
     "schedule",

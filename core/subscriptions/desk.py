@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 
 from core.catalog.lookup import say
 from core.catalog.subscriptions import WEEKDAY_NAMES
-from core.contracts.subscriptions import PAUSED, SubscriptionRecord, SubscriptionStore
+from core.contracts.subscriptions import (
+    PAUSED,
+    AlertRecord,
+    SubscriptionRecord,
+    SubscriptionStore,
+)
+from core.subscriptions.alert_rules import Check
 from core.subscriptions.schedule import MONTHLY, WEEKLY, Schedule, next_due, parse_spec, zone
 
 
@@ -21,6 +27,11 @@ class SubscriptionDesk:
     max_chars: int = 2000  # a /subscribe request's length, checked before it is read
     # the scheduler's clock (UTC): a test's controllable one, else the machine's
     now: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now(dt.UTC))
+    # an alert's subject read by the question parser, for a chat: (metric, entity, channel),
+    # or None when it names no one metric the chat may see (run on the core worker)
+    read_subject: Callable[[str, str], tuple[str, str, str] | None] | None = None
+    # an alert checked against the facts now (core.subscriptions.alert_watch.AlertWatch)
+    evaluate: Callable[[AlertRecord], Check | None] | None = None
 
     def zone_of(self, chat: str) -> str:
         """The chat's own zone (/timezone), else the default."""
