@@ -55,7 +55,30 @@ async def telegram_target(app: App, worker: Executor) -> AsyncIterator[Target]:
                                                      int(chat.partition(":")[2])))
 
 
-TARGETS = {"telegram": telegram_target}
+@contextlib.asynccontextmanager
+async def slack_target(app: App, worker: Executor) -> AsyncIterator[Target]:
+    """Slack channels written to with the Web API, through the adapter's own port (a post in
+    the channel, not a thread)."""
+    import aiohttp
+
+    from adapters.charts import chart_for
+    from adapters.slack import web_client
+    from adapters.slack.questions import SlackPort
+    from bot.serve_slack import slack_services
+    from core.chat.chat_turn import ChatTurns
+    from core.subscriptions.delivery import Target
+
+    s = app.settings
+    assert s.slack_bot_token is not None
+    services = slack_services(app, core_worker=worker)
+    async with aiohttp.ClientSession() as session:
+        client = web_client(s.slack_bot_token.get_secret_value(), base_url=s.slack_api_url,
+                            session=session)
+        turns = ChatTurns(services, "slack", draw=lambda answer: chart_for(answer, services.chart))
+        yield Target(turns, lambda chat: SlackPort(services, client, chat.partition(":")[2], ""))
+
+
+TARGETS = {"telegram": telegram_target, "slack": slack_target}
 
 
 async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,
