@@ -164,6 +164,8 @@ def test_bad_input_gets_a_clear_reply(bot: BotProcess, fake: FakeTelegram) -> No
     assert "could not read a schedule" in say(fake, 505, "/subscribe tomorrow revenue")["text"]
     assert "/subscribe every Monday" in say(fake, 505, "/subscribe")["text"]
     assert "Write the question" in say(fake, 505, "/subscribe every Monday 9:00")["text"]
+    unreadable = say(fake, 505, "/subscribe daily at 8 How much did we make?")
+    assert "cannot answer “How much did we make?”" in unreadable["text"]
     huge = say(fake, 505, "/subscribe daily at 8 " + "revenue " * 1250)
     assert "characters long" in huge["text"]
     for _ in range(3):

@@ -219,4 +219,22 @@ SENTENCES: dict[str, Sentence] = {
         "it": "Questa chat non ha l'avviso #{id}.",
         "zh": "此聊天没有提醒 #{id}。",
     },
+    "subscribe_unreadable": {
+        "en": "I cannot answer “{question}” as it stands, so there would be nothing to send. "
+              "Ask it in the chat first, and subscribe once it gets an answer.",
+        "it": "Non so rispondere a “{question}” così com'è, quindi non avrei nulla da "
+              "inviare. Falla prima in chat e iscriviti quando riceve una risposta.",
+        "zh": "目前无法回答“{question}”，因此没有可发送的内容。"
+              "请先在聊天中提问，得到回答后再订阅。",
+    },
+    "subscription_paused": {
+        "en": "Subscription #{id} is paused: I can no longer read its question “{question}” "
+              "(a name it uses has left the knowledge base). Make it again with /subscribe, "
+              "or remove it with /unsubscribe {id}.",
+        "it": "L'iscrizione #{id} è sospesa: non riesco più a leggere la sua domanda "
+              "“{question}” (un nome che usa non è più nella base di conoscenza). Ricreala con "
+              "/subscribe, o rimuovila con /unsubscribe {id}.",
+        "zh": "订阅 #{id} 已暂停：无法再理解其问题“{question}”（其中的名称已不在知识库中）。"
+              "可用 /subscribe 重新创建，或用 /unsubscribe {id} 删除。",
+    },
 }

@@ -19,6 +19,7 @@ from core.catalog.lookup import say
 from core.chat.admin_commands import MAX_LIST, is_admin
 from core.chat.chat_ports import ChatServices
 from core.contracts.subscriptions import AlertRecord
+from core.contracts.types import Request
 from core.subscriptions.alert_rules import AlertError, Check, read_alert
 from core.subscriptions.alert_watch import comparison
 from core.subscriptions.desk import (
@@ -27,6 +28,7 @@ from core.subscriptions.desk import (
     describe,
     describe_record,
     subscription_line,
+    unreadable,
 )
 from core.subscriptions.schedule import ScheduleError, next_due, read_schedule, zone
 
@@ -112,7 +114,17 @@ class SubscriptionFlow:
             await port.reply(say("subscribe_no_question", language, usage=usage))
             return
         zone_name = await self.s.run(desk.zone_of, event.chat)
-        due = next_due(reading.schedule, desk.now(), zone(zone_name))
+        now = desk.now()
+        # asked once now, through the same answer path: a question the bot cannot answer is
+        # said so today, not discovered by an empty delivery on Monday
+        trial = await self.s.run(self.s.ask, Request(
+            text=reading.question, chat=event.chat, user=f"{self.platform}:{event.user}",
+            reference_date=now.astimezone(zone(zone_name)).date()))
+        if unreadable(trial):
+            await port.reply(say("subscribe_unreadable", language,
+                                 question=reading.question[:200]))
+            return
+        due = next_due(reading.schedule, now, zone(zone_name))
         record = await self.s.run(
             desk.store.add, platform=self.platform, chat=event.chat,
             user=f"{self.platform}:{event.user}", language=language,

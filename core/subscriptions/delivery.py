@@ -23,7 +23,7 @@ from core.chat.chat_turn import ChatTurns
 from core.chat.presentation import present
 from core.contracts.subscriptions import DeliveryRecord, SubscriptionRecord, SubscriptionStore
 from core.contracts.types import Request
-from core.subscriptions.desk import describe_record, next_after
+from core.subscriptions.desk import describe_record, next_after, unreadable
 from core.subscriptions.schedule import zone
 
 log = logging.getLogger("ricorda.subscriptions")
@@ -100,6 +100,8 @@ class Deliverer:
                                        retry=False)
             return False
         port = target.port_for(sub.chat)
+        if unreadable(answer):
+            return await self.pause(delivery, now, port)
         try:
             await port.reply(self.header(delivery))  # type: ignore[attr-defined]
             sent = await target.turns.deliver(answer, present(answer, show_footer=False),
@@ -118,6 +120,23 @@ class Deliverer:
         log.info("subscription #%s delivered to %s (due %s%s)", sub.id, sub.chat,
                  delivery.due_at.isoformat(), ", late" if delivery.late else "")
         return True
+
+    async def pause(self, delivery: DeliveryRecord, now: dt.datetime, port: object) -> bool:
+        """The question no longer names a metric the bot knows (the glossary changed): the
+        subscription is paused and its chat told, once; nothing else is sent."""
+        sub = delivery.subscription
+        await asyncio.to_thread(self.store.pause, sub.id)
+        await asyncio.to_thread(self.store.failed, delivery.id, now, "paused: the question "
+                                "no longer reads", retry_at=None)
+        log.warning("subscription #%s paused: its question no longer reads", sub.id)
+        try:
+            note = say("subscription_paused", sub.language, id=sub.id, question=sub.question)
+            await port.reply(note)  # type: ignore[attr-defined]
+        except Exception as exc:  # paused either way; /subscriptions shows it
+            log.warning("subscription #%s: pause note not sent: %s", sub.id,
+                        exc.__class__.__name__)
+        self.observe("paused")
+        return False
 
     def header(self, delivery: DeliveryRecord) -> str:
         sub: SubscriptionRecord = delivery.subscription

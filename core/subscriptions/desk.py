@@ -15,6 +15,7 @@ from core.contracts.subscriptions import (
     SubscriptionRecord,
     SubscriptionStore,
 )
+from core.contracts.types import Answer
 from core.subscriptions.alert_rules import Check
 from core.subscriptions.schedule import MONTHLY, WEEKLY, Schedule, next_due, parse_spec, zone
 
@@ -36,6 +37,12 @@ class SubscriptionDesk:
     def zone_of(self, chat: str) -> str:
         """The chat's own zone (/timezone), else the default."""
         return self.store.chat_timezone(chat) or self.default_timezone
+
+
+def unreadable(answer: Answer) -> bool:
+    """The answer asks which metric is meant: the question names none the bot knows (a
+    subscription to it would deliver only that question back)."""
+    return not answer.succeeded and any(o.slot == "metric" for o in answer.options)
 
 
 def describe(schedule: Schedule, language: str, zone_name: str) -> str:
