@@ -52,6 +52,9 @@ def chat_services(
     )
 
 
+DELIVERED = frozenset({"telegram", "slack"})  # the platforms bot.serve_scheduler writes to
+
+
 def subscription_desk(app: App) -> Any:
     """The subscription commands' store, bounds, default zone and clock (the scheduler's)."""
     from bot.alert_wiring import alert_evaluator, subject_reader
@@ -61,7 +64,8 @@ def subscription_desk(app: App) -> Any:
 
     s = app.settings
     return SubscriptionDesk(SqlSubscriptionStore(app.storage.engine),
-                            default_timezone=s.timezone, limit=s.max_subscriptions_per_chat,
+                            platforms=DELIVERED, default_timezone=s.timezone,
+                            limit=s.max_subscriptions_per_chat,
                             max_chars=s.max_question_chars, now=delivery_clock(),
                             read_subject=subject_reader(app), evaluate=alert_evaluator(app))
 

@@ -109,3 +109,12 @@ def test_a_failing_platform_is_retried_with_doubling_backoff_then_recorded(
     assert port.lines == []
     shown = metrics.render()
     assert b'outcome="retried"} 2.0' in shown and b'outcome="failed"} 1.0' in shown
+
+
+def test_subscriptions_are_offered_only_where_serve_delivers_them() -> None:
+    """Teams and Mattermost have no delivery target yet: there the commands stay help, rather
+    than accept a subscription that would never be sent."""
+    from bot.chat_wiring import DELIVERED
+    from bot.serve_scheduler import TARGETS
+
+    assert frozenset(TARGETS) == DELIVERED

@@ -73,7 +73,8 @@ class SubscriptionFlow:
         return self.s.subscriptions
 
     def handles(self, name: str) -> bool:
-        return name in COMMANDS and self.desk is not None
+        desk = self.desk
+        return name in COMMANDS and desk is not None and self.platform in desk.platforms
 
     async def command(self, name: str, event: Inbound, port: ReplyPort) -> None:
         desk = self.desk
