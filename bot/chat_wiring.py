@@ -52,7 +52,8 @@ def chat_services(
     )
 
 
-DELIVERED = frozenset({"telegram", "slack"})  # the platforms bot.serve_scheduler writes to
+# the platforms bot.serve_scheduler writes to (its TARGETS)
+DELIVERED = frozenset({"telegram", "slack", "mattermost"})
 
 
 def subscription_desk(app: App) -> Any:

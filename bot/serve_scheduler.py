@@ -78,7 +78,35 @@ async def slack_target(app: App, worker: Executor) -> AsyncIterator[Target]:
         yield Target(turns, lambda chat: SlackPort(services, client, chat.partition(":")[2], ""))
 
 
-TARGETS = {"telegram": telegram_target, "slack": slack_target}
+@contextlib.asynccontextmanager
+async def mattermost_target(app: App, worker: Executor) -> AsyncIterator[Target]:
+    """Mattermost channels written to with its REST API, through the adapter's own port."""
+    from adapters.charts import chart_for
+    from adapters.mattermost.app import MattermostBot, MattermostPort
+    from adapters.mattermost.endpoint import ACTIONS_PATH
+    from bot.chat_wiring import chat_services
+    from bot.serve_mattermost import _who
+    from core.chat.chat_ports import ChatServices
+    from core.chat.chat_turn import ChatTurns
+    from core.subscriptions.delivery import Target
+
+    s = app.settings
+    assert s.mattermost_token is not None
+    client, team = await _who(app)
+    try:
+        services = chat_services(app, s.mattermost_token.get_secret_value(), ChatServices,
+                                 core_worker=worker)
+        base = (s.mattermost_callback_url or f"http://localhost:{s.mattermost_port}").rstrip("/")
+        bot = MattermostBot(services, client, actions_url=base + ACTIONS_PATH, team_id=team)
+        turns = ChatTurns(services, "mattermost",
+                          draw=lambda answer: chart_for(answer, services.chart))
+        yield Target(turns, lambda chat: MattermostPort(bot, chat.partition(":")[2], ""))
+    finally:
+        await client.close()
+
+
+TARGETS = {"telegram": telegram_target, "slack": slack_target,
+           "mattermost": mattermost_target}
 
 
 async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,
