@@ -114,6 +114,9 @@ class SubscriptionFlow:
         if not reading.question:
             await port.reply(say("subscribe_no_question", language, usage=usage))
             return
+        if len(await self.s.run(desk.store.for_chat, event.chat)) >= desk.limit:
+            await port.reply(say("subscribe_limit", language, max=desk.limit))
+            return  # before the question is asked: a full chat costs one query per try
         zone_name = await self.s.run(desk.zone_of, event.chat)
         now = desk.now()
         # asked once now, through the same answer path: a question the bot cannot answer is

@@ -60,7 +60,6 @@ class AlertWatch:
         version = await asyncio.to_thread(self.version)
         if self._seen is not None and version == self._seen:
             return 0
-        self._seen = version
         sent = 0
         for alert in await asyncio.to_thread(self.store.alerts):
             target = self.targets.get(alert.platform)
@@ -84,4 +83,5 @@ class AlertWatch:
             log.info("alert #%s fired in %s", alert.id, alert.chat)
             self.observe("alert")
             sent += 1
+        self._seen = version  # only once every alert was checked: a failed tick tries again
         return sent
