@@ -163,3 +163,23 @@ def test_replicas_racing_deliver_each_due_time_exactly_once(url: str) -> None:
     assert len(sent) == 120, (len(sent), errors[:3])
     assert {d.status for d in store.deliveries()} == {SENT}
     setup.dispose()
+
+
+def test_an_alert_state_flips_once_for_whoever_gets_there_first(engine: Engine) -> None:
+    store = SqlSubscriptionStore(engine)
+    alert = store.add_alert(platform="telegram", chat="telegram:1", user="telegram:1",
+                            language="en", condition="when China revenue above 500",
+                            metric="REVENUE", entity="ACME_CN", channel="TOTAL", kind="above",
+                            threshold="500", limit=1)
+    assert alert is not None and not alert.triggered
+    assert store.add_alert(platform="telegram", chat="telegram:1", user="telegram:1",
+                           language="en", condition="x", metric="REVENUE", entity="ACME_CN",
+                           channel="TOTAL", kind="below", threshold="1", limit=1) is None
+    assert store.flip(alert.id, False) is False  # false already: nothing to say
+    assert store.flip(alert.id, True) is True  # became true: this caller sends
+    assert store.flip(alert.id, True) is False  # another replica, same news: silent
+    assert store.flip(alert.id, False) is True
+    assert store.flip(alert.id, True) is True  # true again after false: said again
+    assert store.cancel_alert("telegram:2", alert.id) is None
+    assert store.cancel_alert("telegram:1", alert.id) is not None
+    assert store.alerts() == [] and store.flip(alert.id, False) is False
