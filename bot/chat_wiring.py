@@ -53,7 +53,7 @@ def chat_services(
 
 
 # the platforms bot.serve_scheduler writes to (its TARGETS)
-DELIVERED = frozenset({"telegram", "slack", "mattermost"})
+DELIVERED = frozenset({"telegram", "slack", "mattermost", "teams"})
 
 
 def subscription_desk(app: App) -> Any:

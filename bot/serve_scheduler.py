@@ -105,8 +105,36 @@ async def mattermost_target(app: App, worker: Executor) -> AsyncIterator[Target]
         await client.close()
 
 
+@contextlib.asynccontextmanager
+async def teams_target(app: App, worker: Executor) -> AsyncIterator[Target]:
+    """Teams conversations written to through the Bot Connector at the service URL the chat
+    came from when it subscribed (a bot cannot write first anywhere else)."""
+    from adapters.charts import chart_for
+    from adapters.teams import TeamsBot
+    from adapters.teams.application import TeamsPort
+    from adapters.teams.connector import Connector
+    from bot.serve_teams import _token, teams_services
+    from core.chat.chat_turn import ChatTurns
+    from core.subscriptions.delivery import Target
+    from storage.subscription_store import SqlSubscriptionStore
+
+    services = teams_services(app, core_worker=worker)
+    bot = TeamsBot(services, Connector(_token(app)))
+    store = SqlSubscriptionStore(app.storage.engine)
+
+    def port_for(chat: str) -> TeamsPort:
+        service_url = store.chat_reference(chat)
+        if not service_url:
+            raise LookupError("no service URL remembered for this conversation")
+        return TeamsPort(bot, {"serviceUrl": service_url,
+                               "conversation": {"id": chat.partition(":")[2]}})
+
+    yield Target(ChatTurns(services, "teams",
+                           draw=lambda answer: chart_for(answer, services.chart)), port_for)
+
+
 TARGETS = {"telegram": telegram_target, "slack": slack_target,
-           "mattermost": mattermost_target}
+           "mattermost": mattermost_target, "teams": teams_target}
 
 
 async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,

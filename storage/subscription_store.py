@@ -124,6 +124,15 @@ class SqlSubscriptionStore:
         with self._begin("save a chat's time zone") as conn:
             conn.execute(upsert, {"chat": chat, "timezone": timezone})
 
+    def chat_reference(self, chat: str) -> str | None:
+        with self._connect("read a chat's service URL") as conn:
+            return conn.execute(select(CHATS.c.service_url).where(CHATS.c.chat == chat)).scalar()
+
+    def set_chat_reference(self, chat: str, service_url: str) -> None:
+        upsert = upsert_statement(self._engine.dialect.name, CHATS, ("chat",), ("service_url",))
+        with self._begin("save a chat's service URL") as conn:
+            conn.execute(upsert, {"chat": chat, "service_url": service_url[:512]})
+
     # -- the scheduler's side -------------------------------------------------------------------
 
     def plan_due(self, now: dt.datetime, *,

@@ -6,7 +6,8 @@ and each chat's time zone.
 - `subscription_deliveries`: one row per (subscription, due time), unique: the queue replicas
   claim from (`status`, `next_try_at`, `lease_until`, `owner`) and the record an admin reads
   (sent, failed with the platform's error, missed after the grace period).
-- `chat_settings`: a chat's own settings; its time zone for now.
+- `chat_settings`: a chat's own settings: its time zone, and where the platform takes the
+  messages the bot writes first (Teams' service URL).
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ class ChatSettingRow(SQLModel, table=True):
 
     chat: str = Field(sa_column=Column(String(128), primary_key=True))
     timezone: str | None = Field(default=None, sa_column=Column(String(64), nullable=True))
+    # where the platform takes messages for this chat when the bot writes first (Teams: the
+    # conversation's service URL, remembered when the chat subscribes)
+    service_url: str | None = Field(default=None, sa_column=Column(String(512), nullable=True))
 
 
 class AlertRow(SQLModel, table=True):

@@ -112,8 +112,8 @@ def test_a_failing_platform_is_retried_with_doubling_backoff_then_recorded(
 
 
 def test_subscriptions_are_offered_only_where_serve_delivers_them() -> None:
-    """Teams has no delivery target yet: there the commands stay help, rather than accept a
-    subscription that would never be sent."""
+    """A platform without a delivery target keeps the commands as help, rather than accept a
+    subscription that would never be sent: the two lists agree."""
     from bot.chat_wiring import DELIVERED
     from bot.serve_scheduler import TARGETS
 

@@ -99,7 +99,12 @@ class Deliverer:
             await self._record_failure(delivery, now, f"answer failed: {exc.__class__.__name__}",
                                        retry=False)
             return False
-        port = target.port_for(sub.chat)
+        try:
+            port = target.port_for(sub.chat)
+        except Exception as exc:  # nowhere to write (Teams: no service URL remembered)
+            await self._record_failure(delivery, now, f"{exc.__class__.__name__}: {exc}",
+                                       retry=False)
+            return False
         if unreadable(answer):
             return await self.pause(delivery, now, port)
         try:

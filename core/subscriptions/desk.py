@@ -25,7 +25,7 @@ class SubscriptionDesk:
     store: SubscriptionStore
     # the platforms `serve` delivers to (bot.serve_scheduler.TARGETS): elsewhere the commands
     # are not offered, rather than accepted and never delivered
-    platforms: frozenset[str] = frozenset({"telegram", "slack", "mattermost"})
+    platforms: frozenset[str] = frozenset({"telegram", "slack", "mattermost", "teams"})
     default_timezone: str = "UTC"
     limit: int = 20  # subscriptions one chat may hold
     max_chars: int = 2000  # a /subscribe request's length, checked before it is read

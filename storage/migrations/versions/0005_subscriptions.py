@@ -1,8 +1,8 @@
-"""subscriptions and alerts: what each chat subscribed to, each delivery's record, chat time zones, alerts (issue 36)
+"""subscriptions and alerts: what each chat subscribed to, each delivery's record, chat settings (time zone, Teams service URL), alerts (issue 36)
 
 Revision ID: 0005_subscriptions
 Revises: 0004_chunk_tokens
-Create Date: 2026-12-03 16:13:56.717341
+Create Date: 2026-12-03 16:43:09.914711
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ def upgrade() -> None:
     op.create_table('chat_settings',
     sa.Column('chat', sa.String(length=128), nullable=False),
     sa.Column('timezone', sa.String(length=64), nullable=True),
+    sa.Column('service_url', sa.String(length=512), nullable=True),
     sa.PrimaryKeyConstraint('chat')
     )
     op.create_table('subscription_deliveries',
