@@ -52,6 +52,7 @@ from core.chat.feedback_reasons import owns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment
 from core.chat.presentation import Presentation, table_grid
+from core.chat.subscribe_flow import COMMANDS as SUBSCRIPTION_COMMANDS
 from core.contracts.types import Answer, Table
 
 log = logging.getLogger("ricorda.slack")
@@ -208,7 +209,8 @@ class Questions:
         the ack itself, the rest after an empty ack (an answer may take an LLM's time)."""
         name, args = parse(question_text(command.get("text"), bot_user_id=None))
         channel, user = command.get("channel_id") or "", command.get("user_id") or ""
-        slow = name in COMMANDS or (name == "ask" and args)
+        # the database is asked first: acked empty, answered after (subscriptions too)
+        slow = name in COMMANDS or name in SUBSCRIPTION_COMMANDS or (name == "ask" and args)
         if slow:
             await ack()
         port = SlackPort(self.s, client, channel, user, respond=respond, private=True,

@@ -6,6 +6,7 @@ Teams, so a verdict is acknowledged with a short reply instead.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import re
@@ -105,8 +106,14 @@ class TeamsBot:
     async def handle(self, activity: Activity) -> None:
         """One authenticated activity; other kinds (installs, typing) are ignored."""
         event = inbound(activity)
-        if event is not None:
-            await self.dispatcher.handle(event, TeamsPort(self, activity))
+        if event is None:
+            return
+        service_url = str(activity.get("serviceUrl") or "")
+        if (event.kind == COMMAND and event.command == "subscribe" and service_url
+                and self.s.remember_service is not None):  # where to write first, later
+            await asyncio.get_running_loop().run_in_executor(
+                None, self.s.remember_service, event.chat, service_url)
+        await self.dispatcher.handle(event, TeamsPort(self, activity))
 
 
 def inbound(activity: Activity) -> Inbound | None:

@@ -4,6 +4,7 @@ thread of a cleared channel."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from adapters.teams.words import NEGATIVE, POSITIVE
@@ -14,6 +15,10 @@ PLATFORM = "teams"
 
 @dataclass
 class TeamsServices(ChatServices):
+    # remembers a chat's service URL when it subscribes (chat, url), so the scheduler can
+    # write to it first later; None: subscriptions are not delivered on Teams
+    remember_service: Callable[[str, str], None] | None = None
+
     def __post_init__(self) -> None:
         self.verdicts = self.verdicts.own_reactions(PLATFORM, POSITIVE, NEGATIVE)
         super().__post_init__()

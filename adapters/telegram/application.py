@@ -30,6 +30,7 @@ from adapters.telegram.words import public_menu
 from core.catalog.lookup import LANGUAGES
 from core.chat.admin_commands import COMMANDS as ADMIN_COMMANDS
 from core.chat.admin_commands import description
+from core.chat.subscribe_flow import COMMANDS as SUBSCRIPTION_COMMANDS
 
 log = logging.getLogger("ricorda.telegram")
 
@@ -118,7 +119,8 @@ def add_handlers(application: Application, services: TelegramServices) -> None:
         application.add_handler(TypeHandler(Update, Deduplicate(services)), group=-1)
     application.add_handlers([
         # new messages only: an edit never runs a command (CommandHandler takes edits too)
-        CommandHandler(["start", "help", "ask", *ADMIN_COMMANDS], handlers.on_command,
+        CommandHandler(["start", "help", "ask", *ADMIN_COMMANDS, *SUBSCRIPTION_COMMANDS],
+                       handlers.on_command,
                        filters=NEW_MESSAGE),
         CallbackQueryHandler(handlers.on_header, pattern=f"^{HEADER}:"),
         CallbackQueryHandler(handlers.on_tap),  # options, purge prompts; others: "expired"

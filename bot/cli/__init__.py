@@ -10,4 +10,5 @@ __all__ = [
     "maintenance",
     "output",
     "report",
+    "subscriptions",
 ]

@@ -368,3 +368,7 @@ _register_admin(app)
 from bot.cli.report import register as _register_report  # noqa: E402
 
 _register_report(app)
+
+from bot.cli.subscriptions import register as _register_subscriptions  # noqa: E402
+
+_register_subscriptions(app)

@@ -5,6 +5,7 @@ The modules are imported by name; none is imported here, so importing one loads 
 needs."""
 
 __all__ = [
+    "clock",
     "core_worker",
     "extras",
     "health",
@@ -13,6 +14,7 @@ __all__ = [
     "refresh",
     "run",
     "runner",
+    "scheduler",
     "slack",
     "teams",
     "teams_cloud",

@@ -94,9 +94,11 @@ def serve_runners(app: App, runners: Sequence[Runner]) -> None:
     model's thinking: bot/serve/core_worker.py): the one that needs the main thread (else the last)
     here, owning the signals; the others on daemon threads."""
     from bot.serve.core_worker import CoreWorker
+    from bot.serve.scheduler import start_scheduler
 
     *background, main = sorted(runners, key=lambda r: r.needs_main_thread)  # stable
     worker = CoreWorker(app.core.core_lock)
+    start_scheduler(app, worker, [r.name for r in runners])  # subscriptions, on every replica
     for runner in background:
         threading.Thread(
             target=runner.serve, args=(app, worker, False), daemon=True,

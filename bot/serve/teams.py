@@ -83,7 +83,11 @@ def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsSer
     s = app.settings
     assert s.teams_app_id
     secret = s.teams_app_password.get_secret_value() if s.teams_app_password else ""
-    return chat_services(app, secret, TeamsServices, core_worker=core_worker)
+    from storage.subscription_store import SqlSubscriptionStore
+
+    store = SqlSubscriptionStore(app.storage.engine)
+    return chat_services(app, secret, TeamsServices, core_worker=core_worker,
+                         remember_service=store.set_chat_reference)
 
 
 async def serve_teams(app: App, *, core_worker: Executor | None = None,

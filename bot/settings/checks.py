@@ -126,6 +126,11 @@ def _check_storage(s: Settings) -> tuple[dt.date | None, dt.time, dt.tzinfo | No
                 "maintenance_timezone", f"={s.maintenance_timezone!r} is not a time zone",
                 "use an IANA name such as Europe/Rome, or unset it for the machine's",
             ) from None
+    try:
+        zoneinfo.ZoneInfo(s.timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise _bad("timezone", f"={s.timezone!r} is not a time zone",
+                   "use an IANA name such as Europe/Rome, or unset it for UTC") from None
     return reference, dt.time(int(hours), int(minutes)), tz
 
 

@@ -104,6 +104,12 @@ class Settings(BaseSettings):
     promotion_tier2_nights: int = 3
     maintenance_time: str = "03:30"  # local time of the nightly job, HH:MM
     maintenance_timezone: str | None = None  # IANA zone; default the machine's
+    # subscriptions (docs/alerts.md): a chat's zone until it sets its own (/timezone), how many
+    # subscriptions one chat may hold, how late a missed delivery is still sent (with a note)
+    timezone: str = "UTC"  # IANA zone
+    max_subscriptions_per_chat: int = Field(default=20, ge=1, le=1000)
+    delivery_grace_minutes: float = Field(default=120.0, ge=0)
+    delivery_retries: int = Field(default=5, ge=1, le=20)  # sends tried before "failed"
 
     # models
     embedder: EmbedderChoice = EmbedderChoice.AUTO

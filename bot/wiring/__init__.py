@@ -5,6 +5,7 @@ The modules are imported by name; none is imported here, so importing one loads 
 needs."""
 
 __all__ = [
+    "alerts",
     "ask_once",
     "build",
     "chat",

@@ -49,8 +49,28 @@ def chat_services(
         is_cleared=lambda chat: core.glossary.is_cleared(chat),
         usage=lambda language: core.answerer.usage(language),  # examples from the KB
         reasons=SqlFeedbackReasons(storage.engine),  # why a ✗, asked once per answer
+        subscriptions=subscription_desk(app),
         **platform,
     )
+
+
+# the platforms bot.serve.scheduler writes to (its TARGETS)
+DELIVERED = frozenset({"telegram", "slack", "mattermost", "teams"})
+
+
+def subscription_desk(app: App) -> Any:
+    """The subscription commands' store, bounds, default zone and clock (the scheduler's)."""
+    from bot.serve.clock import delivery_clock
+    from bot.wiring.alerts import alert_evaluator, subject_reader
+    from core.subscriptions.desk import SubscriptionDesk
+    from storage.subscription_store import SqlSubscriptionStore
+
+    s = app.settings
+    return SubscriptionDesk(SqlSubscriptionStore(app.storage.engine),
+                            platforms=DELIVERED, default_timezone=s.timezone,
+                            limit=s.max_subscriptions_per_chat,
+                            max_chars=s.max_question_chars, now=delivery_clock(),
+                            read_subject=subject_reader(app), evaluate=alert_evaluator(app))
 
 
 def chart_renderer() -> Callable[[Any], bytes]:

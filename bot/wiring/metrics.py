@@ -51,6 +51,12 @@ class Metrics:
             "ricorda_feedback", "Verdicts recorded (new or changed)",
             ["verdict"], registry=self.registry,
         )
+        self.deliveries = Counter(
+            "ricorda_scheduled_deliveries", "Scheduled deliveries (subscriptions) by outcome: "
+            "sent, failed (for good), retried, late (sent after their time, with a note), "
+            "missed (past the grace period, not sent)",
+            ["outcome"], registry=self.registry,
+        )
         self._answer_children: dict[tuple[str, str], tuple[Any, Any]] = {}
         if cache_size is not None:
             self.registry.register(_CacheSize(cache_size))
@@ -75,6 +81,9 @@ class Metrics:
 
     def observe_feedback(self, verdict: str) -> None:
         self.feedback.labels(verdict=verdict).inc()
+
+    def observe_delivery(self, outcome: str) -> None:
+        self.deliveries.labels(outcome=outcome).inc()
 
     def render(self) -> bytes:
         """The Prometheus text exposition of this app's metrics."""

@@ -19,5 +19,6 @@ __all__ = [
     "periods",
     "questions",
     "sentence",
+    "subscriptions",
     "unit_words",
 ]

@@ -21,13 +21,14 @@ from core.catalog import (
     feedback,
     periods,
     questions,
+    subscriptions,
 )
 from core.catalog.sentence import LANGUAGES, Sentence
 
 __all__ = ["CATALOG", "LANGUAGES", "join_list", "render", "say"]
 
 _AREAS = (answers, arithmetic, disclosure, derived, questions, documents, chat, admin, periods,
-          feedback)
+          feedback, subscriptions)
 
 
 def _merged(areas: Sequence[Mapping[str, Sentence]]) -> dict[str, Sentence]:

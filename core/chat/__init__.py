@@ -17,5 +17,6 @@ __all__ = [
     "oversized",
     "presentation",
     "reactions",
+    "subscribe_flow",
     "turn_report",
 ]

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from core.chat.admin_commands import AdminOps
     from core.chat.callback_token import CallbackSigner
     from core.contracts.types import Answer, Request, Table
+    from core.subscriptions.desk import SubscriptionDesk
 
 T = TypeVar("T")
 CONFIRMATIONS = "confirmation"  # the delivery log's "platform" for used confirmation buttons
@@ -124,6 +125,8 @@ class ChatServices:
     typing_delay: float = 0.3  # seconds before "typing…" shows: instant answers need none
     # where the reason for a ✗ is kept (core.chat.feedback_reasons); None: no reason asked
     reasons: ReasonStore | None = None
+    # /subscribe and friends (core.chat.subscribe_flow); None: the commands are help
+    subscriptions: SubscriptionDesk | None = None
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 

@@ -25,6 +25,8 @@ from core.chat.chat_turn import CANCEL, PURGE, ChatPort, ChatTurns
 from core.chat.delivery import Draw
 from core.chat.feedback_reasons import ReasonFlow, owns
 from core.chat.reactions import NEGATIVE
+from core.chat.subscribe_flow import Inbound as SubscriptionEvent
+from core.chat.subscribe_flow import SubscriptionFlow
 from core.contracts.types import Request
 
 log = logging.getLogger("ricorda.chat")
@@ -94,6 +96,7 @@ class Dispatcher:
         self.words = words
         self.turns = ChatTurns(services, platform, draw=draw)
         self.reasons = ReasonFlow(services, platform)  # what was wrong, after a ✗
+        self.subscriptions = SubscriptionFlow(services, platform)
 
     async def handle(self, event: Inbound, port: ReplyPort) -> None:
         if event.kind == REACTION:
@@ -136,6 +139,8 @@ class Dispatcher:
             await port.reply(self.words.ask_usage(await port.language()))
         elif name in COMMANDS:
             await self.admin(name, event, port)
+        elif self.subscriptions.handles(name):
+            await self.subscriptions.command(name, _subscription_event(event), port)
         else:
             await self.help(event, port, greet=name == "start")
 
@@ -166,6 +171,8 @@ class Dispatcher:
         token = event.token or ""
         if owns(token):
             await self.reasons.tap(token, event.user, port)
+            return
+        if await self.subscriptions.tap(_subscription_event(event), port):
             return
         if token[:2] not in (f"{PURGE}:", f"{CANCEL}:"):
             await self.turns.tap(token or None, chat=event.chat,
@@ -209,3 +216,7 @@ class Dispatcher:
             await port.reply(say(f"noted_{verdict}", await port.language()))
             if verdict == NEGATIVE:
                 await self.reasons.after_rejection(turn_id, event.user, event.chat, port)
+
+
+def _subscription_event(event: Inbound) -> SubscriptionEvent:
+    return SubscriptionEvent(event.chat, event.user, event.text, event.token)

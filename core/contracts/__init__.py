@@ -18,5 +18,6 @@ __all__ = [
     "maintenance",
     "ports",
     "promotion",
+    "subscriptions",
     "types",
 ]

@@ -58,6 +58,7 @@ def target_metadata() -> MetaData:
     import storage.inbox
     import storage.kb_version
     import storage.maintenance_tables
+    import storage.subscription_tables
     import storage.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
     return SQLModel.metadata

@@ -3,4 +3,4 @@
 Bump it with every new migration (tests/test_migrations.py fails until it matches alembic's
 own head), so `ricorda ask` can compare one row instead of importing alembic."""
 
-HEAD = "0005_feedback_reasons"
+HEAD = "0006_feedback_reasons"

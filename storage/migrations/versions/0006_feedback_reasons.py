@@ -3,8 +3,8 @@
 After a ✗ the bot asks once which part was wrong and accepts a note (core.chat.feedback_reasons);
 one row per turn, leaving with its turn.
 
-Revision ID: 0005_feedback_reasons
-Revises: 0004_chunk_tokens
+Revision ID: 0006_feedback_reasons
+Revises: 0005_subscriptions
 Create Date: 2026-12-03 16:00:00.000000
 """
 
@@ -16,8 +16,8 @@ from alembic import op
 
 import storage.tables
 
-revision = "0005_feedback_reasons"
-down_revision = "0004_chunk_tokens"
+revision = "0006_feedback_reasons"
+down_revision = "0005_subscriptions"
 branch_labels = None
 depends_on = None
 
