@@ -190,10 +190,12 @@ def test_italian_and_chinese_and_the_chats_time_zone(bot: BotProcess,
 
 def test_an_admin_lists_every_subscription_others_may_not(bot: BotProcess,
                                                           fake: FakeTelegram) -> None:
+    # its own subscription: tests of a module may run in any order, on any worker
+    assert "Subscribed" in say(fake, 509, f"/subscribe every Monday 9:00 {LAST_YEAR}")["text"]
     refused = say(fake, 508, "/subscriptions all")
     assert "only ricorda admins" in refused["text"]
     everything = say(fake, ADMIN, "/subscriptions all")
-    assert "telegram:501" in everything["text"] and LAST_YEAR in everything["text"]
+    assert "telegram:509" in everything["text"] and LAST_YEAR in everything["text"]
 
 
 def ingest_months(data_dir: Path, tmp_path: Path, name: str, **months: float) -> None:
@@ -272,7 +274,7 @@ def test_a_chat_whose_clearance_is_revoked_gets_no_restricted_figure_next_time(
     cli = subprocess.run([sys.executable, "-m", "bot", "subscriptions", "--deliveries", "50"],
                          capture_output=True, text=True, env=env, timeout=120, check=True)
     assert "[restricted] What was ACME Labs revenue in FY2025?" in cli.stdout  # a cleared viewer
-    assert "Forbidden: bot was blocked" in cli.stdout and "· sent" in cli.stdout
+    assert "· sent" in cli.stdout  # each delivery recorded (a 403's error: its own test)
     revoked = tmp_path / "glossary.toml"
     revoked.write_text((ACME / "glossary.toml").read_text(encoding="utf-8")
                        .replace('"telegram:9001", ', ""), encoding="utf-8")

@@ -5,7 +5,6 @@ The modules are imported by name; none is imported here, so importing one loads 
 needs."""
 
 __all__ = [
-    "clock",
     "core_worker",
     "extras",
     "health",

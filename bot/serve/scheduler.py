@@ -6,7 +6,7 @@ sends each delivery (storage/subscription_store.py), so each goes once whatever 
 replicas. It writes to the platforms this process serves, each through that platform's own
 reply port (a Telegram chat is written to with the Bot API, as a reply would be).
 
-Its clock is bot.serve.clock's (a test's controllable one under RICORDA_TEST_CLOCK_FILE).
+Its clock is bot.wiring.clock's (a test's controllable one under RICORDA_TEST_CLOCK_FILE).
 """
 
 from __future__ import annotations
@@ -140,8 +140,8 @@ TARGETS = {"telegram": telegram_target, "slack": slack_target,
 async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,
                         stop: asyncio.Event | None = None) -> None:
     """Tick until `stop` (or forever); a failing tick is logged and the next one comes."""
-    from bot.serve.clock import delivery_clock
     from bot.wiring.alerts import alert_evaluator, facts_version
+    from bot.wiring.clock import delivery_clock
     from bot.wiring.log_setup import redact_known
     from core.subscriptions.alert_watch import AlertWatch
     from core.subscriptions.delivery import Deliverer, DeliveryPolicy

@@ -9,6 +9,7 @@ __all__ = [
     "ask_once",
     "build",
     "chat",
+    "clock",
     "core_services",
     "document_services",
     "log_setup",

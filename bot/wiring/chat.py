@@ -60,8 +60,8 @@ DELIVERED = frozenset({"telegram", "slack", "mattermost", "teams"})
 
 def subscription_desk(app: App) -> Any:
     """The subscription commands' store, bounds, default zone and clock (the scheduler's)."""
-    from bot.serve.clock import delivery_clock
     from bot.wiring.alerts import alert_evaluator, subject_reader
+    from bot.wiring.clock import delivery_clock
     from core.subscriptions.desk import SubscriptionDesk
     from storage.subscription_store import SqlSubscriptionStore
 
