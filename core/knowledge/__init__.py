@@ -11,6 +11,7 @@ __all__ = [
     "disclosure",
     "document_sources",
     "examples",
+    "fiscal_slices",
     "freshness",
     "fuzzy",
     "glossary",

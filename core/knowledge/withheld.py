@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from core.contracts.types import Fact, Period
+from core.contracts.types import Fact, Period, PeriodType
 from core.knowledge.disclosure import (
     PROTECT,
     hides_member,
@@ -46,11 +46,15 @@ def withheld_figures(glossary: Glossary, facts: Iterable[Fact]) -> list[Fact]:
         return stored.get((metric, entity, period, channel))
 
     out = []
+    may: dict[tuple[str, str, str], bool] = {}  # asked once per total, not once per figure
     for f in facts:
         cell = (f.metric, f.entity, f.period, f.channel)
         if restricted_cell(glossary, cell):
             continue  # restricted itself: never shown, whatever the totals
-        if not protects(glossary, f.metric, f.entity, f.channel, cleared=False):
+        total = (f.metric, f.entity, f.channel)
+        if total not in may:
+            may[total] = protects(glossary, f.metric, f.entity, f.channel, cleared=False)
+        if not may[total]:
             continue
         if protection(glossary, look, cell) is not None:
             out.append(f)
@@ -58,14 +62,16 @@ def withheld_figures(glossary: Glossary, facts: Iterable[Fact]) -> list[Fact]:
 
 
 def withheld_summary(glossary: Glossary, withheld: list[Fact]) -> list[str]:
-    """One line per total withheld: "REVENUE ORBIS_GROUP FY2023–FY2025, 2024H2–2025H2 (8)"."""
+    """One line per total withheld: "REVENUE ORBIS_GROUP FY2023–FY2025, 2024H2–2025H2 (8)",
+    by metric, entity and channel, years before halves, quarters and months (the same lines
+    whatever order the store reads the figures in)."""
     groups: dict[tuple[str, str, str], list[Period]] = {}
     for f in withheld:
         groups.setdefault((f.metric, f.entity, f.channel), []).append(f.period)
     out = []
-    for (metric, entity, channel), periods in groups.items():
+    for (metric, entity, channel), periods in sorted(groups.items()):
         spans = []
-        for kind in dict.fromkeys(p.type for p in periods):
+        for kind in sorted({p.type for p in periods}, key=list(PeriodType).index):
             codes = sorted((p for p in periods if p.type is kind), key=lambda p: p.value)
             first, last = codes[0].code, codes[-1].code
             spans.append(first if first == last else f"{first}–{last}")
