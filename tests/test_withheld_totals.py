@@ -237,3 +237,20 @@ def test_the_visible_units_sum_stays_for_a_metric_that_adds_up(kb: Path) -> None
     (line,) = visible_line(out)
     assert Decimal(line["sum_exact"]) == sum((revenue(e, 2025) for e in PUBLIC), Decimal(0))
     assert "Italy, Germany and Poland together" in out["text"]
+
+
+def test_the_docs_say_what_is_withheld_what_is_covered_and_what_is_not() -> None:
+    """Issue 33's "Done when": docs/disclosure.md has the rule, what it covers (members,
+    periods, public passages) and cannot (a figure in words, a document outside the knowledge
+    base), and a before/after table; the README's path and own-data.md name the policy,
+    restricted units and [competitors]."""
+    page = (REPO / "docs" / "disclosure.md").read_text(encoding="utf-8")
+    for text in ("### The rule: withhold, never rename", "### What it covers, and what it cannot",
+                 "relations over members", "over periods", "Public passages that state a "
+                 "withheld figure", "written in words", "outside the knowledge base",
+                 "### Before and after", "| question | before | after |"):
+        assert text in page, text
+    for doc in ("README.md", "docs/own-data.md"):
+        text = (REPO / doc).read_text(encoding="utf-8")
+        assert 'disclosure = "protect"' in text and "[competitors]" in text, doc
+        assert "restricted" in text, doc
