@@ -10,8 +10,9 @@ need, monthly, quarterly, half-year and yearly figures per unit from 2016, the g
 the exact sum of its units' and every year the sum of its periods, so the post-ingest
 disclosure report has every relation to check. Then runs
 `python -m bot ingest glossary.toml facts.csv` in a fresh data dir, once per checkout, and
-measures wall-clock seconds, rows per second and the process's peak resident memory (its own
-`ru_maxrss`, from `os.wait4`). The lines the ingest prints about disclosure are compared between
+measures wall-clock seconds, rows per second, the CPU seconds the process used (comparable on a
+busy machine, where wall time is not) and its peak resident memory (its own `ru_maxrss`, from
+`os.wait4`). The lines the ingest prints about disclosure are compared between
 checkouts: a faster report must say the same thing.
 
 `--compare-with DIR` runs the same ingest with DIR's code (e.g. main, from `git archive`): the
@@ -150,7 +151,8 @@ def ingest(code: Path, data: Path, files: tuple[Path, Path], db: str | None) -> 
         printed, problems = out.read().decode(), err.read().decode()
     if proc.returncode != 0:
         raise SystemExit(f"ingest with {code} exited {proc.returncode}:\n{problems[-3000:]}")
-    return {"seconds": seconds, "peak_rss_mb": usage.ru_maxrss / 1024,
+    return {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "peak_rss_mb": usage.ru_maxrss / 1024,
             "disclosure": [line for line in printed.splitlines()
                            if line.startswith(("disclosure", "  "))],
             "facts_line": next((line for line in printed.splitlines()
@@ -177,10 +179,11 @@ def main() -> None:
                 r = ingest(code, Path(tmp) / f"data{i}", files, db)
             results.append({"checkout": label, "rows": rows, "store": args.store, **r,
                             "rows_per_s": rows / r["seconds"]})
-    print(f"{'checkout':<40} {'rows':>10} {'seconds':>9} {'rows/s':>9} {'peak RSS MB':>12}")
+    print(f"{'checkout':<40} {'rows':>10} {'seconds':>9} {'rows/s':>9} {'CPU s':>8} "
+          f"{'peak RSS MB':>12}")
     for r in results:
         print(f"{r['checkout'][:40]:<40} {r['rows']:>10,} {r['seconds']:>9.1f} "
-              f"{r['rows_per_s']:>9,.0f} {r['peak_rss_mb']:>12,.0f}")
+              f"{r['rows_per_s']:>9,.0f} {r['cpu_s']:>8.1f} {r['peak_rss_mb']:>12,.0f}")
     print(results[-1]["facts_line"])
     print("\n".join(results[-1]["disclosure"][:6]))
     if len(results) == 2:
