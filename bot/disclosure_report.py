@@ -26,7 +26,7 @@ from core.knowledge.disclosure import (
 )
 from core.knowledge.fiscal_slices import fiscal_slices, slice_order
 from core.knowledge.glossary import Glossary
-from core.knowledge.withheld import any_withheld, withheld_figures, withheld_summary
+from core.knowledge.withheld import WithheldTally, any_withheld, withheld_figures
 
 
 @dataclass(frozen=True)
@@ -46,22 +46,28 @@ def anything_restricted(glossary: Glossary) -> bool:
 
 
 def disclosure_report(glossary: Glossary, ordered: Iterable[Fact], *,
-                      findings: bool = True) -> DisclosureReport:
+                      findings: bool = True, keep: bool = True) -> DisclosureReport:
     """The report over `ordered` (facts in core.knowledge.fiscal_slices.slice_order, e.g.
     storage.fact_store.SqlFactStore.ordered_facts), read slice by slice. `findings=False`
-    leaves out the checker (only the withheld figures and their lines)."""
+    leaves out the checker (only the withheld figures and their lines); `keep=False` only
+    counts the withheld figures (`withheld` stays empty: no public passage to check them
+    against, so they need not be held)."""
     if not anything_restricted(glossary):
         return DisclosureReport()
     fye = getattr(glossary, "fiscal_year_end", "12-31")
     protect = policy(glossary) == PROTECT and any_withheld(glossary)
     withheld: list[Fact] = []
+    tally = WithheldTally()
     found: list[Disclosure] = []
     for part in fiscal_slices(ordered, fye):
         if protect:
-            withheld += withheld_figures(glossary, part)
+            held = withheld_figures(glossary, part)
+            tally.add(held)
+            if keep:
+                withheld += held
         if findings:
             found += find_disclosures(glossary, part)
-    lines = _withheld_lines(glossary, withheld)
+    lines = _withheld_lines(tally)
     if findings:
         lines += finding_lines(glossary, sorted(found, key=disclosure_order), bool(lines))
     return DisclosureReport(lines, withheld)
@@ -97,10 +103,10 @@ def withheld_lines(glossary: Glossary, facts: Iterable[Fact]) -> list[str]:
     return disclosure_report(glossary, ordered, findings=False).lines
 
 
-def _withheld_lines(glossary: Glossary, withheld: list[Fact]) -> list[str]:
-    if not withheld:
+def _withheld_lines(tally: WithheldTally) -> list[str]:
+    if not tally.count:
         return []
-    totals = withheld_summary(glossary, withheld)
-    return [f"disclosure: {len(totals)} total(s), {len(withheld)} figure(s), are withheld from "
+    totals = tally.lines()
+    return [f"disclosure: {len(totals)} total(s), {tally.count} figure(s), are withheld from "
             "uncleared chats (policy \"protect\": each would reveal a restricted member)",
             *(f"  {t}" for t in totals)]

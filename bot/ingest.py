@@ -90,7 +90,10 @@ def ingest_paths(
     withheld: list[Fact] | None = None
     if glossaries or fact_files:  # what the public figures now give away (issue 26)
         with contextlib.suppress(RicordaError):  # no glossary yet: nothing restricted
-            report = _disclosure_report(app, findings=True)
+            # the withheld figures are held only if a public document may state one
+            keep = bool(folders) or any(not d.restricted
+                                        for d in app.core.documents.chunks.documents())
+            report = _disclosure_report(app, findings=True, keep=keep)
             summary.lines += report.lines
             withheld = report.withheld
     for folder in folders:
@@ -100,20 +103,20 @@ def ingest_paths(
 
         with contextlib.suppress(RicordaError):
             if withheld is None:
-                withheld = _disclosure_report(app, findings=False).withheld
+                withheld = _disclosure_report(app, findings=False, keep=True).withheld
             summary.lines += passage_lines(stored(
                 app.core.glossary, (), lambda: app.core.documents.chunks.all_chunks(),
                 withheld=withheld))
     return summary
 
 
-def _disclosure_report(app: App, *, findings: bool) -> DisclosureReport:
+def _disclosure_report(app: App, *, findings: bool, keep: bool) -> DisclosureReport:
     """The disclosure report over the stored facts, streamed from the table one (metric,
     fiscal year) at a time: a million-row table is never held after its commit (issue 37)."""
     from bot.disclosure_report import disclosure_report
 
     return disclosure_report(app.core.glossary, app.storage.facts.ordered_facts(),
-                             findings=findings)
+                             findings=findings, keep=keep)
 
 
 def _stored_in_other_units(app: App) -> list[str]:

@@ -170,3 +170,17 @@ def test_a_file_broken_half_way_stores_nothing_of_it(tmp_path: Path, db_url: str
     summary, after = load(tmp_path, db_url, broken)
     assert any("not UTF-8" in p for p in summary.problems), summary.problems
     assert after == before  # the good rows before the bad byte were not stored either
+
+
+def test_the_report_counts_withheld_figures_without_holding_them_when_nothing_can_state_them(
+        tmp_path: Path) -> None:
+    from bot.disclosure_report import disclosure_report
+
+    _, facts_path = write_kb(tmp_path)
+    facts = sorted(read_fact_file(facts_path, known_metrics=None, known_entities=None,
+                                  known_channels=None).facts, key=slice_order)
+    glossary = parse_glossary(GLOSSARY)
+    held = disclosure_report(glossary, facts)
+    counted = disclosure_report(glossary, facts, keep=False)
+    assert counted.lines == held.lines and counted.withheld == []
+    assert sorted(map(str, held.withheld)) == sorted(map(str, withheld_figures(glossary, facts)))
