@@ -205,6 +205,113 @@ def read_records(
     return report
 
 
+def stream_fact_file(
+    path: Path | str,
+    *,
+    known_metrics: Collection[str] | None,
+    known_entities: Collection[str] | None,
+    known_channels: Collection[str] | None,
+    progress: Progress | None = None,
+    limits: ReadLimits = WORKBOOK_LIMITS,
+    units: MetricUnits | None = None,
+    max_problems: int = 1000,
+) -> tuple[FactFileReport, Iterator[Fact]]:
+    """`read_fact_file` for a load of any size (`ricorda ingest`): the file is opened and its
+    header checked now (IngestError), then each valid fact is yielded as its row is read, in
+    file order, never held; the report fills as the facts are drawn (`report.facts` stays
+    empty) and is complete once they all are.
+
+    A key repeated in the file is yielded each time, so the last row wins where they are
+    stored (storage.fact_store upserts them in order); each repeat is warned about once the
+    last row is read, from a 16-byte-per-row index of the keys' hashes (a 64-bit hash: two
+    different keys taken for one would cost a wrong warning, never a figure). Problems past
+    `max_problems` of a kind are counted, not kept, so a million bad rows are read in bounded
+    memory too. A file that cannot be read to its end raises IngestError from the iterator:
+    drawn inside the loading transaction, nothing of it is stored.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        total, rows = _csv_rows(path)
+    elif suffix == ".xlsx":
+        total, rows = _xlsx_rows(path, limits)
+    else:
+        raise IngestError(f"{path.name}: unsupported fact file type {suffix!r}; use .csv or .xlsx")
+    validator = _RowValidator(
+        metrics=_Codes("metric", known_metrics),
+        entities=_Codes("entity", known_entities),
+        channels=_Codes("channel", known_channels, always=(TOTAL_CHANNEL,)),
+        units=units,
+    )
+    report = FactFileReport(path=path)
+
+    def facts() -> Iterator[Fact]:
+        keys = _KeyLines()
+        for done, (line, record) in enumerate(rows, start=1):
+            report.rows_read += 1
+            fact, reasons, converted_from = validator.validate(record)
+            if fact is None:
+                if len(report.errors) >= max_problems:
+                    report.more_errors += 1
+                else:
+                    report.errors.append(RowProblem(line, "; ".join(reasons)))
+            else:
+                if converted_from:
+                    counted = (fact.metric, converted_from, fact.unit)
+                    report.conversions[counted] = report.conversions.get(counted, 0) + 1
+                keys.add(hash((fact.metric, fact.entity, fact.period.type.value,
+                               fact.period.value, fact.channel)), line)
+                yield fact
+            if progress is not None and done % _PROGRESS_EVERY == 0:
+                progress(done, max(total, done))
+        for line, earlier in keys.repeats():
+            if len(report.warnings) >= max_problems:
+                report.more_warnings += 1
+            else:
+                report.warnings.append(RowProblem(
+                    line, f"duplicate of line {earlier} (the same metric, entity, period and "
+                    "channel); this later row wins"))
+        if progress is not None:
+            progress(report.rows_read, report.rows_read)
+
+    return report, facts()
+
+
+class _KeyLines:
+    """Each valid row's key hash and line, 16 bytes a row (numpy arrays filled block by block),
+    for the repeats found once the file is read."""
+
+    _BLOCK = 65_536
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self._np = np
+        self._done: list[Any] = []
+        self._block = np.empty((self._BLOCK, 2), dtype=np.int64)
+        self._n = 0
+
+    def add(self, key_hash: int, line: int) -> None:
+        self._block[self._n] = (key_hash, line)
+        self._n += 1
+        if self._n == self._BLOCK:
+            self._done.append(self._block)
+            self._block = self._np.empty((self._BLOCK, 2), dtype=self._np.int64)
+            self._n = 0
+
+    def repeats(self) -> list[tuple[int, int]]:
+        """(line, the line of the same key's row before it), in line order."""
+        np = self._np
+        table = np.concatenate([*self._done, self._block[: self._n]])
+        self._done, self._block = [], self._block[:0]
+        if len(table) < 2:
+            return []
+        order = np.lexsort((table[:, 1], table[:, 0]))  # by hash, then line
+        hashes, lines = table[order, 0], table[order, 1]
+        again = np.flatnonzero(hashes[1:] == hashes[:-1]) + 1
+        return sorted((int(lines[i]), int(lines[i - 1])) for i in again)
+
+
 # --- file formats --------------------------------------------------------------------------
 
 Record = dict[str, Any]
@@ -320,7 +427,10 @@ def _xlsx_rows(path: Path, limits: ReadLimits) -> tuple[int, Iterator[tuple[int,
                 if line % _PROGRESS_EVERY == 0:
                     deadline.check()
                 if any(v is not None and str(v).strip() for v in values):
+                    away = deadline.clock()
                     yield line, _record(list(values), positions)
+                    # a streamed load writes between rows: that time is not reading the file
+                    deadline.ends += deadline.clock() - away
         finally:
             workbook.close()
 

@@ -44,6 +44,9 @@ _UPDATED = ("value", "unit", "source_doc", "source_locator", "updated_at")
 # and a few seconds of loading at this size, a structured answer's lookups cost ~0.1 ms more.
 PRELOAD_LIMIT = 500_000
 _CACHE_SIZE = 100_000  # lookups and period lists remembered from a large table
+# Facts of a load classified at once (~1 KB each as Python objects): a million-row file is
+# written 50,000 rows at a time, in one transaction
+WINDOW = 50_000
 
 FactKey = tuple[str, str, str, str, str]  # metric, entity, period_type, period, channel
 
@@ -160,9 +163,10 @@ class SqlFactStore:
         rows with the same keys, batch by batch), then only the new and changed rows are
         written, in batches and one transaction, with INSERT .. ON CONFLICT DO UPDATE so a
         concurrent writer cannot make the load fail. The index is rebuilt afterwards. `facts`
-        is read `preload_limit` rows at a time, so a file of ten million rows is never held
-        whole; a key repeated within such a window keeps its last row, as in the fact file
-        (repeated further apart, the last row still wins, counted once more).
+        is read `WINDOW` rows at a time (fewer for a small `preload_limit`), so a file of ten
+        million rows is never held whole; a key repeated within such a window keeps its last
+        row, as in the fact file (repeated further apart, the last row still wins, counted
+        once more).
         """
         counts = {"inserted": 0, "updated": 0, "unchanged": 0}
         now = utcnow()
@@ -174,8 +178,8 @@ class SqlFactStore:
         pending = iter(facts)
 
         def changed() -> Iterator[dict[str, Any]]:  # made batch by batch: a big file's rows
-            while window := list(itertools.islice(pending, self._preload_limit)):  # are never
-                incoming: dict[FactKey, Fact] = {}  # all in memory at once
+            while window := list(itertools.islice(pending, self._window)):  # are never all
+                incoming: dict[FactKey, Fact] = {}  # in memory at once
                 for fact in window:
                     incoming[fact_key(fact)] = fact  # later duplicates win
                 window = []
@@ -206,6 +210,10 @@ class SqlFactStore:
                 return int(conn.execute(select(func.count()).select_from(_TABLE)).scalar_one())
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot count facts: {exc.__class__.__name__}") from exc
+
+    @property
+    def _window(self) -> int:
+        return min(WINDOW, self._preload_limit)
 
     @property
     def loaded(self) -> bool:
@@ -295,6 +303,27 @@ class SqlFactStore:
         if self._direct():
             return [_fact(r) for r in self._select()]
         return list(self._current().values())
+
+    def ordered_facts(self, batch: int = 5000) -> Iterator[Fact]:
+        """Every fact, streamed from the table `batch` rows at a time (a server-side cursor on
+        PostgreSQL), each metric's facts together and in the order of the period's written
+        year: what core.knowledge.fiscal_slices cuts into (metric, fiscal year) slices, so a
+        report over every fact holds one slice, never the table (bot.kb.disclosure_report)."""
+        year = func.substr(_TABLE.c.period, 1, 4)
+        stmt = select(_TABLE).order_by(_TABLE.c.metric, year)
+        try:
+            with self._engine.connect() as conn:
+                result = conn.execution_options(yield_per=batch).execute(stmt)
+                for row in result.mappings():
+                    yield _fact(row)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot read the fact table: {exc.__class__.__name__}") from exc
+
+    def unit_counts(self) -> dict[tuple[str, str], int]:
+        """How many facts each (metric, unit) has: counted by the database."""
+        stmt = select(_TABLE.c.metric, _TABLE.c.unit, func.count()).group_by(
+            _TABLE.c.metric, _TABLE.c.unit)
+        return {(metric, unit): int(n) for metric, unit, n in self._rows(stmt)}
 
     # --- internals ------------------------------------------------------------------------
 

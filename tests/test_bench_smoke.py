@@ -28,6 +28,7 @@ SMOKE: dict[str, list[str] | None] = {
     "bench_fastpath.py": ["--sizes", "100", "--dims", "64", "--store-dim", "64",
                           "--queries", "3", "--no-postgres"],
     "bench_freshness.py": ["--n", "3", "--runs", "1", "--chunks", "40"],
+    "bench_ingest.py": ["--tiny"],
     "bench_load.py": ["--chats", "2", "--rounds", "1"],
     "bench_maintenance.py": ["--entries", "60", "--turns", "60", "--dim", "16"],
     "bench_metric_phrases.py": [],

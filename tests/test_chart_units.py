@@ -1,7 +1,8 @@
 """Charts in the unit they show (issue 33): every chart kind, in en, it and zh, drawn from the
 demo's answers and read back from the figure matplotlib drew: the plotted values are the
 table's values in the unit the axis label reads (亿欧元 plots 5.604 for €560.4M), bars start at
-zero, and a breakdown over several periods draws every period."""
+zero, and a breakdown over several periods draws every period. A ranking over periods ("in
+which year was China revenue highest?") is drawn like a ranking of units."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ QUESTIONS = {  # (kind, language): question; the stored values are in EUR_M
     ("breakdown", "zh"): "2021年到2025年按主体的营收",
     ("ranking", "en"): "Which unit had the highest revenue in 2024?",
     ("ranking", "zh"): "2024年哪个子公司营收最高",
+    # rankings over periods (core.figures.period_rank) draw their bars in the axis unit too
+    ("period-ranking", "en"): "In which year was China revenue highest?",
+    ("period-ranking", "it"): "In quale anno il fatturato della Cina è stato più alto?",
+    ("period-ranking", "zh"): "中国区哪一年营收最高",
 }
 AXIS = {"en": "€M", "it": "M€", "zh": "亿欧元"}
 SHIFT = {"en": 0, "it": 0, "zh": -2}
@@ -65,7 +70,7 @@ def test_every_chart_plots_its_tables_values_in_the_unit_of_its_axis(
     ans = answerer.answer(Request(QUESTIONS[(kind, lang)], chat="telegram:5",
                                   reference_date=REF))
     (table,) = [s for s in ans.segments if isinstance(s, Table)]
-    assert table.kind == kind and table.unit == AXIS[lang]
+    assert table.kind == kind.removeprefix("period-") and table.unit == AXIS[lang]
     values, axis = drawn(table)
     assert axis == AXIS[lang]
     expected = [p for _, p in table.points if p is not None]

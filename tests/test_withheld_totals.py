@@ -210,3 +210,47 @@ def test_a_five_year_breakdown_charts_every_period(kb: Path) -> None:
         (name, f"FY{y}") for name in ("Italy", "Germany", "Poland") for y in YEARS}
     assert {p["value"] for p in table["series"] if p["label"] == "Italy"} == {
         float(revenue("ACME_IT", y)) for y in YEARS}
+
+
+def visible_line(out: dict[str, Any]) -> list[Any]:
+    """The visible units' sums an answer states: in its text and under `visible_members`."""
+    return [f["disclosure"]["visible_members"] for f in out["facts"]
+            if (f.get("disclosure") or {}).get("visible_members")]
+
+
+@pytest.mark.parametrize("question", ["Acme Group EBITDA FY2025", "EBITDA by entity FY2025",
+                                      "Qual è stato l'EBITDA del Gruppo Acme nel 2025?",
+                                      "2025年集团的EBITDA"])
+def test_no_visible_units_sum_for_a_metric_that_does_not_add_up_in_another_period(
+        kb: Path, question: str) -> None:
+    # FY2025 EBITDA is withheld (the lab has no figure); FY2026 shows the group (80) is not
+    # the units' sum (95), though the glossary does not say so: 92 is no sum it claims to be
+    out = ask(kb, question)
+    assert any(f.get("reason") == "withheld" for f in out["facts"]), out["text"]
+    assert visible_line(out) == [], out["text"]
+    for text in ("together", "insieme", "合计", "€92", "92 M€", "0.92亿欧元"):
+        assert text not in out["text"], out["text"]
+
+
+def test_the_visible_units_sum_stays_for_a_metric_that_adds_up(kb: Path) -> None:
+    out = ask(kb, "What was group revenue in FY2025?")
+    (line,) = visible_line(out)
+    assert Decimal(line["sum_exact"]) == sum((revenue(e, 2025) for e in PUBLIC), Decimal(0))
+    assert "Italy, Germany and Poland together" in out["text"]
+
+
+def test_the_docs_say_what_is_withheld_what_is_covered_and_what_is_not() -> None:
+    """Issue 33's "Done when": docs/disclosure.md has the rule, what it covers (members,
+    periods, public passages) and cannot (a figure in words, a document outside the knowledge
+    base), and a before/after table; the README's path and own-data.md name the policy,
+    restricted units and [competitors]."""
+    page = (REPO / "docs" / "disclosure.md").read_text(encoding="utf-8")
+    for text in ("### The rule: withhold, never rename", "### What it covers, and what it cannot",
+                 "relations over members", "over periods", "Public passages that state a "
+                 "withheld figure", "written in words", "outside the knowledge base",
+                 "### Before and after", "| question | before | after |"):
+        assert text in page, text
+    for doc in ("README.md", "docs/own-data.md"):
+        text = (REPO / doc).read_text(encoding="utf-8")
+        assert 'disclosure = "protect"' in text and "[competitors]" in text, doc
+        assert "restricted" in text, doc

@@ -10,14 +10,20 @@ import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.wiring.build import App
 from core.contracts.documents import DocumentSource
 from core.contracts.errors import IngestError, RicordaError
+from core.contracts.types import Fact
 from core.knowledge.document_sources import restricted_in, source_rel
 from core.knowledge.glossary import read_glossary
 
+if TYPE_CHECKING:
+    from bot.kb.disclosure_report import DisclosureReport
+
 FACT_SUFFIXES = {".csv", ".xlsx"}
+MAX_PROBLEMS = 1000  # bad rows (and duplicates) of one file listed; the rest are counted
 
 Progress = Callable[[str, int, int], None]  # (label, done, total)
 
@@ -91,11 +97,15 @@ def ingest_paths(
                           "folders (`ricorda ingest glossary.toml facts.csv docs/`); without "
                           "paths, ingest reloads the sources the stored glossary declares "
                           "([[facts]])")
+    withheld: list[Fact] | None = None
     if glossaries or fact_files or declared:  # what the public figures now give away (issue 26)
-        from bot.kb.disclosure_report import disclosure_lines
-
         with contextlib.suppress(RicordaError):  # no glossary yet: nothing restricted
-            summary.lines += disclosure_lines(app.core.glossary, app.storage.facts.all_facts())
+            # the withheld figures are held only if a public document may state one
+            keep = bool(folders) or any(not d.restricted
+                                        for d in app.core.documents.chunks.documents())
+            report = _disclosure_report(app, findings=True, keep=keep)
+            summary.lines += report.lines
+            withheld = report.withheld
     for folder in folders:
         _ingest_documents(app, folder, summary, progress, prune=prune, reindex=reindex)
     if glossaries or fact_files or folders or declared:  # public passages stating a
@@ -103,9 +113,11 @@ def ingest_paths(
         from bot.kb.public_passages import passage_lines, stored
 
         with contextlib.suppress(RicordaError):
-            facts = app.storage.facts.all_facts()
+            if withheld is None:
+                withheld = _disclosure_report(app, findings=False, keep=True).withheld
             summary.lines += passage_lines(stored(
-                app.core.glossary, facts, lambda: app.core.documents.chunks.all_chunks()))
+                app.core.glossary, (), lambda: app.core.documents.chunks.all_chunks(),
+                withheld=withheld))
     return summary
 
 
@@ -130,17 +142,24 @@ def _ingest_declared(app: App, summary: IngestSummary) -> bool:
     return False
 
 
+def _disclosure_report(app: App, *, findings: bool, keep: bool) -> DisclosureReport:
+    """The disclosure report over the stored facts, streamed from the table one (metric,
+    fiscal year) at a time: a million-row table is never held after its commit (issue 37)."""
+    from bot.kb.disclosure_report import disclosure_report
+
+    return disclosure_report(app.core.glossary, app.storage.facts.ordered_facts(),
+                             findings=findings, keep=keep)
+
+
 def _stored_in_other_units(app: App) -> list[str]:
     """Figures stored in another unit than the glossary now gives their metric: read in the
     metric's unit when the dimension is the same, left out of tables when not
     (core.figures.structured, core.figures.tabulate); said here so they get re-ingested."""
-    from collections import Counter
-
     metrics = app.core.glossary.metrics
-    odd = Counter(
-        (f.metric, f.unit) for f in app.storage.facts.all_facts()
-        if f.metric in metrics and metrics[f.metric].unit not in ("", f.unit) and f.unit
-    )
+    odd = {  # counted by the database: the facts are not read into memory
+        (metric, unit): n for (metric, unit), n in app.storage.facts.unit_counts().items()
+        if metric in metrics and metrics[metric].unit not in ("", unit) and unit
+    }
     return [
         f"note: {n} stored figures of {metric} are in {unit}, not {metrics[metric].unit}: "
         "ingest their fact file again to convert them"
@@ -181,29 +200,38 @@ def _reclassified_sources(app: App, folders: list[Path], summary: IngestSummary)
 
 
 def _ingest_facts(app: App, path: Path, summary: IngestSummary, progress: Progress | None) -> None:
-    from storage.fact_files import read_fact_file
+    """One fact file, streamed from the file into the table (storage.fact_files.stream_fact_file):
+    its rows are never all in memory, and a file that breaks half-way stores nothing."""
+    from storage.fact_files import stream_fact_file
 
     glossary = app.core.glossary
     try:
-        report = read_fact_file(
+        report, facts = stream_fact_file(
             path,
             known_metrics=glossary.metrics.keys(),
             known_entities=glossary.entities.keys(),
             known_channels=glossary.channels.keys(),
             progress=(lambda done, total: progress(path.name, done, total)) if progress else None,
             units=glossary.metric_units(),
+            max_problems=MAX_PROBLEMS,
         )
+        counts = app.storage.facts.upsert_facts(facts)
     except RicordaError as exc:
         summary.problems.append(str(exc))
         return
-    counts = app.storage.facts.upsert_facts(report.facts)
+    rejected = len(report.errors) + report.more_errors
     summary.lines.append(
         f"facts {path.name}: {report.rows_read} rows read, {counts.inserted} new, "
-        f"{counts.updated} updated, {counts.unchanged} unchanged, {len(report.errors)} rejected"
+        f"{counts.updated} updated, {counts.unchanged} unchanged, {rejected} rejected"
     )
     summary.lines += [f"  {path.name}: {line}" for line in report.conversion_lines()]
     summary.lines += [f"  warning {path.name} {w}" for w in report.warnings]
+    if report.more_warnings:
+        summary.lines.append(f"  warning {path.name}: {report.more_warnings} more not listed")
     summary.problems += [f"{path.name} {e}" for e in report.errors]
+    if report.more_errors:
+        summary.problems.append(f"{path.name}: {report.more_errors} more rows rejected, not "
+                                "listed (the first ones show what to fix)")
 
 
 def _ingest_documents(

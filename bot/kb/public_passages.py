@@ -105,11 +105,12 @@ def _shown(path: Path, base: Path) -> str:
         return str(path)
 
 
-def stored(glossary: Glossary, facts: Iterable[Fact], chunks: Callable[[], Iterable[Chunk]]
-           ) -> list[StatingPassage]:
+def stored(glossary: Glossary, facts: Iterable[Fact], chunks: Callable[[], Iterable[Chunk]],
+           *, withheld: list[Fact] | None = None) -> list[StatingPassage]:
     """The stored public passages stating a withheld figure (what `ingest` lists); the
-    passages are read only when the policy withholds something."""
-    guard = WithheldPassages(glossary, facts)
+    passages are read only when the policy withholds something. `withheld`: the withheld
+    figures when already known (then `facts` is not read)."""
+    guard = WithheldPassages(glossary, facts, withheld=withheld)
     if not guard:
         return []
     out = []

@@ -32,7 +32,11 @@ class WithheldGuard:
         with self._lock:
             if self._built is not None and self._built[0] == key:
                 return self._built[1]
-        guard = WithheldPassages(glossary, self._facts.all_facts())
+        # streamed one (metric, fiscal year) at a time: a large table is never held for it
+        from bot.kb.disclosure_report import disclosure_report
+
+        withheld = disclosure_report(glossary, self._facts.ordered_facts(), findings=False)
+        guard = WithheldPassages(glossary, withheld=withheld.withheld)
         with self._lock:
             self._built = (key, guard)
         return guard

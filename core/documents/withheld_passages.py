@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 class WithheldPassages:
     """Which public passages state a withheld figure (and are not accepted)."""
 
-    def __init__(self, glossary: Glossary, facts: Iterable[Fact]) -> None:
+    def __init__(self, glossary: Glossary, facts: Iterable[Fact] = (), *,
+                 withheld: list[Fact] | None = None) -> None:
+        """From the facts, or from the withheld figures already worked out (`withheld`, as a
+        report over a large table does slice by slice: bot.kb.disclosure_report)."""
         self.glossary = glossary
-        self.figures = withheld_figures(glossary, facts)
+        self.figures = withheld if withheld is not None else withheld_figures(glossary, facts)
 
     def __bool__(self) -> bool:
         return bool(self.figures)

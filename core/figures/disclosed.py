@@ -19,7 +19,13 @@ from typing import Any
 from core.catalog.lookup import join_list, say
 from core.contracts.ports import FactStore
 from core.contracts.types import Fact, FactResult, FactStatus, Line, Period, Source
-from core.knowledge.disclosure import additive, hides_member, protection
+from core.knowledge.disclosure import (
+    additive,
+    channel_members,
+    entity_members,
+    hides_member,
+    protection,
+)
 
 WITHHELD = "withheld"  # `reason` in ask --json: the total would reveal a restricted member
 
@@ -74,12 +80,50 @@ def withheld_total(glossary: Any, facts: FactStore, metric: str, entity: str, pe
     units = {f.unit for f in members}
     together = None
     if (members and len(members) == len(cells) and len(units) == 1
-            and additive(glossary, metric)):
+            and additive(glossary, metric)
+            and sums_hold(glossary, facts, metric, entity, channel,
+                          by_entity=any(c[1] != entity for c in cells),
+                          by_channel=any(c[3] != channel for c in cells))):
         together = sum((f.value for f in members), Decimal(0))
     return WithheldTotal(FactStatus.NOT_FOUND, metric=metric, entity=entity, period=period,
                          channel=channel, members=members if together is not None else (),
                          together=together, unit=units.pop() if together is not None else "",
                          masked_entity=hides_member(glossary, "entity", entity))
+
+
+def sums_hold(glossary: Any, facts: FactStore, metric: str, entity: str, channel: str, *,
+              by_entity: bool = True, by_channel: bool = True,
+              _seen: frozenset[str] = frozenset()) -> bool:
+    """Whether `metric` adds up over this total's members in every period the data can tell:
+    False when, in any stored period, the total (or a total between it and its members, a
+    region) is stored with every member and is not their sum (EBITDA after central costs,
+    headcount with head-office staff). Only the relations asked are judged (`by_entity`: the
+    units; `by_channel`: the channels), so a group whose channels are a partial split still
+    adds up over its units. The visible units' line is shown only for a sum that is the sum
+    it claims, so a metric the glossary does not declare non-additive is judged by its
+    figures in every period, not only in the one asked."""
+    if entity in _seen:
+        return True
+    kids = entity_members(glossary, entity) if by_entity else []
+    parts = channel_members(glossary, channel) if by_channel else ()
+    if not kids and not parts:
+        return True
+    for period in facts.periods(metric, entity, channel):
+        total = facts.lookup(metric, entity, period, channel)
+        if total is None:
+            continue
+        for members in ([(metric, k, period, channel) for k in kids],
+                        [(metric, entity, period, c) for c in parts]):
+            found = [facts.lookup(*m) for m in members]
+            if not members or any(f is None for f in found):
+                continue  # a member missing: this period cannot tell
+            if {f.unit for f in found if f is not None} != {total.unit}:
+                continue  # stored in other units: not comparable exactly
+            if sum((f.value for f in found if f is not None), Decimal(0)) != total.value:
+                return False
+    return all(sums_hold(glossary, facts, metric, k, channel, by_entity=True, by_channel=False,
+                         _seen=_seen | {entity})
+               for k in kids if entity_members(glossary, k))
 
 
 def together_label(glossary: Any, r: WithheldTotal, language: str) -> str:

@@ -24,6 +24,7 @@ from core.figures.aggregate import (
     subject_of,
 )
 from core.figures.cells import Cell, lookup
+from core.figures.plotted import plotted
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
@@ -86,8 +87,9 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     notes = (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
     if len(ranked) > MAX_ROWS:
         notes += (say("bound_rows", lang, shown=MAX_ROWS, total=len(ranked)),)
-    points = tuple((period_label(p, lang), float(c.value)) for p, c in ranked[:MAX_ROWS]
-                   if c.value is not None)
+    # drawn in the unit the axis label reads (亿欧元 plots 5.604 for €560.4M), as every chart
+    points = tuple((period_label(p, lang), plotted(g, c.value, c.unit, lang))
+                   for p, c in ranked[:MAX_ROWS] if c.value is not None)
     out.segments.append(Table("ranking", title, columns, tuple(rows), points,
                               _unit_text(g, unit, lang), notes))
     out.results += [c.result for _, c in ranked] + [c.result for _, c in cells

@@ -12,6 +12,7 @@ __all__ = [
     "document_sources",
     "examples",
     "fact_sources",
+    "fiscal_slices",
     "freshness",
     "fuzzy",
     "glossary",

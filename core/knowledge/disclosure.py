@@ -51,7 +51,28 @@ def additive(glossary: Glossary, metric: str) -> bool:
 
 def entity_members(glossary: Glossary, entity: str) -> list[str]:
     """The entities that add up to `entity` (its children), in glossary order."""
-    return [code for code, term in glossary.entities.items() if term.parent == entity]
+    return list(_children(glossary).get(entity, ()))
+
+
+_CHILDREN: dict[int, tuple[object, dict[str, tuple[str, ...]]]] = {}
+
+
+def _children(glossary: Glossary) -> dict[str, tuple[str, ...]]:
+    """Each entity's children, worked out once per glossary: asked for every fact a report
+    checks, a scan of all entities each time made a million facts of 500 units take hours."""
+    entities = glossary.entities
+    held = _CHILDREN.get(id(entities))
+    if held is not None and held[0] is entities:
+        return held[1]
+    kids: dict[str, list[str]] = {}
+    for code, term in entities.items():
+        if term.parent:
+            kids.setdefault(term.parent, []).append(code)
+    out = {parent: tuple(codes) for parent, codes in kids.items()}
+    if len(_CHILDREN) > 8:  # a reloaded glossary replaces the old ones
+        _CHILDREN.clear()
+    _CHILDREN[id(entities)] = (entities, out)
+    return out
 
 
 def channel_members(glossary: Glossary, channel: str) -> tuple[str, ...]:
@@ -281,5 +302,9 @@ def find_disclosures(glossary: Glossary, facts: Iterable[Fact],
             why[target] = tuple(c for c in cells if c != target)
             changed = True
     found = [Disclosure(c, stored[c], why[c]) for c in why if restricted_cell(glossary, c)]
-    return sorted(found, key=lambda d: (d.cell[0], d.cell[1], d.cell[2].type.value,
-                                        d.cell[2].value, d.cell[3]))
+    return sorted(found, key=disclosure_order)
+
+
+def disclosure_order(d: Disclosure) -> tuple[str, str, str, str, str]:
+    """The order findings are listed in (metric, entity, period, channel)."""
+    return (d.cell[0], d.cell[1], d.cell[2].type.value, d.cell[2].value, d.cell[3])

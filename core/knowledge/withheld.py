@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from core.contracts.types import Fact, Period
+from core.contracts.types import Fact, Period, PeriodType
 from core.knowledge.disclosure import (
     PROTECT,
     hides_member,
@@ -46,11 +46,15 @@ def withheld_figures(glossary: Glossary, facts: Iterable[Fact]) -> list[Fact]:
         return stored.get((metric, entity, period, channel))
 
     out = []
+    may: dict[tuple[str, str, str], bool] = {}  # asked once per total, not once per figure
     for f in facts:
         cell = (f.metric, f.entity, f.period, f.channel)
         if restricted_cell(glossary, cell):
             continue  # restricted itself: never shown, whatever the totals
-        if not protects(glossary, f.metric, f.entity, f.channel, cleared=False):
+        total = (f.metric, f.entity, f.channel)
+        if total not in may:
+            may[total] = protects(glossary, f.metric, f.entity, f.channel, cleared=False)
+        if not may[total]:
             continue
         if protection(glossary, look, cell) is not None:
             out.append(f)
@@ -58,17 +62,45 @@ def withheld_figures(glossary: Glossary, facts: Iterable[Fact]) -> list[Fact]:
 
 
 def withheld_summary(glossary: Glossary, withheld: list[Fact]) -> list[str]:
-    """One line per total withheld: "REVENUE ORBIS_GROUP FY2023–FY2025, 2024H2–2025H2 (8)"."""
-    groups: dict[tuple[str, str, str], list[Period]] = {}
-    for f in withheld:
-        groups.setdefault((f.metric, f.entity, f.channel), []).append(f.period)
-    out = []
-    for (metric, entity, channel), periods in groups.items():
-        spans = []
-        for kind in dict.fromkeys(p.type for p in periods):
-            codes = sorted((p for p in periods if p.type is kind), key=lambda p: p.value)
-            first, last = codes[0].code, codes[-1].code
-            spans.append(first if first == last else f"{first}–{last}")
-        where = f"{entity}" + ("" if channel == "TOTAL" else f" {channel}")
-        out.append(f"{metric} {where} {', '.join(spans)} ({len(periods)})")
-    return out
+    """One line per total withheld: "REVENUE ORBIS_GROUP FY2023–FY2025, 2024H2–2025H2 (8)",
+    by metric, entity and channel, years before halves, quarters and months (the same lines
+    whatever order the store reads the figures in)."""
+    tally = WithheldTally()
+    tally.add(withheld)
+    return tally.lines()
+
+
+class WithheldTally:
+    """The withheld figures counted per total and kind of period as they are found, for the
+    summary lines, without holding them (a report over a large table: bot.kb.disclosure_report)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        # (metric, entity, channel) -> kind of period -> [first, last, how many]
+        self._spans: dict[tuple[str, str, str], dict[PeriodType, list[Any]]] = {}
+
+    def add(self, withheld: Iterable[Fact]) -> None:
+        for f in withheld:
+            self.count += 1
+            kinds = self._spans.setdefault((f.metric, f.entity, f.channel), {})
+            span = kinds.get(f.period.type)
+            if span is None:
+                kinds[f.period.type] = [f.period, f.period, 1]
+                continue
+            if f.period.value < span[0].value:
+                span[0] = f.period
+            if f.period.value > span[1].value:
+                span[1] = f.period
+            span[2] += 1
+
+    def lines(self) -> list[str]:
+        out = []
+        for (metric, entity, channel), kinds in sorted(self._spans.items()):
+            spans = []
+            for kind in sorted(kinds, key=list(PeriodType).index):
+                first, last = kinds[kind][0].code, kinds[kind][1].code
+                spans.append(first if first == last else f"{first}–{last}")
+            where = f"{entity}" + ("" if channel == "TOTAL" else f" {channel}")
+            n = sum(span[2] for span in kinds.values())
+            out.append(f"{metric} {where} {', '.join(spans)} ({n})")
+        return out
