@@ -308,7 +308,7 @@ class SqlFactStore:
         """Every fact, streamed from the table `batch` rows at a time (a server-side cursor on
         PostgreSQL), each metric's facts together and in the order of the period's written
         year: what core.knowledge.fiscal_slices cuts into (metric, fiscal year) slices, so a
-        report over every fact holds one slice, never the table (bot.kb.disclosure_report)."""
+        report over every fact holds one slice, never the table (bot.wiring.disclosure_report)."""
         year = func.substr(_TABLE.c.period, 1, 4)
         stmt = select(_TABLE).order_by(_TABLE.c.metric, year)
         try:

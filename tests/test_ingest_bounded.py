@@ -174,7 +174,7 @@ def test_a_file_broken_half_way_stores_nothing_of_it(tmp_path: Path, db_url: str
 
 def test_the_report_counts_withheld_figures_without_holding_them_when_nothing_can_state_them(
         tmp_path: Path) -> None:
-    from bot.kb.disclosure_report import disclosure_report
+    from bot.wiring.disclosure_report import disclosure_report
 
     _, facts_path = write_kb(tmp_path)
     facts = sorted(read_fact_file(facts_path, known_metrics=None, known_entities=None,

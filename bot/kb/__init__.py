@@ -8,7 +8,6 @@ __all__ = [
     "add_name",
     "backup",
     "check",
-    "disclosure_report",
     "golden",
     "golden_file",
     "golden_ingest",

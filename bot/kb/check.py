@@ -396,8 +396,8 @@ def _source_notes(kb: KbFiles) -> list[str]:
 
 
 def _withheld_notes(kb: KbFiles) -> list[str]:
-    """What the policy withholds from uncleared chats (bot.kb.disclosure_report)."""
-    from bot.kb.disclosure_report import withheld_lines
+    """What the policy withholds from uncleared chats (bot.wiring.disclosure_report)."""
+    from bot.wiring.disclosure_report import withheld_lines
 
     g = kb.glossary
     if g is None:

@@ -20,7 +20,7 @@ from core.knowledge.document_sources import restricted_in, source_rel
 from core.knowledge.glossary import read_glossary
 
 if TYPE_CHECKING:
-    from bot.kb.disclosure_report import DisclosureReport
+    from bot.wiring.disclosure_report import DisclosureReport
 
 FACT_SUFFIXES = {".csv", ".xlsx"}
 MAX_PROBLEMS = 1000  # bad rows (and duplicates) of one file listed; the rest are counted
@@ -145,7 +145,7 @@ def _ingest_declared(app: App, summary: IngestSummary) -> bool:
 def _disclosure_report(app: App, *, findings: bool, keep: bool) -> DisclosureReport:
     """The disclosure report over the stored facts, streamed from the table one (metric,
     fiscal year) at a time: a million-row table is never held after its commit (issue 37)."""
-    from bot.kb.disclosure_report import disclosure_report
+    from bot.wiring.disclosure_report import disclosure_report
 
     return disclosure_report(app.core.glossary, app.storage.facts.ordered_facts(),
                              findings=findings, keep=keep)

@@ -11,6 +11,7 @@ __all__ = [
     "chat",
     "clock",
     "core_services",
+    "disclosure_report",
     "document_services",
     "log_setup",
     "maintenance",

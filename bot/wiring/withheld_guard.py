@@ -33,7 +33,7 @@ class WithheldGuard:
             if self._built is not None and self._built[0] == key:
                 return self._built[1]
         # streamed one (metric, fiscal year) at a time: a large table is never held for it
-        from bot.kb.disclosure_report import disclosure_report
+        from bot.wiring.disclosure_report import disclosure_report
 
         withheld = disclosure_report(glossary, self._facts.ordered_facts(), findings=False)
         guard = WithheldPassages(glossary, withheld=withheld.withheld)

@@ -29,7 +29,7 @@ class WithheldPassages:
     def __init__(self, glossary: Glossary, facts: Iterable[Fact] = (), *,
                  withheld: list[Fact] | None = None) -> None:
         """From the facts, or from the withheld figures already worked out (`withheld`, as a
-        report over a large table does slice by slice: bot.kb.disclosure_report)."""
+        report over a large table does slice by slice: bot.wiring.disclosure_report)."""
         self.glossary = glossary
         self.figures = withheld if withheld is not None else withheld_figures(glossary, facts)
 

@@ -4,7 +4,7 @@ Every relation the disclosure policy knows (core.knowledge.disclosure) stays ins
 and one fiscal year: a total and its members share the metric and the period, and a flow's year
 is the sum of its own halves, quarters and months. So `protection`, `withheld_figures` and
 `find_disclosures` give over each slice exactly what they give over the whole table, and a
-table of ten million facts can be checked holding one slice at a time (bot.kb.disclosure_report).
+table of ten million facts can be checked holding one slice at a time (the ingest report).
 
 The facts come sorted by metric (all of a metric's together, in any order of metrics) and,
 within a metric, by the first four characters of the period (its year as written). A month

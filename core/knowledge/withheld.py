@@ -72,7 +72,7 @@ def withheld_summary(glossary: Glossary, withheld: list[Fact]) -> list[str]:
 
 class WithheldTally:
     """The withheld figures counted per total and kind of period as they are found, for the
-    summary lines, without holding them (a report over a large table: bot.kb.disclosure_report)."""
+    summary lines, without holding them (the ingest report over a large table)."""
 
     def __init__(self) -> None:
         self.count = 0
