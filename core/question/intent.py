@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from core.contracts.types import Period, Route
 from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
+from core.question.currency_asked import AskedCurrency, asked_currency
 from core.question.periods import find_periods
 from core.question.range_parse import Analysis, detect_analysis
 from core.question.scale_asked import AskedScale, asked_scale
@@ -176,6 +177,7 @@ class Intent:
     metric_choices: list[str] = field(default_factory=list)
     unnamed_metric: str = ""
     scale: AskedScale | None = None  # "in millions", "以亿元计": the figures shown so
+    currency: AskedCurrency | None = None  # "in US dollars": a figure in another is said so
 
 
 class IntentParser(Protocol):
@@ -250,6 +252,7 @@ class RuleIntentParser:
             intent.subject = _subject(rest, named_any=bool(found))
         intent.topic_cue = bool(_TOPIC.search(rest))
         intent.scale = asked_scale(rest)
+        intent.currency = asked_currency(rest)  # "in US dollars": said, never converted
         self._analyse(intent, named, matches, reference_date)
         intent.route = _route(intent)
         return intent, taken
