@@ -69,6 +69,7 @@ from core.question.conversation import (
 )
 from core.question.currency_asked import currency_notice
 from core.question.intent import Intent, RuleIntentParser
+from core.question.language_words import language_words
 from core.question.period_labels import period_label, use_fiscal_year_end
 from core.question.periods import normalize_period
 from core.question.range_parse import MAX_SERIES, from_shape
@@ -143,6 +144,7 @@ class Answerer:
         self._facts = facts
         self.catalog = catalog if catalog is not None else Catalog()
         self.names = NameIndex(glossary)
+        self.language_words = language_words(glossary)  # its names are no language evidence
         self.gate = SecurityGate(self.names)
         self.parser = RuleIntentParser(self.names)
         self.structured = StructuredChannel(names=self.names, facts=facts)
@@ -240,7 +242,8 @@ class Answerer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
         use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         text, truncated = self._clean(request.text)
-        language = question_language(text) or self._chat_language(request)
+        language = (question_language(text, self.language_words)
+                    or self._chat_language(request))
         if not text.strip():  # examples from the loaded knowledge base, not the demo's
             return self._new(Route.UNKNOWN, language, self.usage(language))
         notices = [say("truncated", language, limit=self.max_question_chars)] if truncated else []
