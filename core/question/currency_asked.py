@@ -52,6 +52,8 @@ class AskedCurrency:
 
     codes: frozenset[str]
     raw: str
+    start: int = 0  # where the words are in the text asked about
+    end: int = 0
 
 
 def asked_currency(text: str) -> AskedCurrency | None:
@@ -60,7 +62,7 @@ def asked_currency(text: str) -> AskedCurrency | None:
     if m is None:
         return None
     index = next(int(k[1:]) for k, v in m.groupdict().items() if v)
-    return AskedCurrency(_WORDS[index][0], m.group(0).strip())
+    return AskedCurrency(_WORDS[index][0], m.group(0).strip(), m.start(), m.end())
 
 
 def currency_of(unit: str, kinds: Mapping[str, UnitKind]) -> str | None:

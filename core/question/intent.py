@@ -220,6 +220,10 @@ class RuleIntentParser:
     def _parse(self, text: str, reference_date: dt.date) -> tuple[Intent, list[tuple[int, int]]]:
         """The exact reading, and the spans it read (names and periods)."""
         found = self.names.find(text)
+        money = asked_currency(text)
+        if money is not None:  # "in US dollars" is a currency, not the unit named "US"
+            found = [m for m in found if m.kind != "entity"
+                     or not (money.start <= m.start and m.end <= money.end)]
         intent = Intent(route=Route.UNKNOWN)
         for m in found:
             bucket = {
