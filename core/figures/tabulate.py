@@ -126,7 +126,7 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
     found: dict[tuple[tuple[str, str, str], Period], FactResult] = {}
     for key in series:
         for p in periods:
-            r = _lookup(out, ctx, key[0], key[1], key[2], p)
+            r = _lookup(out, ctx, key[0], key[1], key[2], p, alone=len(series) == 1)
             if r.status is FactStatus.FOUND:
                 found[(key, p)] = r
     unit = _unit_of(g, metrics[0], list(found.values()))
@@ -519,7 +519,9 @@ def _visible_sum(out: Built, r: FactResult, label: str | None, g: Any, lang: str
 
 
 def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
-            period: Period) -> FactResult:
+            period: Period, *, alone: bool = False) -> FactResult:
+    """One cell as this chat may see it. `alone`: the only column (one unit's series), so a
+    figure in the unit's own currency is shown in it, beside nothing of another currency."""
     if metric in ctx.glossary.derived:
         return _derived(out, ctx, metric, entity, channel, period)
     r: FactResult = ctx.structured.query_metric(
@@ -531,6 +533,9 @@ def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
         # unit's figure in its own currency: a table, ranking or share never puts it beside
         # the others; it is a named gap (a currency's figure: named apart, with its value)
         if _currencies_differ(ctx.glossary, r.fact.unit, declared):
+            if alone:
+                out.results.append(r)
+                return r
             out.apart.append((r, declared))
         r = FactResult(FactStatus.NOT_FOUND, metric=metric, entity=r.entity,
                        period=r.period, channel=r.channel)
@@ -673,7 +678,7 @@ def _notes(missing: list[str], lang: str, out: Built, g: Any) -> tuple[str, ...]
     notes: list[str] = []
     named = {g.label("entity", r.entity, lang): (r, unit) for r, unit in out.apart
              if r.fact is not None and r.entity}
-    missing = [m for m in missing if m not in named]
+    missing = [m for m in missing if not any(m == n or m.startswith(f"{n} ") for n in named)]
     if missing:
         notes.append(say("no_figure_for", lang, items=join_list(missing, lang)))
     for label, (r, unit) in named.items():
@@ -681,6 +686,7 @@ def _notes(missing: list[str], lang: str, out: Built, g: Any) -> tuple[str, ...]
         notes.append(say("currency_apart", lang, entity=label,
                          currency=currency_of_unit(g, r.fact.unit) or r.fact.unit,
                          value=g.show_value(r.fact.value, r.fact.unit, lang),
+                         period=period_label(r.fact.period, lang),
                          cite=out.cite(r.fact.source), others=currency_of_unit(g, unit) or unit))
     return tuple(notes)
 
