@@ -246,6 +246,8 @@ class RuleIntentParser:
                     intent.latest_periods.append((pm.raw, pm.period))
             rest = blank(rest, [(pm.start, pm.end)])
         taken = [(m.start, m.end) for m in found] + [(pm.start, pm.end) for pm in matches]
+        if money is not None:  # "in Australian dollars": read, never a misspelt name
+            taken.append((money.start, money.end))
         intent.strong_numeric_cue = bool(_STRONG_NUMERIC.search(rest))
         intent.numeric_cue = intent.strong_numeric_cue or bool(_WEAK_NUMERIC.search(rest))
         intent.narrative_cue = bool(_NARRATIVE.search(rest))
