@@ -676,8 +676,11 @@ def _notes(missing: list[str], lang: str, out: Built, g: Any) -> tuple[str, ...]
     "Meridian China reports in CNY (CN¥2,129.2M [2]): not ranked, added or compared with
     figures in USD." """
     notes: list[str] = []
+    held = {r.fact.unit for r in out.results if r.fact is not None}
+    # a unit in its own currency beside units in the metric's (a table of stale figures all
+    # in another unit, stored before the glossary changed, stays a list of gaps)
     named = {g.label("entity", r.entity, lang): (r, unit) for r, unit in out.apart
-             if r.fact is not None and r.entity}
+             if r.fact is not None and r.entity and unit in held}
     missing = [m for m in missing if not any(m == n or m.startswith(f"{n} ") for n in named)]
     if missing:
         notes.append(say("no_figure_for", lang, items=join_list(missing, lang)))
