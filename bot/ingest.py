@@ -104,10 +104,14 @@ def _stored_in_other_units(app: App) -> list[str]:
     (core.figures.structured, core.figures.tabulate); said here so they get re-ingested."""
     from collections import Counter
 
-    metrics = app.core.glossary.metrics
+    from core.knowledge.currency_variants import other_currency
+
+    glossary = app.core.glossary
+    metrics = glossary.metrics
     odd = Counter(
         (f.metric, f.unit) for f in app.storage.facts.all_facts()
         if f.metric in metrics and metrics[f.metric].unit not in ("", f.unit) and f.unit
+        and not other_currency(glossary, f.unit, metrics[f.metric].unit)  # kept on purpose
     )
     return [
         f"note: {n} stored figures of {metric} are in {unit}, not {metrics[metric].unit}: "

@@ -36,7 +36,7 @@ from core.figures.levels import level_members
 from core.figures.period_coverage import clip_to_data
 from core.figures.plotted import plotted
 from core.figures.structured import TOTAL, exact_difference
-from core.knowledge.currency_variants import currency_of_unit
+from core.knowledge.currency_variants import currency_of_unit, other_currency
 from core.knowledge.disclosure import hidden_members
 from core.question.period_labels import period_label
 from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
@@ -532,7 +532,7 @@ def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
         # stored in a unit of another dimension (before units were checked at ingest), or a
         # unit's figure in its own currency: a table, ranking or share never puts it beside
         # the others; it is a named gap (a currency's figure: named apart, with its value)
-        if _currencies_differ(ctx.glossary, r.fact.unit, declared):
+        if other_currency(ctx.glossary, r.fact.unit, declared):
             if alone:
                 out.results.append(r)
                 return r
@@ -704,6 +704,3 @@ def _own_currency(ctx: Any, metric: str, entity: str, channel: str) -> str:
                 metric)
 
 
-def _currencies_differ(g: Any, unit: str, other: str) -> bool:
-    a, b = currency_of_unit(g, unit), currency_of_unit(g, other)
-    return a is not None and b is not None and a != b

@@ -40,6 +40,13 @@ def currency_of_unit(glossary: Glossary, unit: str) -> str | None:
     return kind.dimension.removeprefix("currency:")
 
 
+def other_currency(glossary: Glossary, unit: str, metric_unit: str) -> bool:
+    """`unit` is an amount in another currency than `metric_unit` (CNY_M beside USD_M): a
+    unit reporting in its own currency, kept as written (core.knowledge.unit_kinds)."""
+    a, b = currency_of_unit(glossary, unit), currency_of_unit(glossary, metric_unit)
+    return a is not None and b is not None and a != b
+
+
 def _without_currency(name: str, currency: str) -> str:
     """The name with its currency's words taken out, squashed: "Revenue (CNY)" -> "revenue"."""
     text = name.casefold()
