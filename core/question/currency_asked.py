@@ -38,12 +38,20 @@ _SCALE = (r"(?:(?:millions?|thousands?|billions?|milioni|migliaia|miliardi|mila|
 _LATIN = re.compile(
     r"(?<!\w)(?:in|into|to|expressed\s+in|espress[oi]\s+in|in\s+termini\s+di"
     r"|convert(?:ed|ito|iti)?\s+(?:in|to|into))\s+(?:the\s+)?" + _SCALE
-    + r"(?:" + _NAMES + r")(?![\w$])",
+    + r"(?:" + _NAMES + r")"
+    + r"(?:\s*(?:millions?|thousands?|billions?|milioni|migliaia|miliardi|mln|mn|bn|[kmb]))?"
+    + r"(?![\w$])",
     re.IGNORECASE,
 )
 _ZH = re.compile(
     r"(?:以|按|用|换算成|换算为|折合|折算成|单位[:：]?\s*|[（(])\s*(?:亿|万|百万|千|十亿)?\s*(?:"
     + _NAMES + r")")
+
+
+# letters one of which a question naming a currency contains (the common case: no regex scan)
+_HINTS = ("usd", "us$", "dollar", "dollari", "eur", "€", "$", "£", "¥", "cny", "rmb", "yuan",
+          "renminbi", "aud", "hkd", "gbp", "pound", "sterlin", "chf", "franc", "jpy", "yen",
+          "美元", "美金", "欧元", "人民币", "澳元", "港元", "港币", "英镑", "瑞士法郎", "日元")
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,9 @@ class AskedCurrency:
 
 def asked_currency(text: str) -> AskedCurrency | None:
     """The currency the question asks its figures in, or None (most questions)."""
+    folded = text.casefold()
+    if not any(hint in folded for hint in _HINTS):
+        return None
     m = _LATIN.search(text) or _ZH.search(text)
     if m is None:
         return None
