@@ -18,8 +18,10 @@ places (`MAX_DECIMALS`). A 130-byte cell such as `1e100000000` would otherwise b
 
 Units: given the glossary's `MetricUnits` (core.knowledge.unit_kinds), a row in another unit of
 its metric's dimension is converted exactly to the metric's unit (counted in the report: "12
-rows of REVENUE converted from EUR_K to EUR_M"); a row in another dimension or in an unknown
-unit is rejected with the fix. An empty unit is the metric's.
+rows of REVENUE converted from EUR_K to EUR_M"); a row of a money metric in another currency
+(a unit reporting in its own: CNY beside a USD group) is kept as written, never converted
+(counted: "8 rows of REVENUE kept in CNY_M, their own currency"); a row in another dimension
+or in an unknown unit is rejected with the fix. An empty unit is the metric's.
 """
 
 from __future__ import annotations
@@ -95,12 +97,20 @@ class FactFileReport:
     more_warnings: int = 0
     # (metric, from unit, to unit) -> rows converted at read (core.knowledge.unit_kinds)
     conversions: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # (metric, unit) -> rows kept in another currency than the metric's (never converted)
+    own_currency: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def conversion_lines(self) -> list[str]:
-        """"12 rows of REVENUE converted from EUR_K to EUR_M", one per metric and unit."""
+        """"12 rows of REVENUE converted from EUR_K to EUR_M", one per metric and unit; and
+        "8 rows of REVENUE kept in CNY_M, their own currency: …"."""
         return [
             f"{n} row{'s' if n != 1 else ''} of {metric} converted from {source} to {target}"
             for (metric, source, target), n in sorted(self.conversions.items())
+        ] + [
+            f"{n} row{'s' if n != 1 else ''} of {metric} kept in {unit}, their own currency: "
+            "never converted, and never added to, ranked with or divided by another "
+            "currency's figures"
+            for (metric, unit), n in sorted(self.own_currency.items())
         ]
 
     @property
@@ -183,6 +193,10 @@ def read_records(
             if converted_from:
                 counted = (fact.metric, converted_from, fact.unit)
                 report.conversions[counted] = report.conversions.get(counted, 0) + 1
+            elif validator.units is not None and validator.units.units.get(
+                    fact.metric, fact.unit) not in ("", fact.unit):
+                own = (fact.metric, fact.unit)
+                report.own_currency[own] = report.own_currency.get(own, 0) + 1
             key = (fact.metric, fact.entity, fact.period.type, fact.period.value, fact.channel)
             earlier = kept.pop(key, None)
             if earlier is not None and max_problems is not None and len(

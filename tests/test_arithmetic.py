@@ -262,7 +262,9 @@ def test_figures_in_different_units_are_never_added(glossary) -> None:  # type: 
     mixed = Answerer(glossary=glossary, facts=MemoryFacts(facts), today=lambda: REF)
     ans = ask(mixed, "combined revenue of Italy and Hong Kong in 2024")
     assert head(ans)["status"] == "not_found" and head(ans)["reason"] == "unit_mismatch"
-    assert "different units (EUR_M, HKD_M)" in ans.text and "1,618.9" not in ans.text
+    # two currencies: refused with the currencies named, each figure shown in its own
+    assert "different currencies (EUR, HKD)" in ans.text and "1,618.9" not in ans.text
+    assert "HK$1,300M" in ans.text
 
 
 # --------------------------------------------------------------------------- growth

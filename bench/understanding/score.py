@@ -83,7 +83,7 @@ def value_matches(fact: Json, expected: Json, *, percent: bool = False) -> bool:
     return False
 
 
-def figure_matches(fact: Json, expected: Json) -> bool:
+def figure_matches(fact: Json, expected: Json, data: Data | None = None) -> bool:
     op = expected.get("op")
     if fact.get("metric_code") != expected["metric"]:
         return False
@@ -92,8 +92,24 @@ def figure_matches(fact: Json, expected: Json) -> bool:
     if _op(fact) not in PLAIN_OPS:
         return False
     if expected.get("unit") and fact.get("unit") != expected["unit"]:
-        return False
+        fact = shown_in(fact, expected["unit"], data)
+        if fact is None:
+            return False
     return same_row(fact, expected) and value_matches(fact, expected)
+
+
+def shown_in(fact: Json, unit: str, data: Data | None) -> Json | None:
+    """The fact as shown in `unit` when the answer shows it in that unit's scale (the
+    contract: `"shown_scale": "1e6"` beside the stored `value_exact`, docs/understanding-
+    names.md), exactly; None when it is not shown so (or `unit` is another dimension)."""
+    scale, exact = _dec(fact.get("shown_scale")), _dec(fact.get("value_exact"))
+    if data is None or scale is None or exact is None or data.unit_scales.get(unit) != scale:
+        return None
+    try:
+        value = data.in_unit(exact, str(fact.get("unit")), unit)
+    except SpecError:
+        return None
+    return {**fact, "unit": unit, "value_exact": format(value, "f"), "value_shown": None}
 
 
 def same_row(fact: Json, expected: Json) -> bool:
@@ -133,7 +149,7 @@ def _entities(expected: Json) -> set[str]:
     return out
 
 
-def score_figures(figures: list[Json], answer: Json) -> Verdict:
+def score_figures(figures: list[Json], answer: Json, data: Data | None = None) -> Verdict:
     top = _found(answer.get("facts") or [])
     deep = _all_found(answer.get("facts") or [])
     every = answer.get("facts") or []
@@ -146,7 +162,7 @@ def score_figures(figures: list[Json], answer: Json) -> Verdict:
                 missing.append(e)
             continue
         pool = deep if e.get("op") == "growth" else top  # a growth comparison nests them
-        if not any(figure_matches(f, e) for f in pool):
+        if not any(figure_matches(f, e, data) for f in pool):
             missing.append(e)
     if not missing:
         return Verdict(CORRECT, "every expected figure stated")
@@ -410,7 +426,7 @@ def _score(entry: Json, answer: Json, data: Data) -> Verdict:
     if counts:
         return score_count(counts[0], answer, data)
     if "figures" in expect:
-        verdict = score_figures(expect["figures"], answer)
+        verdict = score_figures(expect["figures"], answer, data)
         if verdict.verdict != CORRECT or want != "composite":
             return verdict
         if not answer.get("passages") or not answer.get("citations"):

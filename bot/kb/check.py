@@ -198,6 +198,14 @@ def check_facts(kb: KbFiles) -> list[Problem]:
         if report.more_warnings:
             out.append(Problem(str(path), None, f"{report.more_warnings:,} more warnings",
                                WARNING))
+        units = kb.glossary.metric_units().units if kb.glossary is not None else {}
+        for (metric, unit), n in sorted(report.own_currency.items()):
+            # a unit reporting in its own currency loads; a typo in the unit column would too
+            out.append(Problem(str(path), None, (
+                f"{n} row{'s' if n != 1 else ''} of {metric} in {unit}, not {metric}'s "
+                f"{units.get(metric, '')}: kept in their own currency (a unit that reports in "
+                "it), never converted or added to the others; if that is a typo, write the "
+                f"value in {units.get(metric, '')}"), WARNING))
     return out
 
 

@@ -155,10 +155,14 @@ def _stored_in_other_units(app: App) -> list[str]:
     """Figures stored in another unit than the glossary now gives their metric: read in the
     metric's unit when the dimension is the same, left out of tables when not
     (core.figures.structured, core.figures.tabulate); said here so they get re-ingested."""
-    metrics = app.core.glossary.metrics
+    from core.knowledge.currency_variants import other_currency
+
+    glossary = app.core.glossary
+    metrics = glossary.metrics
     odd = {  # counted by the database: the facts are not read into memory
         (metric, unit): n for (metric, unit), n in app.storage.facts.unit_counts().items()
         if metric in metrics and metrics[metric].unit not in ("", unit) and unit
+        and not other_currency(glossary, unit, metrics[metric].unit)  # kept on purpose
     }
     return [
         f"note: {n} stored figures of {metric} are in {unit}, not {metrics[metric].unit}: "

@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import Any
 
 from core.contracts.types import Fact, Period
+from core.knowledge.currency_variants import other_currency
 from core.knowledge.glossary import Glossary
 
 _ORDER = {"FY": 0, "HY": 1, "Q": 2, "M": 3}
@@ -37,6 +38,9 @@ def kb_summary(glossary: Glossary, facts: list[Fact], documents: list[Any],
             "entities": entities, "entities_without_figures": missing,
             "periods": _periods(f.period for f in rows),
             "units_stored": sorted({f.unit for f in rows}),
+            # a unit reporting in its own currency (kept as written, never converted)
+            "own_currencies": sorted({f.unit for f in rows if f.unit != term.unit
+                                      and other_currency(glossary, f.unit, term.unit)}),
         })
     derived = [{"code": code, "name": d.term.label, "unit": d.term.unit,
                 "formula": _formula(d.formula.to_dict()), "decimals": d.decimals}
@@ -75,7 +79,11 @@ def kb_text(summary: dict[str, Any]) -> str:
         periods = "; ".join(f"{kind} {span}" for kind, span in m["periods"].items()) or "none"
         lines.append(f"  {m['code']} ({m['name']}, {m['unit'] or 'no unit'}): {m['rows']} "
                      f"figures; entities {', '.join(m['entities']) or 'none'}; periods {periods}")
-        others = [u for u in m["units_stored"] if u != m["unit"]]
+        own = m.get("own_currencies", [])
+        others = [u for u in m["units_stored"] if u != m["unit"] and u not in own]
+        if own:
+            lines.append(f"    also in {', '.join(own)}: a unit's own currency, kept as written, "
+                         "never converted or added to the others")
         if others:  # loaded before units were checked at ingest
             lines.append(f"    also stored in {', '.join(others)}, not {m['unit']}: ingest its "
                          "fact file again to convert them")

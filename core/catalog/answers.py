@@ -90,6 +90,15 @@ SENTENCES: dict[str, Sentence] = {
     "by_entity": {"en": "by entity", "it": "per entità", "zh": "按主体"},
     "by_channel": {"en": "by channel", "it": "per canale", "zh": "按渠道"},
     "total_row": {"en": "Total", "it": "Totale", "zh": "合计"},
+    # core.figures.tabulate: a unit reporting in its own currency, beside a table in another
+    "currency_apart": {
+        "en": "{entity} reports in {currency} ({value} {cite}, {period}): not ranked, added or "
+              "compared with figures in {others}.",
+        "it": "{entity} riporta in {currency} ({value} {cite}, {period}): non è classificata, "
+              "sommata né confrontata con dati in {others}.",
+        "zh": "{entity}以{currency}报告（{period}：{value}{cite}）："
+              "不与{others}数据一起排名、相加或比较。",
+    },
     "no_figure_for": {"en": "No figure for {items}.", "it": "Nessun dato per {items}.",
                       "zh": "以下没有数据：{items}。"},
     "series_title": {"en": "{subject}, {first}–{last}", "it": "{subject}, {first}–{last}",

@@ -66,6 +66,20 @@ SENTENCES: dict[str, Sentence] = {
         "possono sommare né confrontare.",
         "zh": "无法计算{what}：数据的单位不同（{units}），不能相加或比较。",
     },
+    # core.figures.aggregate.one_unit: a unit reporting in its own currency (docs/own-data.md)
+    "currency_mismatch": {
+        "en": "I can't compute {what}: its figures are in different currencies ({currencies}), "
+        "and I never add, compare or convert figures across currencies. Each in its own:",
+        "it": "Non posso calcolare {what}: i dati sono in valute diverse ({currencies}), e non "
+        "sommo, confronto né converto mai dati in valute diverse. Ciascuno nella sua:",
+        "zh": "无法计算{what}：数据的币种不同（{currencies}），我不会跨币种相加、比较或换算。"
+        "各自以原币种列示：",
+    },
+    "currency_split_item": {
+        "en": "• {subject}, {period}: {value} {cite}",
+        "it": "• {subject}, {period}: {value} {cite}",
+        "zh": "• {subject}，{period}：{value}{cite}",
+    },
     "zero_base": {
         "en": "I can't compute {what}: {base} is zero, and a rate over zero has no value.",
         "it": "Non posso calcolare {what}: {base} è zero, e un rapporto su zero non ha valore.",

@@ -24,6 +24,14 @@ SENTENCES: dict[str, Sentence] = {
         "it": "Valori espressi in {scale}, come richiesto.",
         "zh": "数值按要求以{scale}显示。",
     },
+    # core.question.currency_asked: "in US dollars" on a CNY figure: said, never converted
+    "currency_not_converted": {
+        "en": "Figures are in {currencies}, as the fact table holds them: I never convert "
+              "between currencies.",
+        "it": "I valori sono in {currencies}, come nella tabella dei fatti: non converto mai "
+              "tra valute.",
+        "zh": "数值以{currencies}列示，与事实表一致：我不做货币换算。",
+    },
     "scale_thousands": {"en": "thousands", "it": "migliaia", "zh": "千"},
     "scale_millions": {"en": "millions", "it": "milioni", "zh": "百万"},
     "scale_billions": {"en": "billions", "it": "miliardi", "zh": "十亿"},

@@ -34,6 +34,7 @@ from core.figures.period_coverage import clip_to_data, coarser_grain
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
+from core.knowledge.currency_variants import currency_of_unit
 from core.question.period_labels import period_label
 from core.question.periods import last_complete_fiscal_year
 
@@ -317,8 +318,25 @@ def one_unit(out: Built, cells: list[Cell], what: str, common: dict[str, Any],
     if len(units) == 1:
         return units[0]
     out.results[:0] = [ArithmeticFact(FactStatus.NOT_FOUND, reason=UNIT_MISMATCH, **common)]
-    out.segments.append(Line("not_found", say("unit_mismatch", ctx.language, what=what,
-                                              units=", ".join(units))))
+    g, lang = ctx.glossary, ctx.language
+    currencies = list(dict.fromkeys(c for u in units if (c := currency_of_unit(g, u))))
+    if len(currencies) < 2:
+        out.segments.append(Line("not_found", say("unit_mismatch", lang, what=what,
+                                                  units=", ".join(units))))
+        return None
+    # two currencies (a unit reporting in its own): split, each figure in its own, never
+    # converted, added, compared or divided (core.knowledge.currency_variants)
+    out.results += [c.result for c in cells if c.found]
+    out.segments.append(Line("not_found", say("currency_mismatch", lang, what=what,
+                                              currencies=", ".join(currencies))))
+    for c in cells:
+        if c.found and c.result.fact is not None:
+            f = c.result.fact
+            subject = subject_of(g, f.metric, f.entity, f.channel, lang)
+            out.segments.append(Line("fact", say(
+                "currency_split_item", lang, subject=subject,
+                period=period_label(f.period, lang),
+                value=g.show_value(f.value, f.unit, lang), cite=out.cite(*c.sources))))
     return None
 
 

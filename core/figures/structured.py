@@ -5,6 +5,9 @@ It answers `found`, `not_found` or `unrecognized_param` and never interpolates o
 A fact stored in another unit of its metric's dimension (stored before the glossary changed the
 metric's unit) is read in the metric's unit, converted exactly (core.knowledge.unit_kinds).
 Several metrics/entities/periods become one deterministic query per combination.
+A unit that holds a metric only in its own currency ("Revenue in CNY" for Meridian China,
+core.knowledge.currency_variants) answers with that figure, under its own label and unit:
+never converted.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from decimal import Decimal, localcontext
 from core.contracts.ports import FactStore
 from core.contracts.types import Fact, FactResult, FactStatus, Period
 from core.figures.disclosed import withheld_total
+from core.knowledge.currency_variants import currency_variants
 from core.knowledge.disclosure import protects
 from core.knowledge.names import NameIndex
 from core.knowledge.unit_kinds import RowUnit
@@ -40,6 +44,7 @@ class StructuredChannel:
         self.glossary = names.glossary
         self.facts = facts
         self.units = self.glossary.metric_units()
+        self.variants = currency_variants(self.glossary)  # "Revenue" -> ("Revenue in CNY",)
 
     def query_metric(
         self,
@@ -82,6 +87,11 @@ class StructuredChannel:
                 return held
         fact = self.facts.lookup(metric_code, entity_code, period_value, channel_code)
         if fact is None:
+            for variant in self.variants.get(metric_code, ()):  # its own currency's figure
+                held = self.query_metric(variant, entity_code, period_value, channel_code,
+                                         cleared=cleared, reference_date=reference_date)
+                if held.status is FactStatus.FOUND:
+                    return held
             return FactResult(
                 FactStatus.NOT_FOUND,
                 metric=metric_code,

@@ -36,6 +36,7 @@ from core.figures.levels import level_members
 from core.figures.period_coverage import clip_to_data
 from core.figures.plotted import plotted
 from core.figures.structured import TOTAL, exact_difference
+from core.knowledge.currency_variants import currency_of_unit, other_currency
 from core.knowledge.disclosure import hidden_members
 from core.question.period_labels import period_label
 from core.question.periods import last_complete_fiscal_year, normalize_period, previous_period
@@ -54,6 +55,9 @@ class Built:
     assumptions: list[Assumption] = field(default_factory=list)
     # a derived cell (EBITDA margin) has no row of its own: it cites both inputs' rows
     inputs: dict[int, list[Source]] = field(default_factory=dict)
+    # figures of units that report in another currency: named apart, never ranked with the
+    # others (core.knowledge.currency_variants)
+    apart: list[tuple[FactResult, str]] = field(default_factory=list)  # and the others' unit
 
     def sources_of(self, *results: FactResult | None) -> list[Source]:
         """The sources behind these cells: a stored figure's row, a derived one's inputs."""
@@ -112,6 +116,9 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
     # one column per (metric, entity, channel) the question names: "China and Italy",
     # "online and retail", "revenue and EBITDA"
     series = [(m, e, c) for m in metrics for e in entities for c in channels]
+    if len(entities) == 1:  # one unit reporting in its own currency: its own series
+        series = [(_own_currency(ctx, m, e, c), e, c) for m, e, c in series]
+        metrics = list(dict.fromkeys(m for m, _, _ in series))
     periods = list(analysis.periods)
     if len(series) == 1 and analysis.asked:  # a range longer than a table: the data's part
         periods, coverage = clip_to_data(periods, analysis.asked, ctx, *series[0])
@@ -119,7 +126,7 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
     found: dict[tuple[tuple[str, str, str], Period], FactResult] = {}
     for key in series:
         for p in periods:
-            r = _lookup(out, ctx, key[0], key[1], key[2], p)
+            r = _lookup(out, ctx, key[0], key[1], key[2], p, alone=len(series) == 1)
             if r.status is FactStatus.FOUND:
                 found[(key, p)] = r
     unit = _unit_of(g, metrics[0], list(found.values()))
@@ -169,7 +176,7 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
                          *(_show(g, r, lang) if r else "–" for r in cells), out.cite(*sources)))
         table_points = ()
     out.segments.append(Table("series", title, columns, tuple(rows), table_points,
-                              _unit_text(g, unit, lang), _notes(missing, lang)))
+                              _unit_text(g, unit, lang), _notes(missing, lang, out, g)))
 
 
 def _column_label(g: Any, key: tuple[str, str, str], metrics: list[str], entities: list[str],
@@ -247,7 +254,7 @@ def _breakdown(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -
     points = tuple((label[c], _plot(g, cells[p][c], lang)) for c in members for p in periods)
     groups = tuple(period_label(p, lang) for _ in members for p in periods)
     out.segments.append(Table("breakdown", title, columns, tuple(rows), points,
-                              _unit_text(g, unit, lang), _notes(missing, lang), groups))
+                              _unit_text(g, unit, lang), _notes(missing, lang, out, g), groups))
 
 
 def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str],
@@ -298,7 +305,7 @@ def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str
                 period=period_label(period, lang))
     columns = (say(f"dim_{dim}", lang), *names, say("col_source", lang))
     out.segments.append(Table("breakdown", title, columns, tuple(rows), (), "",
-                              _notes(missing, lang)))
+                              _notes(missing, lang, out, g)))
 
 
 def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, members: list[str],
@@ -332,7 +339,7 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
         rows.append((*row, out.cite(*out.sources_of(total))))
     title = say("breakdown_title", lang, subject=subject, by=by_dim,
                 period=period_label(period, lang))
-    notes = _notes(missing, lang)
+    notes = _notes(missing, lang, out, g)
     if share and hidden and total.fact is not None:
         # a member this chat does not see is in the total: its part is stated, never silent
         shown = sum(values, Decimal(0)) * 100 / total.fact.value
@@ -406,7 +413,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
     points = tuple((label, float(score) if analysis.measure == "growth"
                     else plotted(g, score, unit, lang)) for score, label, _, _ in scored)
     out.segments.append(Table("ranking", title, columns, rows, points, plotted_unit,
-                              _notes(missing, lang)))
+                              _notes(missing, lang, out, g)))
 
 
 def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
@@ -438,7 +445,7 @@ def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) 
     subject = _subject(g, metric, entity or None, channel, lang)
     title = say("comparison_title", lang, subject=subject, period=period_label(period, lang))
     out.segments.append(Table("comparison", title, columns, tuple(rows), tuple(points),
-                              _unit_text(g, unit, lang), _notes(missing, lang)))
+                              _unit_text(g, unit, lang), _notes(missing, lang, out, g)))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -512,7 +519,9 @@ def _visible_sum(out: Built, r: FactResult, label: str | None, g: Any, lang: str
 
 
 def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
-            period: Period) -> FactResult:
+            period: Period, *, alone: bool = False) -> FactResult:
+    """One cell as this chat may see it. `alone`: the only column (one unit's series), so a
+    figure in the unit's own currency is shown in it, beside nothing of another currency."""
     if metric in ctx.glossary.derived:
         return _derived(out, ctx, metric, entity, channel, period)
     r: FactResult = ctx.structured.query_metric(
@@ -520,9 +529,15 @@ def _lookup(out: Built, ctx: Any, metric: str, entity: str, channel: str,
     )
     declared = ctx.glossary.metrics[metric].unit if metric in ctx.glossary.metrics else ""
     if r.fact is not None and declared and r.fact.unit not in ("", declared):
-        # stored in a unit of another dimension (before units were checked at ingest): a
-        # table, ranking or share never puts it beside the others; it is a named gap
-        r = FactResult(FactStatus.NOT_FOUND, metric=r.metric, entity=r.entity,
+        # stored in a unit of another dimension (before units were checked at ingest), or a
+        # unit's figure in its own currency: a table, ranking or share never puts it beside
+        # the others; it is a named gap (a currency's figure: named apart, with its value)
+        if other_currency(ctx.glossary, r.fact.unit, declared):
+            if alone:
+                out.results.append(r)
+                return r
+            out.apart.append((r, declared))
+        r = FactResult(FactStatus.NOT_FOUND, metric=metric, entity=r.entity,
                        period=r.period, channel=r.channel)
     out.results.append(r)
     return r
@@ -656,5 +671,36 @@ def _unit_text(g: Any, unit: str, lang: str) -> str:
     return re.sub(r"[\d.,\s-]+", "", str(g.show_value(Decimal(1), unit, lang))) or unit
 
 
-def _notes(missing: list[str], lang: str) -> tuple[str, ...]:
-    return (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+def _notes(missing: list[str], lang: str, out: Built, g: Any) -> tuple[str, ...]:
+    """"No figure for …", and for a unit reporting in another currency its figure, apart:
+    "Meridian China reports in CNY (CN¥2,129.2M [2]): not ranked, added or compared with
+    figures in USD." """
+    notes: list[str] = []
+    held = {r.fact.unit for r in out.results if r.fact is not None}
+    # a unit in its own currency beside units in the metric's (a table of stale figures all
+    # in another unit, stored before the glossary changed, stays a list of gaps)
+    named = {g.label("entity", r.entity, lang): (r, unit) for r, unit in out.apart
+             if r.fact is not None and r.entity and unit in held}
+    missing = [m for m in missing if not any(m == n or m.startswith(f"{n} ") for n in named)]
+    if missing:
+        notes.append(say("no_figure_for", lang, items=join_list(missing, lang)))
+    for label, (r, unit) in named.items():
+        assert r.fact is not None
+        notes.append(say("currency_apart", lang, entity=label,
+                         currency=currency_of_unit(g, r.fact.unit) or r.fact.unit,
+                         value=g.show_value(r.fact.value, r.fact.unit, lang),
+                         period=period_label(r.fact.period, lang),
+                         cite=out.cite(r.fact.source), others=currency_of_unit(g, unit) or unit))
+    return tuple(notes)
+
+
+def _own_currency(ctx: Any, metric: str, entity: str, channel: str) -> str:
+    """`metric`, or the metric holding it in the unit's own currency when the unit has no
+    figure of its own ("China revenue FY2023–FY2026": Revenue in CNY)."""
+    variants = ctx.structured.variants.get(metric, ())
+    if not variants or ctx.structured.available_periods(metric, entity, channel):
+        return metric
+    return next((v for v in variants if ctx.structured.available_periods(v, entity, channel)),
+                metric)
+
+

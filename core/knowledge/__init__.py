@@ -7,6 +7,7 @@ __all__ = [
     "accepted_documents",
     "clearance",
     "comparable",
+    "currency_variants",
     "current_glossary",
     "disclosure",
     "document_sources",

@@ -170,6 +170,10 @@ class MetricUnits:
                 f"dimension and scale to convert to: write the value in {declared}, or declare "
                 f'[units.{declared}] dimension = "...", scale = "..." in the glossary'
             )
+        if _currency(source) and _currency(target) and source.dimension != target.dimension:
+            # a unit reporting in its own currency (CNY beside a USD group): kept as written,
+            # never converted; sums, rankings and shares keep it apart (docs/own-data.md)
+            return RowUnit(value, unit)
         if source.dimension != target.dimension:
             same = sorted(c for c, k in self.kinds.items() if k.dimension == target.dimension)
             return (
@@ -195,6 +199,11 @@ class MetricUnits:
         if folded in self.kinds or folded in self.units.values():
             return folded
         return text
+
+
+def _currency(kind: UnitKind) -> bool:
+    """An amount of one currency (EUR_M), not a rate of one (EUR_K_PER_FTE)."""
+    return kind.dimension.startswith("currency:") and "/" not in kind.dimension
 
 
 def formula_unit_problem(

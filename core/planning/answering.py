@@ -67,7 +67,9 @@ from core.question.conversation import (
     Conversations,
     carried_line,
 )
+from core.question.currency_asked import currency_notice
 from core.question.intent import Intent, RuleIntentParser
+from core.question.language_words import language_words
 from core.question.period_labels import period_label, use_fiscal_year_end
 from core.question.periods import normalize_period
 from core.question.range_parse import MAX_SERIES, from_shape
@@ -142,6 +144,7 @@ class Answerer:
         self._facts = facts
         self.catalog = catalog if catalog is not None else Catalog()
         self.names = NameIndex(glossary)
+        self.language_words = language_words(glossary)  # its names are no language evidence
         self.gate = SecurityGate(self.names)
         self.parser = RuleIntentParser(self.names)
         self.structured = StructuredChannel(names=self.names, facts=facts)
@@ -239,7 +242,8 @@ class Answerer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
         use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         text, truncated = self._clean(request.text)
-        language = question_language(text) or self._chat_language(request)
+        language = (question_language(text, self.language_words)
+                    or self._chat_language(request))
         if not text.strip():  # examples from the loaded knowledge base, not the demo's
             return self._new(Route.UNKNOWN, language, self.usage(language))
         notices = [say("truncated", language, limit=self.max_question_chars)] if truncated else []
@@ -518,12 +522,16 @@ class Answerer:
         ]
         ans.sources = list(dict.fromkeys(state.sources))
         ans.succeeded = _succeeded(ans, state.narrative_found, plan)
+        notices = list(prepared.notices)
         if intent.scale is not None and any(f.fact is not None for f in ans.facts):
             ans.facts = [replace(f, shown_power=intent.scale.power) if f.fact else f
                          for f in ans.facts]
-            return self._with_notices(ans, [*prepared.notices,
-                                            scale_notice(intent.scale, language)])
-        return self._with_notices(ans, prepared.notices)
+            notices.append(scale_notice(intent.scale, language))
+        currency = currency_notice(intent.currency, _units_shown(ans.facts),
+                                   self.glossary.unit_kinds, language)
+        if currency is not None:  # "in US dollars" on a CNY figure: said, never converted
+            notices.append(currency)
+        return self._with_notices(ans, notices)
 
     def replay(self, plan: Plan, prepared: Prepared, *, served_by: str) -> Answer | None:
         """A cached plan on this request, or None (a miss) when it does not fit the request."""
@@ -757,3 +765,16 @@ def _renumbered(segment: Segment, shift: int) -> Segment:
         return dataclasses.replace(segment, rows=tuple(tuple(move(c) for c in row)
                                                        for row in segment.rows))
     return segment
+
+
+def _units_shown(facts: list[FactResult]) -> list[str]:
+    """The units of the found figures an answer shows, computed ones' inputs included."""
+    out: list[str] = []
+    for f in facts:
+        if f.fact is not None:
+            out.append(f.fact.unit)
+        unit = getattr(f, "unit", "")
+        if f.status is FactStatus.FOUND and unit:
+            out.append(unit)
+        out += _units_shown(list(getattr(f, "inputs", ()) or ()))
+    return out

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from core.contracts.types import Period, Route
 from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
+from core.question.currency_asked import AskedCurrency, asked_currency
 from core.question.periods import find_periods
 from core.question.range_parse import Analysis, detect_analysis
 from core.question.scale_asked import AskedScale, asked_scale
@@ -176,6 +177,7 @@ class Intent:
     metric_choices: list[str] = field(default_factory=list)
     unnamed_metric: str = ""
     scale: AskedScale | None = None  # "in millions", "以亿元计": the figures shown so
+    currency: AskedCurrency | None = None  # "in US dollars": a figure in another is said so
 
 
 class IntentParser(Protocol):
@@ -218,6 +220,10 @@ class RuleIntentParser:
     def _parse(self, text: str, reference_date: dt.date) -> tuple[Intent, list[tuple[int, int]]]:
         """The exact reading, and the spans it read (names and periods)."""
         found = self.names.find(text)
+        money = asked_currency(text)
+        if money is not None:  # "in US dollars" is a currency, not the unit named "US"
+            found = [m for m in found if m.kind != "entity"
+                     or not (money.start <= m.start and m.end <= money.end)]
         intent = Intent(route=Route.UNKNOWN)
         for m in found:
             bucket = {
@@ -240,6 +246,8 @@ class RuleIntentParser:
                     intent.latest_periods.append((pm.raw, pm.period))
             rest = blank(rest, [(pm.start, pm.end)])
         taken = [(m.start, m.end) for m in found] + [(pm.start, pm.end) for pm in matches]
+        if money is not None:  # "in Australian dollars": read, never a misspelt name
+            taken.append((money.start, money.end))
         intent.strong_numeric_cue = bool(_STRONG_NUMERIC.search(rest))
         intent.numeric_cue = intent.strong_numeric_cue or bool(_WEAK_NUMERIC.search(rest))
         intent.narrative_cue = bool(_NARRATIVE.search(rest))
@@ -250,6 +258,7 @@ class RuleIntentParser:
             intent.subject = _subject(rest, named_any=bool(found))
         intent.topic_cue = bool(_TOPIC.search(rest))
         intent.scale = asked_scale(rest)
+        intent.currency = asked_currency(rest)  # "in US dollars": said, never converted
         self._analyse(intent, named, matches, reference_date)
         intent.route = _route(intent)
         return intent, taken

@@ -34,22 +34,28 @@ class AskedScale:
 
 # a scale word's letters, any one of which a question asking for a scale contains
 _HINTS = ("thousand", "million", "billion", "migliai", "mila", "milion", "miliard", "mn",
-          "mln", "bn", "in k", "亿", "万", "千")
+          "mln", "bn", "in k", "亿", "万", "千", "€", "$", "£", "¥", "eur", "usd", "gbp", "chf",
+          "cny", "rmb", "aud", "jpy", "hkd")
 _SCALES = {"thousands": 3, "millions": 6, "billions": 9, "wan": 4, "yi": 8}
 _WORDS = {
     "thousands": r"thousands?|k|migliaia|mila",
     "millions": r"millions?|mn|mln|milioni|million",
     "billions": r"billions?|bn|miliardi|miliardo",
 }
+# a currency named before the scale: "in EUR millions", "in €m", "in USD k", "in A$ Mln"
+_MONEY = r"(?:(?:eur|usd|us\$|gbp|chf|cny|rmb|aud|a\$|jpy|hkd|hk\$|[€$£¥])\s*)"
 _LATIN = re.compile(
-    r"(?<!\w)(?:in|into|expressed\s+in|espress[oi]\s+in|in\s+termini\s+di)\s+(?:the\s+)?(?:"
+    r"(?<!\w)(?:in|into|expressed\s+in|espress[oi]\s+in|in\s+termini\s+di)\s+(?:the\s+)?"
+    r"(?:" + _MONEY + r"?(?:"
     + "|".join(f"(?P<{k}>{v})" for k, v in _WORDS.items())
+    + r")|" + _MONEY + r"(?:(?P<m_millions>m)|(?P<k_thousands>k)|(?P<b_billions>b))"
     + r")(?!\w)",
     re.IGNORECASE,
 )
+_ZH_SCALE = r"(?:(?P<yi>亿)|(?P<wan>万)|(?P<millions>百万)|(?P<thousands>千)|(?P<billions>十亿))"
 _ZH = re.compile(
-    r"(?:以|按|in\s*|单位[:：]?\s*)(?:(?P<yi>亿)|(?P<wan>万)|(?P<millions>百万)|(?P<thousands>千)"
-    r"|(?P<billions>十亿))(?:元|欧元|美元|人民币)?(?:计|为单位|显示)?",
+    r"(?:以|按|in\s*|单位[:：]?\s*|多少|几|[（(])" + _ZH_SCALE
+    + r"(?:元|欧元|美元|人民币|澳元|英镑|港元|日元|瑞士法郎)?(?:计|为单位|显示|[）)])?",
 )
 
 
@@ -61,7 +67,7 @@ def asked_scale(text: str) -> AskedScale | None:
     m = _LATIN.search(text) or _ZH.search(text)
     if m is None:
         return None
-    key = next(k for k, v in m.groupdict().items() if v)
+    key = next(k for k, v in m.groupdict().items() if v).rsplit("_", 1)[-1]
     return AskedScale(_SCALES[key], key)
 
 

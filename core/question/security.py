@@ -7,13 +7,16 @@ a competitor, so the refusal itself reveals nothing.
 
 Both are matched at least as loosely as the parser reads names (core.knowledge.fuzzy): a
 competitor or restricted name within the edit bound ("Vortx", "Orbis Lbas") is refused too,
-or a typo would walk a name past the gate that the parser then reads correctly.
+or a typo would walk a name past the gate that the parser then reads correctly. A run of words
+that spells a public name exactly is that name, never a misspelt restricted one: "Meridian"
+(the group) is not "MERIDIAN_MX" with two letters lost.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.knowledge.comparable import squash
 from core.knowledge.fuzzy import near_protected, protected_keys
 from core.knowledge.names import NameIndex, blank
 
@@ -35,6 +38,10 @@ class SecurityGate:
             [n for t in glossary.entities.values() if t.restricted
              for n in (*t.names, *t.forms, t.code)]
         )
+        self._public = {squash(n) for t in (*glossary.entities.values(),
+                                            *glossary.metrics.values(),
+                                            *glossary.channels.values()) if not t.restricted
+                        for n in (*t.names, *t.forms, t.code)} - set(self._restricted)
 
     def check(
         self, text: str, *, cleared: bool, fixed_slots: dict[str, str] | None = None
@@ -45,7 +52,8 @@ class SecurityGate:
         near = near_protected(text, self._competitors)
         if near:
             return GateVerdict(False, blank(text, near), "competitor")
-        if not cleared and near_protected(text, self._restricted):
+        if not cleared and any(squash(text[a:b]) not in self._public
+                               for a, b in near_protected(text, self._restricted)):
             return GateVerdict(False, text, "restricted")
         if not cleared:
             codes = [m.code for m in self.names.find(text) if m.kind == "entity"]
