@@ -268,11 +268,16 @@ def stream_fact_file(
                 if len(report.errors) >= max_problems:
                     report.more_errors += 1
                 else:
-                    report.errors.append(RowProblem(line, "; ".join(reasons)))
+                    report.errors.append(RowProblem(line, "; ".join(reasons),
+                                                    str(record.get("__where__", ""))))
             else:
                 if converted_from:
                     counted = (fact.metric, converted_from, fact.unit)
                     report.conversions[counted] = report.conversions.get(counted, 0) + 1
+                elif validator.units is not None and validator.units.units.get(
+                        fact.metric, fact.unit) not in ("", fact.unit):
+                    own = (fact.metric, fact.unit)  # a unit's own currency: kept, counted
+                    report.own_currency[own] = report.own_currency.get(own, 0) + 1
                 keys.add(hash((fact.metric, fact.entity, fact.period.type.value,
                                fact.period.value, fact.channel)), line)
                 yield fact

@@ -90,7 +90,7 @@ def test_a_new_glossary_unit_is_counted_by_the_database(tmp_path: Path, db_url: 
                                                         no_whole_table: None) -> None:
     ingest(tmp_path, db_url, "protect")
     changed = GLOSSARY.replace('[metrics.EBITDA]\nnames = ["EBITDA"]\nunit = "EUR_M"',
-                               '[metrics.EBITDA]\nnames = ["EBITDA"]\nunit = "USD_M"')
+                               '[metrics.EBITDA]\nnames = ["EBITDA"]\nunit = "EUR_K"')
     path = tmp_path / "glossary2.toml"
     path.write_text(changed, encoding="utf-8")
     app = build_app(load_settings(data_dir=tmp_path / "data", embedder="hashing",
@@ -99,7 +99,8 @@ def test_a_new_glossary_unit_is_counted_by_the_database(tmp_path: Path, db_url: 
         lines = ingest_paths(app, [path]).lines
     finally:
         app.close()
-    assert "note: 9 stored figures of EBITDA are in EUR_M, not USD_M: ingest their fact file " \
+    # a scale the glossary changed (a currency changed is a unit's own currency: kept as is)
+    assert "note: 9 stored figures of EBITDA are in EUR_M, not EUR_K: ingest their fact file " \
            "again to convert them" in lines
 
 
