@@ -130,6 +130,8 @@ def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset
         if not members:
             continue
         hidden = [m for m in members if _restricted(glossary, dim, _code(dim, m))]
+        if dim == "channel" and not hidden and _free(glossary, lookup, members):
+            continue  # no channel figure at all: these relations only restate the entities'
         masked = {m: protection(glossary, lookup, m, seen) for m in members if m not in hidden}
         if not hidden and all(v is None for v in masked.values()):
             continue
@@ -147,6 +149,30 @@ def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset
             shown += list(inner) if inner is not None else [m]
         return tuple(shown)
     return None
+
+
+def _free(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
+    """Whether none of these cells, nothing under them (entities, channels) and, for a flow,
+    nothing in the other periods of their fiscal year is stored. Channel cells that free are
+    unknowns of the channel relations alone, and those relations, summed over the channels,
+    only say the group is the sum of its units: the entity relation, already judged from the
+    figures (EBITDA after central costs is not a sum, so it is shown as stored)."""
+    seen: set[Cell] = set()
+    todo = list(cells)
+    fye = getattr(glossary, "fiscal_year_end", "12-31")
+    while todo:
+        cell = todo.pop()
+        if cell in seen:
+            continue
+        seen.add(cell)
+        if lookup(*cell) is not None or len(seen) > 2000:  # bounded: when in doubt, not free
+            return False
+        metric, entity, period, channel = cell
+        todo += [(metric, kid, period, channel) for kid in entity_members(glossary, entity)]
+        todo += [(metric, entity, period, m) for m in channel_members(glossary, channel)]
+        if adds_over_time(glossary, metric):
+            todo += [(metric, entity, p, channel) for p in related_periods(period, fye)]
+    return True
 
 
 def _code(dim: str, cell: Cell) -> str:
