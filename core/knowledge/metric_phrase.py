@@ -47,7 +47,8 @@ _STOP = frozenset([
     "of", "in", "on", "at", "the", "a", "an", "and", "for", "by", "from", "to", "per", "with",
     "as", "its", "their", "our", "di", "del", "della", "dello", "dei", "degli", "delle", "da",
     "dal", "dalla", "dai", "e", "ed", "al", "alla", "allo", "ai", "agli", "nel", "nella", "nei",
-    "negli", "il", "lo", "la", "i", "gli", "le", "un", "una", "uno"
+    "negli", "il", "lo", "la", "i", "gli", "le", "un", "una", "uno", "dell", "nell", "all",
+    "dall", "sull"
 ])
 _QUALIFIERS = frozenset([
     "total", "net", "gross", "reported", "overall", "totale", "netto", "netta", "netti",
@@ -65,6 +66,21 @@ _FRAME = frozenset([
     "dammi", "anno", "anni", "trimestre", "mese", "aveva", "avevano", "avevamo", "hai", "c",
     "erano", "esistevano"
 ]) - {"in"}
+# "net" and "gross" are qualifiers, left out of the stems, but they contradict each other: a
+# "net margin" is not the gross margin (never a substitute metric)
+_NET = frozenset(("net", "netto", "netta", "netti", "nette"))
+_GROSS = frozenset(("gross", "lordo", "lorda", "lordi", "lorde"))
+# ranking and comparison words end a phrase: "venduto più tonnellate" asks which period sold
+# the most tonnes, "più" is no word of the metric's (core.question.range_parse reads it)
+_FRAME |= frozenset((
+    "più", "piu", "meno", "most", "least", "more", "less", "fewer", "fewest", "highest",
+    "lowest", "higher", "lower", "bigger", "biggest", "smaller", "smallest", "larger",
+    "largest", "maggiore", "minore"))
+# a basis that makes another figure of a metric: "like-for-like sales" are not sales,
+# "adjusted EBITDA" is not EBITDA; unless the metric's own name says so, there is no such figure
+_BASIS = re.compile(
+    r"\b(?:like (?:for|4) like|lfl|same stores?|organic|adjusted|underlying|pro ?forma"
+    r"|constant currency|a parita di perimetro|rettificat[oaie]|normali[sz]ed)\b")
 _SOFT = frozenset(("and", "e", "ed", "&", ",", "/", "vs", "versus", "or", "o"))
 _HARD = frozenset(("?", "!", ";", "(", ")", "？"))
 _ALIKE = {"spent": "used", "spend": "used", "spending": "used", "generated": "provided",
@@ -86,6 +102,17 @@ def stem(word: str) -> str:
     if len(word) >= 5 and word[-1] in "aeiou":
         word = word[:-1]
     return word
+
+
+def names_basis(text: str) -> bool:
+    """Whether `text` says a basis that makes another figure ("like-for-like", "adjusted")."""
+    return _BASIS.search(" ".join(_WORD.findall(comparable(text)[0]))) is not None
+
+
+def polarity(words: list[str]) -> frozenset[str]:
+    """Which of "net" and "gross" the words say (both, one or none)."""
+    said = set(words)
+    return frozenset(k for k, ws in (("net", _NET), ("gross", _GROSS)) if said & ws)
 
 
 def content_stems(words: list[str]) -> frozenset[str]:
@@ -130,6 +157,7 @@ class MetricPhrases:
 
     glossary: Glossary
     _names: list[tuple[str, str, frozenset[str]]] = field(default_factory=list)
+    _polarity: list[frozenset[str]] = field(default_factory=list)  # per name: net / gross
     _vocabulary: frozenset[str] = frozenset()
     _terms: dict = field(default_factory=dict)  # type: ignore[type-arg]
 
@@ -143,6 +171,7 @@ class MetricPhrases:
                 if stems and name.isascii():
                     shown = name if name in term.names else term.names[0]
                     self._names.append((code, shown, stems))
+                    self._polarity.append(polarity(_name_words(name)))
         self._vocabulary = frozenset(s for _, _, stems in self._names for s in stems)
 
     def vocabulary(self) -> frozenset[str]:
@@ -233,6 +262,12 @@ class MetricPhrases:
             return None
         stems = content_stems([w.text for w in content])
         named = {w.metric for w in content if w.metric}
+        basis = _BASIS.search(" ".join(w.text for w in run))
+        if basis and named and not any(
+                basis.group() in " ".join(_name_words(n)) for code in named
+                for n in (*self._terms[code].names, *self._terms[code].forms)):
+            start, end = run[0].start, run[-1].end
+            return PhraseVerdict(text[start:end], start, end, unnamed=True)
         known = stems & self._vocabulary
         if not known:
             return None  # words no metric uses ("office"): nothing to read them as
@@ -240,10 +275,11 @@ class MetricPhrases:
         raw = text[start:end]
         fits: dict[str, tuple[float, str]] = {}
         partial: dict[str, float] = {}
-        for code, display, name in self._names:
+        said = polarity([w.text for w in run])
+        for (code, display, name), sign in zip(self._names, self._polarity, strict=True):
             shared = stems & name
-            if not shared:
-                continue
+            if not shared or (said and sign and not said & sign):
+                continue  # "net margin" is not "Gross margin"
             score = 2 * len(shared) / (len(stems) + len(name))
             if 2 * len(shared) < len(name):
                 score = min(score, OFFER_AT)  # half the name unsaid: offered, never read

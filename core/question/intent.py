@@ -332,9 +332,11 @@ def _unread(intent: Intent, text: str, taken: list[tuple[int, int]]) -> bool:
     if intent.unknown_entities or not intent.metrics:
         return True
     rest = blank(text, taken)
-    return any(
-        w.casefold() not in _NOT_ENTITIES for w in _CONTENT_WORD.findall(rest)
-    )
+    if any(w.casefold() not in _NOT_ENTITIES for w in _CONTENT_WORD.findall(rest)):
+        return True
+    from core.knowledge.metric_phrase import names_basis  # "like-for-like": another figure
+
+    return names_basis(rest)
 
 
 def read_metric_phrases(
