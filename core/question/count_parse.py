@@ -30,11 +30,11 @@ _PERIOD_WORDS = {
 }
 _ABOVE = re.compile(
     r"(?<!\w)(?:above|over|more\s+than|greater\s+than|exceed(?:ed|s)?|at\s+least|higher\s+than"
-    r"|sopra|oltre|più\s+di|superato|superano|superiore\s+a|almeno)(?!\w)|超过|高于|多于|以上|大于",
+    r"|sopra|oltre|più\s+di|superato|superano|superior[ei]\s+a|almeno)(?!\w)|超过|高于|多于|以上|大于",
     re.IGNORECASE,
 )
 _BELOW = re.compile(
-    r"(?<!\w)(?:below|under|less\s+than|fewer\s+than|lower\s+than|sotto|meno\s+di|inferiore\s+a)"
+    r"(?<!\w)(?:below|under|less\s+than|fewer\s+than|lower\s+than|sotto|meno\s+di|inferior[ei]\s+a)"
     r"(?!\w)|低于|少于|不足|以下|小于",
     re.IGNORECASE,
 )

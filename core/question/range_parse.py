@@ -262,12 +262,21 @@ _PERIOD_QUESTION = _rx(
 # "which year had the bigger operating cash flow?": a comparative ranks the periods too
 _COMPARATIVE = _rx(
     r"(?<!\w)(?:bigger|higher|larger|greater|better|more|lower|smaller|fewer|less|worse"
-    r"|maggiore|minore|migliore|peggiore)(?!\w)|più\s+(?:alt|elevat|grand|bass|piccol)"
+    r"|maggiore|minore|migliore|peggiore|più|piu|meno)(?!\w)"
     r"|更高|更大|更多|更低|更小|更少|较高|较低|较大|较小"
 )
 _COMPARATIVE_LOW = _rx(
-    r"(?<!\w)(?:lower|smaller|fewer|less|worse|minore|peggiore)(?!\w)|più\s+(?:bass|piccol)"
+    r"(?<!\w)(?:lower|smaller|fewer|less|worse|minore|peggiore|meno)(?!\w)|più\s+(?:bass|piccol)"
     r"|更低|更小|更少|较低|较小"
+)
+# "which unit had the higher margin?", "quale regione ha più dipendenti?", "哪个区域营收更高": a
+# comparative after a question about members asks for the first of a ranking
+_MEMBER_WHICH = _rx(
+    r"(?<!\w)(?:which|what)\s+(?!(?:is|was|are|were|has|had|did|does|do|one|of|fiscal|year"
+    r"|years|quarter|quarters|half|month|months)(?!\w))[^\W\d_]+"
+    r"|(?<!\w)(?:quale|quali)\s+(?!(?:è|e|era|sono|di|anno|esercizio|trimestre|semestre"
+    r"|mese)(?!\w))[^\W\d_]+"
+    r"|哪(?:一个|个|家|些)(?![年季月半财])"
 )
 _GRAIN_WORDS = {
     "year": "FY", "anno": "FY", "esercizio": "FY", "财年": "FY", "年度": "FY", "年": "FY",
@@ -522,6 +531,9 @@ def _ranking(
 ) -> Analysis | None:
     growth = _GROWTH_RANK.search(text)
     value = None if growth else _VALUE_RANK.search(text)
+    comparative = None
+    if growth is None and value is None and _MEMBER_WHICH.search(text):
+        value = comparative = _COMPARATIVE.search(text)
     cue = growth or value
     between: tuple[Period, ...] = ()
     if growth and len(periods) == 2 and periods[0].type is periods[1].type \
@@ -536,7 +548,7 @@ def _ranking(
     dimension = "channel" if channel_words or len(channels) >= 2 else "entity"
     if len(entities) == 1 and dimension == "entity":
         return None  # "China's highest revenue": not a ranking of units
-    low = _LOW.search(text)
+    low = _COMPARATIVE_LOW.search(text) if comparative else _LOW.search(text)
     spans = [cue.span()] + ([channel_words.span()] if channel_words else [])
     return Analysis(
         "ranking",
