@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.knowledge.comparable import squash
 from core.knowledge.fuzzy import near_protected, protected_keys
 from core.knowledge.names import NameIndex, blank
 
@@ -35,6 +36,11 @@ class SecurityGate:
             [n for t in glossary.entities.values() if t.restricted
              for n in (*t.names, *t.forms, t.code)]
         )
+        # a public name spelt exactly is that name, never a misspelt restricted one
+        self._public = frozenset(
+            squash(n) for table in (glossary.entities, glossary.metrics, glossary.channels)
+            for t in table.values() if not getattr(t, "restricted", False)
+            for n in (*t.names, *t.forms)) - frozenset(self._restricted)
 
     def check(
         self, text: str, *, cleared: bool, fixed_slots: dict[str, str] | None = None
@@ -45,7 +51,7 @@ class SecurityGate:
         near = near_protected(text, self._competitors)
         if near:
             return GateVerdict(False, blank(text, near), "competitor")
-        if not cleared and near_protected(text, self._restricted):
+        if not cleared and near_protected(text, self._restricted, self._public):
             return GateVerdict(False, text, "restricted")
         if not cleared:
             codes = [m.code for m in self.names.find(text) if m.kind == "entity"]
