@@ -81,6 +81,7 @@ _FRAME |= frozenset((
 _BASIS = re.compile(
     r"\b(?:like (?:for|4) like|lfl|same stores?|organic|adjusted|underlying|pro ?forma"
     r"|constant currency|a parita di perimetro|rettificat[oaie]|normali[sz]ed)\b")
+_BASIS_CJK = re.compile(r"同店|可比门店|可比|经调整|调整后|有机|固定汇率")
 _SOFT = frozenset(("and", "e", "ed", "&", ",", "/", "vs", "versus", "or", "o"))
 _HARD = frozenset(("?", "!", ";", "(", ")", "？"))
 _ALIKE = {"spent": "used", "spend": "used", "spending": "used", "generated": "provided",
@@ -106,7 +107,8 @@ def stem(word: str) -> str:
 
 def names_basis(text: str) -> bool:
     """Whether `text` says a basis that makes another figure ("like-for-like", "adjusted")."""
-    return _BASIS.search(" ".join(_WORD.findall(comparable(text)[0]))) is not None
+    return (_BASIS.search(" ".join(_WORD.findall(comparable(text)[0]))) is not None
+            or _BASIS_CJK.search(text) is not None)
 
 
 def polarity(words: list[str]) -> frozenset[str]:
@@ -201,6 +203,19 @@ class MetricPhrases:
                 continue
             if verdict is not None:
                 out.append(verdict)
+        return out
+
+    def read_basis_cjk(self, text: str, metric_spans: list[tuple[int, int, str]]
+                       ) -> list[PhraseVerdict]:
+        """"同店销售额" (same-store sales) right before a metric's Chinese name that does not
+        say it: no such figure, never the plain metric."""
+        out: list[PhraseVerdict] = []
+        for m in _BASIS_CJK.finditer(text):
+            for start, end, code in metric_spans:
+                if 0 <= start - m.end() <= 1 and not any(
+                        m.group() in n for n in self._terms[code].names):
+                    out.append(PhraseVerdict(text[m.start():end], m.start(), end,
+                                             unnamed=True))
         return out
 
     def read_cjk(self, text: str, open_spans: list[tuple[int, int]]) -> list[PhraseVerdict]:

@@ -361,6 +361,7 @@ def read_metric_phrases(
                    if not any(a <= s[0] and s[1] <= b for a, b, _ in metric_spans)]
     verdicts = parser.phrases.read(text, metric_spans, others, open_spans=open_spans)
     verdicts += parser.phrases.read_cjk(text, open_spans)
+    verdicts += parser.phrases.read_basis_cjk(text, metric_spans)
     if not verdicts:
         return intent
     reads = [Reading("metric", v.code, v.name, v.raw, v.start, v.end, 0)
