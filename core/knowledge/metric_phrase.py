@@ -38,6 +38,7 @@ READ_AT = 0.4  # Dice overlap at which one fitting metric is read as the phrase
 OFFER_AT = 0.3  # ... at which a fitting metric is offered as a choice
 CLOSE = 0.15  # two fitting metrics within this are both offered: never a silent pick
 
+_CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 _WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+|[,;?!/&()\u3001\uff0c\uff1f]")
 _QUALIFIER_RUNS = re.compile(
     r"\b(?:at (?:the )?(?:fiscal )?year[ -]end|year[ -]end|at cost|al costo|of which|di cui"
@@ -64,7 +65,11 @@ _FRAME = frozenset([
     "milioni", "migliaia", "quanto", "quanti", "quanta", "quante", "qual", "quale", "quali",
     "abbiamo", "hanno", "ha", "avuto", "era", "sono", "stato", "stata", "mostrami", "dimmi",
     "dammi", "anno", "anni", "trimestre", "mese", "aveva", "avevano", "avevamo", "hai", "c",
-    "erano", "esistevano"
+    "erano", "esistevano",
+    # averages and sums over periods (core.question.range_parse reads them): "media mensile
+    # dei container" asks for an average of Containers handled, not a metric of that name
+    "media", "medio", "medi", "average", "mean", "avg", "mensile", "monthly", "trimestrale",
+    "quarterly", "semestrale", "somma"
 ]) - {"in"}
 # "net" and "gross" are qualifiers, left out of the stems, but they contradict each other: a
 # "net margin" is not the gross margin (never a substitute metric)
@@ -170,7 +175,7 @@ class MetricPhrases:
         for code, term in terms.items():
             for name in (*term.names, *term.forms):  # a form is read, never shown
                 stems = content_stems(_name_words(name))
-                if stems and name.isascii():
+                if stems and not _CJK.search(name):  # Latin, accents included ("attività")
                     shown = name if name in term.names else term.names[0]
                     self._names.append((code, shown, stems))
                     self._polarity.append(polarity(_name_words(name)))

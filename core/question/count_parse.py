@@ -102,10 +102,12 @@ def detect_count(text: str, periods: list[Period], metrics: list[str]) -> dict |
             return None
         test = "above" if cue is above else "below"
         value, scaled = amount
-    elif _FELL.search(rest) or _ROSE.search(rest):
+    elif _FELL.search(rest) or _ROSE.search(rest) or (m.group("zh") and (
+            _FELL.search(text) or _ROSE.search(text))):  # "利润率下降了几年": the verb first
         if grain is None:
             return None  # "how many units fell": not a count this module knows
-        test, value, scaled = ("fell" if _FELL.search(rest) else "rose"), None, False
+        said = rest if _FELL.search(rest) or _ROSE.search(rest) else text
+        test, value, scaled = ("fell" if _FELL.search(said) else "rose"), None, False
     else:
         return None
     return {"over": "period" if grain else "entity", "grain": grain or "", "test": test,
