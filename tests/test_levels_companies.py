@@ -307,3 +307,52 @@ def test_an_italian_name_with_accents_is_read_in_other_words(
     answer = ask(companies["kestrel"], "flusso di cassa da investimenti nel 2024",
                  date="2026-08-15")
     assert [(f["metric_code"], f["value"]) for f in found(answer)] == [("INVESTING_CF", -32402)]
+
+
+def halves(first: int, last: int) -> list[str]:
+    return [f"{y}H{h}" for y in range(first, last + 1) for h in (1, 2)]
+
+
+@pytest.mark.parametrize(
+    ("company", "question", "metric", "entity", "years", "highest"),
+    [
+        ("kestrel", "In quale semestre l'Australia ha spedito più casse, tra gli esercizi 2023 e "
+         "2026?", "CASES", "KESTREL_AU", (2023, 2026), True),
+        ("meridian", "Quale semestre ha avuto i ricavi più bassi degli Stati Uniti, tra gli "
+         "esercizi 2024 e 2026?", "REVENUE", "MERIDIAN_US", (2024, 2026), False),
+        ("kestrel", "which half-year between FY2023 and FY2026 had the most cases shipped by "
+         "Australia?", "CASES", "KESTREL_AU", (2023, 2026), True),
+    ],
+)
+def test_which_half_between_two_years_ranks_every_half_of_the_range(
+    companies: dict[str, Path], company: str, question: str, metric: str, entity: str,
+    years: tuple[int, int], highest: bool,
+) -> None:
+    answer = ask(companies[company], question, date="2026-11-20")
+    periods = halves(*years)
+    values = dict(zip(periods, stored(company, metric, entity, periods), strict=True))
+    top = (max if highest else min)(values, key=lambda p: values[p])
+    ranked = [f["period"] for f in found(answer)]
+    assert sorted(ranked) == periods, answer["text"]
+    assert ranked[0] == top
+
+
+@pytest.mark.parametrize(
+    ("company", "question", "metric", "entity", "years"),
+    [
+        ("kestrel", "mean half-year cases shipped by Australia FY2023 to FY2026", "CASES",
+         "KESTREL_AU", (2023, 2026)),
+        ("meridian", "average half-year revenue of the US from FY2024 to FY2026", "REVENUE",
+         "MERIDIAN_US", (2024, 2026)),
+    ],
+)
+def test_a_mean_half_year_averages_the_halves(
+    companies: dict[str, Path], company: str, question: str, metric: str, entity: str,
+    years: tuple[int, int],
+) -> None:
+    answer = ask(companies[company], question, date="2026-11-20")
+    values = stored(company, metric, entity, halves(*years))
+    results = [f for f in found(answer) if (f.get("formula") or {}).get("op") == "average"]
+    assert results, answer["text"]
+    want = sum(values, Decimal(0)) / len(values)
+    assert abs(Decimal(str(results[0]["value"])) - want) < Decimal("0.01")
