@@ -102,6 +102,8 @@ def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
     quarters would give that quarter back."""
     if cell in _seen:
         return None
+    if not isinstance(lookup, _Memo):  # one question asks each cell once (a store may query)
+        lookup = _Memo(lookup)
     found = _by_members(glossary, lookup, cell, _seen)
     if found is not None:
         return found
@@ -110,10 +112,26 @@ def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
         fye = getattr(glossary, "fiscal_year_end", "12-31")
         for other in related_periods(period, fye):
             near = (metric, entity, other, channel)
-            if _by_members(glossary, lookup, near, _seen | {cell}) is not None and lookup(
-                    *near) is not None:
+            if lookup(*near) is not None and _by_members(
+                    glossary, lookup, near, _seen | {cell}) is not None:
                 return ()  # a stored period of its year is withheld: so is this one
     return None
+
+
+class _Memo:
+    """A lookup that asks the store once per cell, and remembers which cell sets are free."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self._lookup = lookup
+        self._values: dict[Cell, Decimal | None] = {}
+        self.free: dict[frozenset[Cell], bool] = {}
+
+    def __call__(self, metric: str, entity: str, period: Period, channel: str
+                 ) -> Decimal | None:
+        key = (metric, entity, period, channel)
+        if key not in self._values:
+            self._values[key] = self._lookup(*key)
+        return self._values[key]
 
 
 def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset[Cell]
@@ -157,6 +175,14 @@ def _free(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
     unknowns of the channel relations alone, and those relations, summed over the channels,
     only say the group is the sum of its units: the entity relation, already judged from the
     figures (EBITDA after central costs is not a sum, so it is shown as stored)."""
+    memo = lookup.free if isinstance(lookup, _Memo) else {}
+    key = frozenset(cells)
+    if key not in memo:
+        memo[key] = _unstored(glossary, lookup, cells)
+    return memo[key]
+
+
+def _unstored(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
     seen: set[Cell] = set()
     todo = list(cells)
     fye = getattr(glossary, "fiscal_year_end", "12-31")
