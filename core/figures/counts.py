@@ -25,6 +25,8 @@ from core.figures.aggregate import (
     subject_of,
 )
 from core.figures.cells import ArithmeticFact, Cell, input_facts, lookup, span
+from core.figures.disclosed import withheld_note
+from core.figures.levels import level_members
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
@@ -41,7 +43,7 @@ def count(out: Built, args: dict[str, Any], ctx: Any) -> None:
     threshold = _in_unit(g, analysis.threshold, analysis.scaled, unit)
     if analysis.dimension == "entity":
         period = one_period(out, args, ctx)
-        members = [t.code for t in g.visible_entities(ctx.cleared) if t.parent is not None]
+        members = _members(out, ctx)
         keys = [(m, period) for m in members]
         labels = [g.label("entity", m, lang) for m in members]
         where = period_label(period, lang)
@@ -77,6 +79,9 @@ def count(out: Built, args: dict[str, Any], ctx: Any) -> None:
     if threshold is not None:
         fields["threshold"] = g.show_value(threshold, unit, lang)
     out.segments.append(Line("derived", say(f"count_{test}", lang, **fields)))
+    held = withheld_note(g, [c.result for c in cells], lang)
+    if held is not None:  # a member withheld from this chat is not counted: said, not hidden
+        out.segments.append(held)
     formula = {"op": "count", "over": analysis.dimension, "test": test, "n": str(compared)}
     if threshold is not None:
         formula["threshold"] = str(threshold)
@@ -85,6 +90,23 @@ def count(out: Built, args: dict[str, Any], ctx: Any) -> None:
         unit="COUNT", decimals=0, metric=metric, entity=entity_field, period=period_field,
         channel=channel, formula=formula, inputs=input_facts([c for _, _, c in found]))
     out.results[:0] = [fact, *[c.result for c in cells]]
+
+
+def _members(out: Built, ctx: Any) -> list[str]:
+    """The entities counted: those of the level the question names ("how many regions …"),
+    else the leaves of a deeper hierarchy (the reading stated), else the default entity's
+    children; never a total beside its own members."""
+    g = ctx.glossary
+    visible = [t.code for t in g.visible_entities(ctx.cleared)
+               if t.parent is not None and t.code != g.default_entity]
+    levelled = level_members(g, visible, ctx.text, ctx.language)
+    if levelled is not None:
+        members, reading = levelled
+        if reading is not None:
+            out.assumptions.append(reading)
+        return members
+    children = [c for c in visible if g.entities[c].parent == g.default_entity]
+    return children or visible
 
 
 def _in_unit(g: Any, amount: Decimal | None, scaled: bool, unit: str) -> Decimal | None:

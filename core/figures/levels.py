@@ -3,7 +3,8 @@
 In a group > region > unit hierarchy, "which unit had the highest margin?" is about the units,
 not the regions right under the group. So:
 
-- a question that names a level of the glossary's `[levels]` ("which region …", "quale
+- a question that names a level of the glossary's `[levels]` (an entity's `level`, else the
+  level at its depth, levels listed from the top down) ("which region …", "quale
   stabilimento …", "哪个工厂 …") runs over the entities of that level;
 - otherwise, in a hierarchy deeper than one level under the default entity, it runs over the
   leaves (entities with no child the chat may see), and the answer says so;
@@ -40,6 +41,26 @@ def asked_level(glossary: Glossary, text: str) -> str:
     return ""
 
 
+def level_of(glossary: Glossary, code: str) -> str:
+    """An entity's level: its `level`, or, when no entity names one, the level at its depth
+    under the default entity ([levels] listed from the top down: region, then unit), so a
+    glossary need not tag every entity."""
+    term = glossary.entities[code]
+    if term.level or any(t.level for t in glossary.entities.values()):
+        return term.level
+    depth, parent, seen = 0, term.parent, {code}
+    while parent is not None and parent not in seen:
+        depth += 1
+        if parent == glossary.default_entity:
+            break
+        seen.add(parent)
+        parent = glossary.entities[parent].parent if parent in glossary.entities else None
+    else:
+        return ""  # not under the default entity
+    order = list(glossary.levels)
+    return order[depth - 1] if 1 <= depth <= len(order) else ""
+
+
 def level_members(
     glossary: Glossary, visible: Sequence[str], text: str, language: str
 ) -> tuple[list[str], Assumption | None] | None:
@@ -48,7 +69,7 @@ def level_members(
     table = glossary.entities
     level = asked_level(glossary, text)
     if level:
-        members = [c for c in visible if table[c].level == level]
+        members = [c for c in visible if level_of(glossary, c) == level]
         if members:
             return members, None
     parents = {table[c].parent for c in visible}

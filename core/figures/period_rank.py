@@ -24,6 +24,7 @@ from core.figures.aggregate import (
     subject_of,
 )
 from core.figures.cells import Cell, lookup
+from core.figures.disclosed import withheld_input
 from core.figures.plotted import plotted
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
@@ -57,6 +58,13 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     if refuse_unrecognized(out, [c for _, c in cells], ctx):
         return
     subject = subject_of(g, metric, entity, channel, lang, [c for _, c in cells])
+    held = [c for _, c in cells if c.value is None and withheld_input(c.result) is not None]
+    if held:  # a ranking without a withheld period would misstate which one is first
+        title = say("period_ranking_title", lang, subject=subject,
+                    first=period_label(min(periods), lang), last=period_label(max(periods), lang))
+        out.segments.append(Line("not_found", say("derived_withheld", lang, subject=title)))
+        out.results += [c.result for c in held]
+        return
     found = [(p, c) for p, c in cells if c.value is not None]
     if not found:
         grain_word = say(f"grain_{analysis.grain or 'FY'}", lang)

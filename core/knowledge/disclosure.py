@@ -123,6 +123,8 @@ def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
     quarters would give that quarter back."""
     if cell in _seen:
         return None
+    if not isinstance(lookup, _Memo):  # one question asks each cell once (a store may query)
+        lookup = _Memo(lookup)
     found = _by_members(glossary, lookup, cell, _seen)
     if found is not None:
         return found
@@ -131,10 +133,26 @@ def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
         fye = getattr(glossary, "fiscal_year_end", "12-31")
         for other in related_periods(period, fye):
             near = (metric, entity, other, channel)
-            if _by_members(glossary, lookup, near, _seen | {cell}) is not None and lookup(
-                    *near) is not None:
+            if lookup(*near) is not None and _by_members(
+                    glossary, lookup, near, _seen | {cell}) is not None:
                 return ()  # a stored period of its year is withheld: so is this one
     return None
+
+
+class _Memo:
+    """A lookup that asks the store once per cell, and remembers which cell sets are free."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self._lookup = lookup
+        self._values: dict[Cell, Decimal | None] = {}
+        self.free: dict[frozenset[Cell], bool] = {}
+
+    def __call__(self, metric: str, entity: str, period: Period, channel: str
+                 ) -> Decimal | None:
+        key = (metric, entity, period, channel)
+        if key not in self._values:
+            self._values[key] = self._lookup(*key)
+        return self._values[key]
 
 
 def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset[Cell]
@@ -151,6 +169,8 @@ def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset
         if not members:
             continue
         hidden = [m for m in members if _restricted(glossary, dim, _code(dim, m))]
+        if dim == "channel" and not hidden and _free(glossary, lookup, members):
+            continue  # no channel figure at all: these relations only restate the entities'
         masked = {m: protection(glossary, lookup, m, seen) for m in members if m not in hidden}
         if not hidden and all(v is None for v in masked.values()):
             continue
@@ -168,6 +188,38 @@ def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset
             shown += list(inner) if inner is not None else [m]
         return tuple(shown)
     return None
+
+
+def _free(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
+    """Whether none of these cells, nothing under them (entities, channels) and, for a flow,
+    nothing in the other periods of their fiscal year is stored. Channel cells that free are
+    unknowns of the channel relations alone, and those relations, summed over the channels,
+    only say the group is the sum of its units: the entity relation, already judged from the
+    figures (EBITDA after central costs is not a sum, so it is shown as stored)."""
+    memo = lookup.free if isinstance(lookup, _Memo) else {}
+    key = frozenset(cells)
+    if key not in memo:
+        memo[key] = _unstored(glossary, lookup, cells)
+    return memo[key]
+
+
+def _unstored(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
+    seen: set[Cell] = set()
+    todo = list(cells)
+    fye = getattr(glossary, "fiscal_year_end", "12-31")
+    while todo:
+        cell = todo.pop()
+        if cell in seen:
+            continue
+        seen.add(cell)
+        if lookup(*cell) is not None or len(seen) > 2000:  # bounded: when in doubt, not free
+            return False
+        metric, entity, period, channel = cell
+        todo += [(metric, kid, period, channel) for kid in entity_members(glossary, entity)]
+        todo += [(metric, entity, period, m) for m in channel_members(glossary, channel)]
+        if adds_over_time(glossary, metric):
+            todo += [(metric, entity, p, channel) for p in related_periods(period, fye)]
+    return True
 
 
 def _code(dim: str, cell: Cell) -> str:

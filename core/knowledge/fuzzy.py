@@ -186,10 +186,12 @@ def protected_keys(names: list[str]) -> list[str]:
     return sorted(k for k in keys if len(k) >= 4 and _LATIN_KEY.match(k))
 
 
-def near_protected(text: str, keys: list[str]) -> list[tuple[int, int]]:
+def near_protected(text: str, keys: list[str], public: frozenset[str] = frozenset()
+                   ) -> list[tuple[int, int]]:
     """Spans of `text` (original offsets) whose words spell one of `keys` within the edit
     bound: runs of whole words, so "Vortx", "Orbis Lbas" and "Vor tex" count, a name's
-    letters inside an unrelated longer word do not."""
+    letters inside an unrelated longer word do not. Words that spell a `public` name exactly
+    are that name, not a misspelt key ("Meridian US" is no typo of the code MERIDIAN_MX)."""
     if not keys:
         return []
     from rapidfuzz import fuzz
@@ -213,6 +215,7 @@ def near_protected(text: str, keys: list[str]) -> list[tuple[int, int]]:
                 joined += tokens[j][2]
                 if len(joined) > high:
                     break
-                if len(joined) >= low and OSA.distance(joined, key, score_cutoff=bound) <= bound:
+                if len(joined) >= low and joined not in public and OSA.distance(
+                        joined, key, score_cutoff=bound) <= bound:
                     spans.append(original_span(offsets, tokens[i][0], tokens[j][1]))
     return sorted(set(spans))

@@ -38,6 +38,7 @@ READ_AT = 0.4  # Dice overlap at which one fitting metric is read as the phrase
 OFFER_AT = 0.3  # ... at which a fitting metric is offered as a choice
 CLOSE = 0.15  # two fitting metrics within this are both offered: never a silent pick
 
+_CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 _WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+|[,;?!/&()\u3001\uff0c\uff1f]")
 _QUALIFIER_RUNS = re.compile(
     r"\b(?:at (?:the )?(?:fiscal )?year[ -]end|year[ -]end|at cost|al costo|of which|di cui"
@@ -47,7 +48,8 @@ _STOP = frozenset([
     "of", "in", "on", "at", "the", "a", "an", "and", "for", "by", "from", "to", "per", "with",
     "as", "its", "their", "our", "di", "del", "della", "dello", "dei", "degli", "delle", "da",
     "dal", "dalla", "dai", "e", "ed", "al", "alla", "allo", "ai", "agli", "nel", "nella", "nei",
-    "negli", "il", "lo", "la", "i", "gli", "le", "un", "una", "uno"
+    "negli", "il", "lo", "la", "i", "gli", "le", "un", "una", "uno", "dell", "nell", "all",
+    "dall", "sull"
 ])
 _QUALIFIERS = frozenset([
     "total", "net", "gross", "reported", "overall", "totale", "netto", "netta", "netti",
@@ -66,8 +68,28 @@ _FRAME = frozenset([
     "erano", "esistevano",
     # comparatives and superlatives ask for a ranking: never what tells two metrics apart
     "higher", "lower", "highest", "lowest", "bigger", "biggest", "smaller", "smallest",
-    "larger", "largest", "greater", "greatest", "fewer", "fewest", "maggiore", "minore"
+    "larger", "largest", "greater", "greatest", "fewer", "fewest", "maggiore", "minore",
+    # averages and sums over periods (core.question.range_parse reads them): "media mensile
+    # dei container" asks for an average of Containers handled, not a metric of that name
+    "media", "medio", "medi", "average", "mean", "avg", "mensile", "monthly", "trimestrale",
+    "quarterly", "semestrale", "somma"
 ]) - {"in"}
+# "net" and "gross" are qualifiers, left out of the stems, but they contradict each other: a
+# "net margin" is not the gross margin (never a substitute metric)
+_NET = frozenset(("net", "netto", "netta", "netti", "nette"))
+_GROSS = frozenset(("gross", "lordo", "lorda", "lordi", "lorde"))
+# ranking and comparison words end a phrase: "venduto più tonnellate" asks which period sold
+# the most tonnes, "più" is no word of the metric's (core.question.range_parse reads it)
+_FRAME |= frozenset((
+    "più", "piu", "meno", "most", "least", "more", "less", "fewer", "fewest", "highest",
+    "lowest", "higher", "lower", "bigger", "biggest", "smaller", "smallest", "larger",
+    "largest", "maggiore", "minore"))
+# a basis that makes another figure of a metric: "like-for-like sales" are not sales,
+# "adjusted EBITDA" is not EBITDA; unless the metric's own name says so, there is no such figure
+_BASIS = re.compile(
+    r"\b(?:like (?:for|4) like|lfl|same stores?|organic|adjusted|underlying|pro ?forma"
+    r"|constant currency|a parita di perimetro|rettificat[oaie]|normali[sz]ed)\b")
+_BASIS_CJK = re.compile(r"同店|可比门店|可比|经调整|调整后|有机|固定汇率")
 _SOFT = frozenset(("and", "e", "ed", "&", ",", "/", "vs", "versus", "or", "o"))
 _HARD = frozenset(("?", "!", ";", "(", ")", "？"))
 _ALIKE = {"spent": "used", "spend": "used", "spending": "used", "generated": "provided",
@@ -89,6 +111,18 @@ def stem(word: str) -> str:
     if len(word) >= 5 and word[-1] in "aeiou":
         word = word[:-1]
     return word
+
+
+def names_basis(text: str) -> bool:
+    """Whether `text` says a basis that makes another figure ("like-for-like", "adjusted")."""
+    return (_BASIS.search(" ".join(_WORD.findall(comparable(text)[0]))) is not None
+            or _BASIS_CJK.search(text) is not None)
+
+
+def polarity(words: list[str]) -> frozenset[str]:
+    """Which of "net" and "gross" the words say (both, one or none)."""
+    said = set(words)
+    return frozenset(k for k, ws in (("net", _NET), ("gross", _GROSS)) if said & ws)
 
 
 def content_stems(words: list[str]) -> frozenset[str]:
@@ -133,6 +167,7 @@ class MetricPhrases:
 
     glossary: Glossary
     _names: list[tuple[str, str, frozenset[str]]] = field(default_factory=list)
+    _polarity: list[frozenset[str]] = field(default_factory=list)  # per name: net / gross
     _vocabulary: frozenset[str] = frozenset()
     _terms: dict = field(default_factory=dict)  # type: ignore[type-arg]
 
@@ -143,9 +178,10 @@ class MetricPhrases:
         for code, term in terms.items():
             for name in (*term.names, *term.forms):  # a form is read, never shown
                 stems = content_stems(_name_words(name))
-                if stems and name.isascii():
+                if stems and not _CJK.search(name):  # Latin, accents included ("attività")
                     shown = name if name in term.names else term.names[0]
                     self._names.append((code, shown, stems))
+                    self._polarity.append(polarity(_name_words(name)))
         self._vocabulary = frozenset(s for _, _, stems in self._names for s in stems)
 
     def vocabulary(self) -> frozenset[str]:
@@ -175,6 +211,19 @@ class MetricPhrases:
                 continue
             if verdict is not None:
                 out.append(verdict)
+        return out
+
+    def read_basis_cjk(self, text: str, metric_spans: list[tuple[int, int, str]]
+                       ) -> list[PhraseVerdict]:
+        """"同店销售额" (same-store sales) right before a metric's Chinese name that does not
+        say it: no such figure, never the plain metric."""
+        out: list[PhraseVerdict] = []
+        for m in _BASIS_CJK.finditer(text):
+            for start, end, code in metric_spans:
+                if 0 <= start - m.end() <= 1 and not any(
+                        m.group() in n for n in self._terms[code].names):
+                    out.append(PhraseVerdict(text[m.start():end], m.start(), end,
+                                             unnamed=True))
         return out
 
     def read_cjk(self, text: str, open_spans: list[tuple[int, int]]) -> list[PhraseVerdict]:
@@ -236,6 +285,12 @@ class MetricPhrases:
             return None
         stems = content_stems([w.text for w in content])
         named = {w.metric for w in content if w.metric}
+        basis = _BASIS.search(" ".join(w.text for w in run))
+        if basis and named and not any(
+                basis.group() in " ".join(_name_words(n)) for code in named
+                for n in (*self._terms[code].names, *self._terms[code].forms)):
+            start, end = run[0].start, run[-1].end
+            return PhraseVerdict(text[start:end], start, end, unnamed=True)
         known = stems & self._vocabulary
         if not known:
             return None  # words no metric uses ("office"): nothing to read them as
@@ -243,10 +298,11 @@ class MetricPhrases:
         raw = text[start:end]
         fits: dict[str, tuple[float, str]] = {}
         partial: dict[str, float] = {}
-        for code, display, name in self._names:
+        said = polarity([w.text for w in run])
+        for (code, display, name), sign in zip(self._names, self._polarity, strict=True):
             shared = stems & name
-            if not shared:
-                continue
+            if not shared or (said and sign and not said & sign):
+                continue  # "net margin" is not "Gross margin"
             score = 2 * len(shared) / (len(stems) + len(name))
             if 2 * len(shared) < len(name):
                 score = min(score, OFFER_AT)  # half the name unsaid: offered, never read

@@ -30,7 +30,7 @@ _PERIOD_WORDS = {
 }
 _ABOVE = re.compile(
     r"(?<!\w)(?:above|over|more\s+than|greater\s+than|exceed(?:ed|s)?|at\s+least|higher\s+than"
-    r"|sopra|oltre|più\s+di|superato|superano|superiore\s+a|almeno)(?!\w)|超过|高于|多于|以上|大于",
+    r"|sopra|oltre|più\s+di|superato|superano|superior[ei]\s+a|almeno)(?!\w)|超过|高于|多于|以上|大于",
     re.IGNORECASE,
 )
 _ITALIAN_CUE = re.compile(
@@ -38,7 +38,7 @@ _ITALIAN_CUE = re.compile(
     re.IGNORECASE,
 )
 _BELOW = re.compile(
-    r"(?<!\w)(?:below|under|less\s+than|fewer\s+than|lower\s+than|sotto|meno\s+di|inferiore\s+a)"
+    r"(?<!\w)(?:below|under|less\s+than|fewer\s+than|lower\s+than|sotto|meno\s+di|inferior[ei]\s+a)"
     r"(?!\w)|低于|少于|不足|以下|小于",
     re.IGNORECASE,
 )
@@ -127,11 +127,12 @@ def detect_count(text: str, periods: list[Period], metrics: list[str]) -> dict |
             return None
         test = "above" if cue is above else "below"
         value, scaled = amount
-    elif _FELL.search(text) or _ROSE.search(text):  # "下降了几年": the verb before the count
+    elif _FELL.search(rest) or _ROSE.search(rest) or (m.group("zh") and (
+            _FELL.search(text) or _ROSE.search(text))):  # "利润率下降了几年": the verb first
         if grain is None:
             return None  # "how many units fell": not a count this module knows
-        fell = _FELL.search(rest) or (None if _ROSE.search(rest) else _FELL.search(text))
-        test, value, scaled = ("fell" if fell else "rose"), None, False
+        said = rest if _FELL.search(rest) or _ROSE.search(rest) else text
+        test, value, scaled = ("fell" if _FELL.search(said) else "rose"), None, False
     else:
         return None
     return {"over": "period" if grain else "entity", "grain": grain or "", "test": test,

@@ -341,9 +341,11 @@ def _unread(intent: Intent, text: str, taken: list[tuple[int, int]]) -> bool:
     if intent.unknown_entities or not intent.metrics:
         return True
     rest = blank(text, taken)
-    return any(
-        w.casefold() not in _NOT_ENTITIES for w in _CONTENT_WORD.findall(rest)
-    )
+    if any(w.casefold() not in _NOT_ENTITIES for w in _CONTENT_WORD.findall(rest)):
+        return True
+    from core.knowledge.metric_phrase import names_basis  # "like-for-like": another figure
+
+    return names_basis(rest)
 
 
 def read_metric_phrases(
@@ -368,6 +370,7 @@ def read_metric_phrases(
                    if not any(a <= s[0] and s[1] <= b for a, b, _ in metric_spans)]
     verdicts = parser.phrases.read(text, metric_spans, others, open_spans=open_spans)
     verdicts += parser.phrases.read_cjk(text, open_spans)
+    verdicts += parser.phrases.read_basis_cjk(text, metric_spans)
     if not verdicts:
         return intent
     reads = [Reading("metric", v.code, v.name, v.raw, v.start, v.end, 0)

@@ -139,11 +139,12 @@ _LAST_N = _rx(
 _GRAIN = [
     ("Q", _rx(r"季均|quarter[\s-]+by[\s-]+quarter|(?<!\w)quarterly(?!\w)"
               r"|(?<!\w)(?:by|per|each|every)\s+quarter(?!\w)|trimestre\s+per\s+trimestre|(?<!\w)trimestral[ei](?!\w)"
-              r"|(?<!\w)(?:per|ogni)\s+trimestre(?!\w)|每季度|各季度|分季度|按季度|逐季")),
+              r"|(?<!\w)(?:per|ogni)\s+trimestre(?!\w)|每季度|各季度|分季度|按季度|逐季|季度平均")),
     ("M", _rx(r"月均|month[\s-]+by[\s-]+month|(?<!\w)monthly(?!\w)|(?<!\w)(?:by|per|each|every)"
               r"\s+month(?!\w)|mese\s+per\s+mese|(?<!\w)mensil[ei](?!\w)|(?<!\w)(?:per|ogni)"
               r"\s+mese(?!\w)|每月|各月|按月|逐月|月度")),
-    ("HY", _rx(r"half[\s-]+by[\s-]+half|(?<!\w)semi-?annual(?:ly)?(?!\w)|(?<!\w)(?:by|per)"
+    ("HY", _rx(r"half[\s-]+by[\s-]+half|(?<!\w)semi-?annual(?:ly)?(?!\w)"
+               r"|(?<!\w)(?:mean|average|avg)\s+half[\s-]+year(?:ly)?(?!\w)|(?<!\w)(?:by|per)"
                r"\s+half(?!\w)|(?<!\w)semestral[ei](?!\w)|(?<!\w)per\s+semestre(?!\w)"
                r"|每半年|按半年|半年度")),
 ]
@@ -152,8 +153,8 @@ _GRAIN = [
 _YTD = _rx(
     r"(?<!\w)(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date(?!\w)"
     r"|(?<!\w)f?ytd(?!\w)|(?<!\w)(?:da|dall['’])\s?inizio\s+(?:d(?:ell['’]\s?|el\s+)?)?"
-    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年至今|本财年以来"
-    r"|财年至今|本年至今|今年至今|年初以来"
+    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年以来|年初以来"
+    r"|本财年至今|财年至今|本年至今|今年至今|本年度至今"
 )
 _LTM = _rx(
     r"(?<!\w)(?:the\s+)?(?:last|past|trailing|previous)\s+(?:twelve|12)\s+months(?!\w)"
@@ -165,7 +166,8 @@ _TREND = _rx(
     r"|evoluzione|storico|nel\s+tempo)(?!\w)|变化趋势|趋势|走势|历年"
 )
 _RANGE_BEFORE = _rx(
-    r"(?:(?<!\w)(?:from|between|dal|dall['’]|da|tra|fra)(?:\s+(?:il|the|fy))?|从)\s*$"
+    r"(?:(?<!\w)(?:from|between|dal|dall['’]|da|tra|fra)(?:\s+(?:il|the|fy|gli|i|the\s+years"
+    r"|(?:gli\s+)?(?:esercizi|anni)|(?:the\s+)?fiscal\s+years))?|从)\s*$"
 )
 _RANGE_GAP = _rx(r"\s*(?:-|–|—|~|～|to|till|until|through|thru|al|all['’]|a|fino\s+al|至|到)\s*")
 _AND_GAP = _rx(r"\s*(?:and|e|和|与)(?:\s+(?:il|the))?\s*")
@@ -267,12 +269,21 @@ _PERIOD_QUESTION = _rx(
 # "which year had the bigger operating cash flow?": a comparative ranks the periods too
 _COMPARATIVE = _rx(
     r"(?<!\w)(?:bigger|higher|larger|greater|better|more|lower|smaller|fewer|less|worse"
-    r"|maggiore|minore|migliore|peggiore)(?!\w)|più\s+(?:alt|elevat|grand|bass|piccol)"
+    r"|maggiore|minore|migliore|peggiore|più|piu|meno)(?!\w)"
     r"|更高|更大|更多|更低|更小|更少|较高|较低|较大|较小"
 )
 _COMPARATIVE_LOW = _rx(
-    r"(?<!\w)(?:lower|smaller|fewer|less|worse|minore|peggiore)(?!\w)|più\s+(?:bass|piccol)"
+    r"(?<!\w)(?:lower|smaller|fewer|less|worse|minore|peggiore|meno)(?!\w)|più\s+(?:bass|piccol)"
     r"|更低|更小|更少|较低|较小"
+)
+# "which unit had the higher margin?", "quale regione ha più dipendenti?", "哪个区域营收更高": a
+# comparative after a question about members asks for the first of a ranking
+_MEMBER_WHICH = _rx(
+    r"(?<!\w)(?:which|what)\s+(?!(?:is|was|are|were|has|had|did|does|do|one|of|fiscal|year"
+    r"|years|quarter|quarters|half|month|months)(?!\w))[^\W\d_]+"
+    r"|(?<!\w)(?:quale|quali)\s+(?!(?:è|e|era|sono|di|anno|esercizio|trimestre|semestre"
+    r"|mese)(?!\w))[^\W\d_]+"
+    r"|哪(?:一个|个|家|些)(?![年季月半财])"
 )
 _GRAIN_WORDS = {
     "year": "FY", "anno": "FY", "esercizio": "FY", "财年": "FY", "年度": "FY", "年": "FY",
@@ -410,6 +421,10 @@ def _arithmetic(
         grain = _GRAIN_WORDS.get(word.casefold(), "FY")
         if not over and len(periods) == 1 and grain != "FY":  # "which quarter of 2025"
             over = tuple(_within(periods[0], grain, fiscal_year_end))
+        elif grain != "FY" and over and all(p.type is PeriodType.FY for p in over):
+            # "which half, between FY2023 and FY2026": the halves of those years
+            years = _explicit_range(text, matches) or list(over)
+            over = tuple(p for fy in years for p in _within(fy, grain, fiscal_year_end))
         low = _COMPARATIVE_LOW.search(text) if comparative else _LOW.search(text)
         return Analysis("ranking", periods=over, dimension="period", measure="value",
                         descending=low is None, grain=grain,
@@ -527,6 +542,9 @@ def _ranking(
 ) -> Analysis | None:
     growth = _GROWTH_RANK.search(text)
     value = None if growth else _VALUE_RANK.search(text)
+    comparative = None
+    if growth is None and value is None and _MEMBER_WHICH.search(text):
+        value = comparative = _COMPARATIVE.search(text)
     cue = growth or value
     between: tuple[Period, ...] = ()
     if growth and len(periods) == 2 and periods[0].type is periods[1].type \
@@ -541,7 +559,7 @@ def _ranking(
     dimension = "channel" if channel_words or len(channels) >= 2 else "entity"
     if len(entities) == 1 and dimension == "entity":
         return None  # "China's highest revenue": not a ranking of units
-    low = _LOW.search(text)
+    low = _COMPARATIVE_LOW.search(text) if comparative else _LOW.search(text)
     spans = [cue.span()] + ([channel_words.span()] if channel_words else [])
     return Analysis(
         "ranking",
@@ -629,7 +647,7 @@ def _range_ends(text: str, matches: list[PeriodMatch]) -> tuple[Period, Period] 
         if a.period is None or b.period is None or a.period.type is not b.period.type:
             continue
         gap = text[a.end : b.start]
-        before = text[max(0, a.start - 12) : a.start]
+        before = text[max(0, a.start - 24) : a.start]
         joined = _RANGE_GAP.fullmatch(gap) is not None
         if not joined and _AND_GAP.fullmatch(gap) and _RANGE_BEFORE.search(before):
             joined = True  # "between 2021 and 2025"; "2021 and 2025" stays two periods
@@ -672,7 +690,7 @@ def _last_n(m: re.Match[str], reference_date: dt.date, fye: str) -> list[Period]
 
 def _within(fy: Period, grain: str, fye: str) -> list[Period]:
     """The quarters, halves or months of a fiscal year (months: calendar months it spans)."""
-    if fy.type is not PeriodType.FY or grain in ("FY", ""):
+    if fy.type is not PeriodType.FY or grain in ("FY", ""):  # "how many years …": years
         return [fy]
     year = fy.year
     if grain == "Q":

@@ -38,10 +38,11 @@ class SecurityGate:
             [n for t in glossary.entities.values() if t.restricted
              for n in (*t.names, *t.forms, t.code)]
         )
-        self._public = {squash(n) for t in (*glossary.entities.values(),
-                                            *glossary.metrics.values(),
-                                            *glossary.channels.values()) if not t.restricted
-                        for n in (*t.names, *t.forms, t.code)} - set(self._restricted)
+        # a public name spelt exactly is that name, never a misspelt restricted one
+        self._public = frozenset(
+            squash(n) for table in (glossary.entities, glossary.metrics, glossary.channels)
+            for t in table.values() if not getattr(t, "restricted", False)
+            for n in (*t.names, *t.forms)) - frozenset(self._restricted)
 
     def check(
         self, text: str, *, cleared: bool, fixed_slots: dict[str, str] | None = None
@@ -52,8 +53,7 @@ class SecurityGate:
         near = near_protected(text, self._competitors)
         if near:
             return GateVerdict(False, blank(text, near), "competitor")
-        if not cleared and any(squash(text[a:b]) not in self._public
-                               for a, b in near_protected(text, self._restricted)):
+        if not cleared and near_protected(text, self._restricted, self._public):
             return GateVerdict(False, text, "restricted")
         if not cleared:
             codes = [m.code for m in self.names.find(text) if m.kind == "entity"]
