@@ -338,7 +338,8 @@ def test_a_reaction_is_recorded_and_acknowledged_with_the_bots_reaction(
     assert fake.reactions_on(channel, reply["ts"]) == ["memo"]  # one ack for everyone
     # no message but, for the ✗, the one question of what was wrong (core.chat.feedback_reasons;
     # a user of this test alone, so no prompt of another test is still open for them)
-    posted = fake.posted(channel)
+    posted = fake.wait_for(lambda: fake.posted(channel) if len(fake.posted(channel)) >= 2
+                           else None)
     assert len(posted) == 2 and "ricorda_choice" in str(posted[1].get("blocks"))
     fake.react(channel, reply["ts"], "U0000196", "x", add=False)
     bot.sender.reaction(channel, reply["ts"], "U0000196", "x", added=False)
