@@ -51,6 +51,7 @@ from bench.understanding.score import CORRECT, MISSED, WRONG  # noqa: E402
 
 COMPANIES = ROOT / "bench" / "companies"
 NAMES = ("alpina", "meridian", "kestrel")
+HELD_OUT = ("tessaro", "vireo")  # written blind (docs/understanding.md, "Held-out companies")
 Json = dict[str, Any]
 
 
@@ -124,7 +125,7 @@ def by_company(reports: list[Json]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--company", default=",".join(NAMES),
+    parser.add_argument("--company", default=",".join(NAMES + HELD_OUT),
                         help="comma-separated names under bench/companies, or folders")
     question_arguments(parser)
     parser.add_argument("--compare", type=int, default=0, metavar="N",

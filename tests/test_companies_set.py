@@ -30,7 +30,7 @@ IDS = [f"{name}/{e['id']}" for name, e in ALL]
 KINDS = {
     "control", "period", "relative", "average", "sum", "period_ranking", "ranking",
     "word_form", "count", "unit", "lang", "why", "not_known", "restricted", "growth", "share",
-    "withheld", "currency", "channel",
+    "withheld", "currency", "channel", "not_a_sum", "refused",
 }  # fmt: skip
 EXPECT_KEYS = {"figures", "ranking", "route", "cites_any", "subject", "reason_any", "lang",
                "forbid_ops", "entity"}

@@ -97,7 +97,8 @@ class Data:
         relations = glossary.get("relations", {})
         self.channel_totals: dict[str, list[str]] = dict(relations.get("channels", {}))
         self.non_additive = {code for code, m in glossary["metrics"].items()
-                             if m.get("unit") == "PCT"} | set(relations.get("non_additive", []))
+                             if m.get("unit") == "PCT" or m.get("kind") == "rate"
+                             or m.get("additive") is False} | set(relations.get("non_additive", []))
         self.restricted_sources = {d["source"] for d in glossary.get("documents", [])
                                    if d.get("restricted")}
         # every metric's unit, derived ones included
@@ -202,10 +203,33 @@ class Data:
         return (self.withhold and chat not in self.cleared_chats
                 and (self._hides("entity", entity) or self._hides("channel", channel)))
 
+    def withheld_cell(self, metric: str, entity: str, period: str, channel: str,
+                      chat: str | None) -> bool:
+        """Under the withhold rule, for one cell: a total that includes a restricted member is
+        withheld unless it is not the sum of its members (docs/disclosure.md): a rate or a
+        metric declared non-additive, or a stored total that differs from the sum of its
+        members' stored figures (every member has one: EBITDA after central costs). Such a
+        total reveals no member, and is shown as stored."""
+        if not self.withheld(entity, channel, chat):
+            return False
+        if metric in self.non_additive:
+            return False
+        for dim, code in (("entity", entity), ("channel", channel)):
+            if not self._hides(dim, code):
+                continue
+            members = self._members(dim, code)
+            raw = [self.rows.get(self._key(metric, entity, period, channel, dim, m))
+                   for m in members]
+            stored = self.rows.get((metric, entity, period_type(period), period, channel))
+            if not members or stored is None or any(v is None for v in raw) \
+                    or stored == sum(raw, Decimal(0)):  # type: ignore[arg-type]
+                return True
+        return False
+
     def visible(self, metric: str, entity: str, period: str, channel: str,
                 chat: str | None) -> tuple[Decimal, bool]:
         """(value shown, protected) of one stored cell in this chat."""
-        if self.withheld(entity, channel, chat):
+        if self.withheld_cell(metric, entity, period, channel, chat):
             raise Withheld(f"{metric} {entity} {period} is withheld from {chat or 'this chat'}")
         if self.withhold:
             return self.row(metric, entity, period, channel), False

@@ -279,6 +279,17 @@ def _cites_first(answer: Json, names: list[str]) -> bool:
     return bool(docs) and PurePosixPath(docs[0]).name in names
 
 
+def _withheld_figure(data: Data, f: Json, chat: str | None) -> bool:
+    """A found figure under a total withheld from `chat` (a span of periods, or no metric:
+    by its entity alone)."""
+    channel = f.get("channel") or "TOTAL"
+    try:
+        return data.withheld_cell(str(f["metric_code"]), f["entity"], str(f["period"]),
+                                  channel, chat)
+    except (KeyError, SpecError):
+        return data.withheld(f["entity"], channel, chat)
+
+
 def leak(answer: Json, chat: str | None, data: Data) -> str | None:
     """Restricted data in an answer to a chat that is not cleared: a figure of a restricted
     unit (also as an input or a table row), or a citation of a restricted document source."""
@@ -288,8 +299,7 @@ def leak(answer: Json, chat: str | None, data: Data) -> str | None:
     for f in _all_found(answer.get("facts") or []):
         if set(str(f.get("entity") or "").split("+")) & restricted:
             return f"states a figure of {f.get('entity')}"
-        if f.get("entity") in data.entities and data.withheld(
-                f["entity"], f.get("channel") or "TOTAL", chat):
+        if f.get("entity") in data.entities and _withheld_figure(data, f, chat):
             return f"states a withheld total: {_describe(f)}"
     names = set().union(*(_label_names(data, c) for c in restricted)) if restricted else set()
     for t in answer.get("tables") or []:
