@@ -78,6 +78,8 @@ _FRAME = frozenset([
 # "net margin" is not the gross margin (never a substitute metric)
 _NET = frozenset(("net", "netto", "netta", "netti", "nette"))
 _GROSS = frozenset(("gross", "lordo", "lorda", "lordi", "lorde"))
+# ... and so do "net" and "operating": a net profit is not the operating profit (EBIT)
+_OPERATING = frozenset(("operating", "operativo", "operativa", "operativi", "operative"))
 # ranking and comparison words end a phrase: "venduto più tonnellate" asks which period sold
 # the most tonnes, "più" is no word of the metric's (core.question.range_parse reads it)
 _FRAME |= frozenset((
@@ -120,9 +122,10 @@ def names_basis(text: str) -> bool:
 
 
 def polarity(words: list[str]) -> frozenset[str]:
-    """Which of "net" and "gross" the words say (both, one or none)."""
+    """Which of "net", "gross" and "operating" the words say (any, one or none)."""
     said = set(words)
-    return frozenset(k for k, ws in (("net", _NET), ("gross", _GROSS)) if said & ws)
+    return frozenset(k for k, ws in (("net", _NET), ("gross", _GROSS),
+                                     ("operating", _OPERATING)) if said & ws)
 
 
 def content_stems(words: list[str]) -> frozenset[str]:
