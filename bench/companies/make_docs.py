@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import datetime
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
 # (path, title, [(heading or "", paragraph), ...]); the first paragraph is the summary
+Table = Sequence[tuple[str, str, list[tuple[str, str]]]]
 DOCX = [
     ("alpina/docs/ebitda_review_fy2025.docx", "Alpina Group EBITDA review, FY2025", [
         ("", "Alpina Group EBITDA fell in FY2025 (April 2024 to March 2025) although revenue "
@@ -162,13 +164,25 @@ def write_pptx(path: Path, title: str, parts: list[tuple[str, str]]) -> None:
     prs.save(str(path))
 
 
-def main() -> None:
-    for table, write in ((DOCX, write_docx), (PDF, write_pdf), (PPTX, write_pptx)):
+def write_documents(folder: Path, texts: dict[str, str], *, docx: Table = (), pdf: Table = (),
+                    pptx: Table = ()) -> None:
+    """A company's documents under `folder`: Markdown `texts` by relative path, and the
+    generated .docx, .pdf and .pptx (the held-out companies' generators use it)."""
+    for rel, text in texts.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for table, write in ((docx, write_docx), (pdf, write_pdf), (pptx, write_pptx)):
         for rel, title, parts in table:
-            path = HERE / rel
+            path = folder / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             write(path, title, parts)
-            print(f"wrote {rel} ({path.stat().st_size} bytes)")
+
+
+def main() -> None:
+    write_documents(HERE, {}, docx=DOCX, pdf=PDF, pptx=PPTX)
+    for rel, _, _ in (*DOCX, *PDF, *PPTX):
+        print(f"wrote {rel} ({(HERE / rel).stat().st_size} bytes)")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import random
 from decimal import Decimal
 from pathlib import Path
 
-from make_docs import write_docx, write_pdf, write_pptx
+from make_docs import write_documents
 from make_facts import Table, tenth
 
 HERE = Path(__file__).resolve().parent
@@ -213,15 +213,7 @@ def main() -> None:
     FOLDER.mkdir(exist_ok=True)
     table.write(FOLDER / "facts.csv")
     print(f"tessaro: {len(table.rows)} rows (seed {seed})")
-    for rel, text in MD.items():
-        path = FOLDER / "docs" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    for docs, write in ((DOCX, write_docx), (PDF, write_pdf), (PPTX, write_pptx)):
-        for rel, title, parts in docs:
-            path = FOLDER / "docs" / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write(path, title, parts)
+    write_documents(FOLDER / "docs", MD, docx=DOCX, pdf=PDF, pptx=PPTX)
     print("tessaro: documents written")
 
 

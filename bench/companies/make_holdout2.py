@@ -17,7 +17,7 @@ import random
 from decimal import Decimal
 from pathlib import Path
 
-from make_docs import write_docx
+from make_docs import write_documents
 from make_facts import Table, fiscal_months, tenth
 
 HERE = Path(__file__).resolve().parent
@@ -136,14 +136,7 @@ def main() -> None:
     FOLDER.mkdir(exist_ok=True)
     table.write(FOLDER / "facts.csv")
     print(f"vireo: {len(table.rows)} rows (seed {seed})")
-    for rel, text in MD.items():
-        path = FOLDER / "docs" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    for rel, title, parts in DOCX:
-        path = FOLDER / "docs" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_docx(path, title, parts)
+    write_documents(FOLDER / "docs", MD, docx=DOCX)
     print("vireo: documents written")
 
 
