@@ -289,3 +289,12 @@ def test_a_chat_whose_clearance_is_revoked_gets_no_restricted_figure_next_time(
     assert "77" not in withheld["text"] and "Labs" not in withheld["text"], withheld["text"]
     fake.wait_for(lambda: [d.status for d in store.deliveries()
                            if d.subscription.chat == "telegram:9001"] == ["sent", "sent"])
+
+
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", "/subscribe every Monday"), ("it", "/subscribe ogni lunedì"),
+    ("zh", "/subscribe 每周一")])
+def test_help_says_the_bot_can_write_first(bot: BotProcess, fake: FakeTelegram, language: str,
+                                           words: str) -> None:
+    chat = 520 + ["en", "it", "zh"].index(language)
+    assert words in say(fake, chat, "/help", language=language)["text"]

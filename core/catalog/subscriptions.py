@@ -45,6 +45,16 @@ SENTENCES: dict[str, Sentence] = {
         "it": "Iscrizione #{id} annullata.",
         "zh": "订阅 #{id} 已取消。",
     },
+    "help_subscriptions": {
+        "en": "The bot can also write first: /subscribe every Monday 9:00 revenue last month "
+              "(a question on a schedule), /alert when revenue falls more than 10% month on "
+              "month; /subscriptions and /alerts list them.",
+        "it": "Il bot può anche scrivere per primo: /subscribe ogni lunedì alle 9 fatturato del "
+              "mese scorso (una domanda a orario), /alert quando il fatturato scende di oltre "
+              "il 10% su base mensile; /subscriptions e /alerts le elencano.",
+        "zh": "机器人也可以主动发送：/subscribe 每周一 9点 上个月营收（定时提问），"
+              "/alert 当营收环比下降超过10%时（提醒）；/subscriptions 和 /alerts 列出它们。",
+    },
     "subscribe_usage": {
         "en": "Write when, then the question: /subscribe every Monday 9:00 revenue by entity "
               "last month. Schedules: daily at 8, weekdays, every Friday 17:30, the first of "

@@ -150,6 +150,8 @@ class Dispatcher:
         language = await port.language()
         text = help_text(language, self.words.how_to_ask(language),
                          await self.s.usage_text(language))
+        if self.s.subscriptions is not None:  # core.chat.subscribe_flow: written once, here
+            text += "\n\n" + say("help_subscriptions", language)
         pattern = self.words.admin_command
         if pattern and is_admin(self.turns.user_key(event.user), self.s.admins):
             text += "\n\n" + "\n".join(
