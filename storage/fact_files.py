@@ -117,6 +117,27 @@ class FactFileReport:
     def ok(self) -> bool:
         return not self.errors
 
+    def admit(self, validator: _RowValidator, line: int, record: Record,
+              max_problems: int | None) -> Fact | None:
+        """One row read: its fact, or None with the problem noted (counted past
+        `max_problems`); a unit converted or kept in its own currency is counted."""
+        self.rows_read += 1
+        fact, reasons, converted_from = validator.validate(record)
+        if fact is None:
+            if max_problems is not None and len(self.errors) >= max_problems:
+                self.more_errors += 1
+            else:
+                self.errors.append(RowProblem(line, "; ".join(reasons),
+                                              str(record.get("__where__", ""))))
+        elif converted_from:
+            counted = (fact.metric, converted_from, fact.unit)
+            self.conversions[counted] = self.conversions.get(counted, 0) + 1
+        elif validator.units is not None and validator.units.units.get(
+                fact.metric, fact.unit) not in ("", fact.unit):
+            own = (fact.metric, fact.unit)  # a unit's own currency: kept, counted
+            self.own_currency[own] = self.own_currency.get(own, 0) + 1
+        return fact
+
     def summary(self) -> str:
         return (
             f"{self.path.name}: {self.rows_read} rows, {len(self.facts)} valid, "
@@ -145,13 +166,7 @@ def read_fact_file(
     `more_warnings`), so a file of a million bad rows is read in bounded memory.
     """
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        total, rows = _csv_rows(path)
-    elif suffix == ".xlsx":
-        total, rows = _xlsx_rows(path, limits)
-    else:
-        raise IngestError(f"{path.name}: unsupported fact file type {suffix!r}; use .csv or .xlsx")
+    total, rows = _file_rows(path, limits)
     return read_records(path, rows, total, known_metrics=known_metrics,
                         known_entities=known_entities, known_channels=known_channels,
                         progress=progress, units=units, max_problems=max_problems)
@@ -172,31 +187,13 @@ def read_records(
     """Validate records of the fact-table columns, from a file or from a declared source
     (storage.wide_files, storage.sql_sources): one set of rules for every way figures come in.
     A record's `__where__` (a cell) is where its problems are said to be."""
-    validator = _RowValidator(
-        metrics=_Codes("metric", known_metrics),
-        entities=_Codes("entity", known_entities),
-        channels=_Codes("channel", known_channels, always=(TOTAL_CHANNEL,)),
-        units=units,
-    )
+    validator = _validator(known_metrics, known_entities, known_channels, units)
     report = FactFileReport(path=path)
     kept: dict[tuple[str, ...], tuple[int, Fact]] = {}
     for done, (line, record) in enumerate(rows, start=1):
-        report.rows_read += 1
-        where = str(record.get("__where__", ""))
-        fact, reasons, converted_from = validator.validate(record)
-        if fact is None:
-            if max_problems is not None and len(report.errors) >= max_problems:
-                report.more_errors += 1
-            else:
-                report.errors.append(RowProblem(line, "; ".join(reasons), where))
-        else:
-            if converted_from:
-                counted = (fact.metric, converted_from, fact.unit)
-                report.conversions[counted] = report.conversions.get(counted, 0) + 1
-            elif validator.units is not None and validator.units.units.get(
-                    fact.metric, fact.unit) not in ("", fact.unit):
-                own = (fact.metric, fact.unit)
-                report.own_currency[own] = report.own_currency.get(own, 0) + 1
+        fact = report.admit(validator, line, record, max_problems)
+        if fact is not None:
+            where = str(record.get("__where__", ""))
             key = (fact.metric, fact.entity, fact.period.type, fact.period.value, fact.channel)
             earlier = kept.pop(key, None)
             if earlier is not None and max_problems is not None and len(
@@ -244,40 +241,15 @@ def stream_fact_file(
     drawn inside the loading transaction, nothing of it is stored.
     """
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        total, rows = _csv_rows(path)
-    elif suffix == ".xlsx":
-        total, rows = _xlsx_rows(path, limits)
-    else:
-        raise IngestError(f"{path.name}: unsupported fact file type {suffix!r}; use .csv or .xlsx")
-    validator = _RowValidator(
-        metrics=_Codes("metric", known_metrics),
-        entities=_Codes("entity", known_entities),
-        channels=_Codes("channel", known_channels, always=(TOTAL_CHANNEL,)),
-        units=units,
-    )
+    total, rows = _file_rows(path, limits)
+    validator = _validator(known_metrics, known_entities, known_channels, units)
     report = FactFileReport(path=path)
 
     def facts() -> Iterator[Fact]:
         keys = _KeyLines()
         for done, (line, record) in enumerate(rows, start=1):
-            report.rows_read += 1
-            fact, reasons, converted_from = validator.validate(record)
-            if fact is None:
-                if len(report.errors) >= max_problems:
-                    report.more_errors += 1
-                else:
-                    report.errors.append(RowProblem(line, "; ".join(reasons),
-                                                    str(record.get("__where__", ""))))
-            else:
-                if converted_from:
-                    counted = (fact.metric, converted_from, fact.unit)
-                    report.conversions[counted] = report.conversions.get(counted, 0) + 1
-                elif validator.units is not None and validator.units.units.get(
-                        fact.metric, fact.unit) not in ("", fact.unit):
-                    own = (fact.metric, fact.unit)  # a unit's own currency: kept, counted
-                    report.own_currency[own] = report.own_currency.get(own, 0) + 1
+            fact = report.admit(validator, line, record, max_problems)
+            if fact is not None:
                 keys.add(hash((fact.metric, fact.entity, fact.period.type.value,
                                fact.period.value, fact.channel)), line)
                 yield fact
@@ -294,6 +266,27 @@ def stream_fact_file(
             progress(report.rows_read, report.rows_read)
 
     return report, facts()
+
+
+def _file_rows(path: Path, limits: ReadLimits) -> tuple[int, Iterable[tuple[int, Record]]]:
+    """(row count estimate, numbered records) of a `.csv` or `.xlsx` fact file."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return _csv_rows(path)
+    if suffix == ".xlsx":
+        return _xlsx_rows(path, limits)
+    raise IngestError(f"{path.name}: unsupported fact file type {suffix!r}; use .csv or .xlsx")
+
+
+def _validator(known_metrics: Collection[str] | None, known_entities: Collection[str] | None,
+               known_channels: Collection[str] | None,
+               units: MetricUnits | None) -> _RowValidator:
+    return _RowValidator(
+        metrics=_Codes("metric", known_metrics),
+        entities=_Codes("entity", known_entities),
+        channels=_Codes("channel", known_channels, always=(TOTAL_CHANNEL,)),
+        units=units,
+    )
 
 
 class _KeyLines:
