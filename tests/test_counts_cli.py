@@ -95,6 +95,7 @@ def test_quarters_above_a_count_threshold_in_the_metrics_own_unit(
 @pytest.mark.parametrize("question", [
     "how many quarters of FY2024 was Boreal US revenue above 8,200?",
     "in quanti trimestri del 2024 i ricavi di Boreal US hanno superato 8.200?",
+    "in quanti trimestri del 2024 i ricavi di Boreal US sono stati superiori a 8.200?",
     "2024财年美国有几个季度营收超过8,200？",
 ])
 def test_a_threshold_with_thousands_separators_is_read_as_the_reader_writes_it(

@@ -28,20 +28,20 @@ _PERIOD_WORDS = {
     "month": "M", "months": "M", "mesi": "M",
     "财年": "FY", "年度": "FY", "年": "FY", "季度": "Q", "个月": "M", "月": "M", "半年": "HY",
 }
+# the Italian cue words apart: a threshold after them is written the Italian way ("2.500")
+_ABOVE_IT = r"sopra|oltre|più\s+di|superato|superano|superior[ei]\s+a|almeno"
+_BELOW_IT = r"sotto|meno\s+di|inferior[ei]\s+a"
 _ABOVE = re.compile(
     r"(?<!\w)(?:above|over|more\s+than|greater\s+than|exceed(?:ed|s)?|at\s+least|higher\s+than"
-    r"|sopra|oltre|più\s+di|superato|superano|superior[ei]\s+a|almeno)(?!\w)|超过|高于|多于|以上|大于",
-    re.IGNORECASE,
-)
-_ITALIAN_CUE = re.compile(
-    r"sopra|oltre|più\s+di|superato|superano|superiore\s+a|almeno|sotto|meno\s+di|inferiore\s+a",
+    rf"|{_ABOVE_IT})(?!\w)|超过|高于|多于|以上|大于",
     re.IGNORECASE,
 )
 _BELOW = re.compile(
-    r"(?<!\w)(?:below|under|less\s+than|fewer\s+than|lower\s+than|sotto|meno\s+di|inferior[ei]\s+a)"
+    rf"(?<!\w)(?:below|under|less\s+than|fewer\s+than|lower\s+than|{_BELOW_IT})"
     r"(?!\w)|低于|少于|不足|以下|小于",
     re.IGNORECASE,
 )
+_ITALIAN_CUE = re.compile(f"{_ABOVE_IT}|{_BELOW_IT}", re.IGNORECASE)
 _FELL = re.compile(
     r"(?<!\w)(?:fall|fell|fallen|decline[ds]?|decrease[ds]?|drop(?:ped)?|shrink|shrank"
     r"|calat[oaie]|sceso|scesa|scesi|diminuit[oaie])(?!\w)|下降|下滑|减少|降低",
