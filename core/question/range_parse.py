@@ -174,8 +174,7 @@ _AND_GAP = _rx(r"\s*(?:and|e|和|与)(?:\s+(?:il|the))?\s*")
 _SPLIT_YEARS = re.compile(r"((?:19|20)\d{2})\s*[-–]\s*(\d{2})")
 _LOW = _rx(
     r"(?<!\w)(?:lowest|smallest|least|fewest|weakest|worst|slowest|bottom|più\s+bass[oaie]|minore|minori"
-    r"|peggiore|peggiori|più\s+lent[oaie]|meno|lower|smaller|fewer)(?!\w)|最低|最小|最少|最慢|最差"
-    r"|更低|较低|更小|较小|更少|较少"
+    r"|peggiore|peggiori|più\s+lent[oaie]|meno)(?!\w)|最低|最小|最少|最慢|最差"
 )
 _GROWTH_RANK = _rx(
     r"(?<!\w)(?:grew|grown|grow|growing|growth|increased?)(?!\w).{0,20}?(?<!\w)(?:fastest"
@@ -193,9 +192,6 @@ _VALUE_RANK = _rx(
     r"|(?<!\w)(?:chi|quale|quali|che|in\s+che)(?!\w).{0,40}?(?<!\w)(?:più|meno|di\s+più"
     r"|di\s+meno)(?!\w)"
     r"|最高|最大|最多|最低|最小|最少|排名|排行"
-    # "which division had the lower margin?", "哪个事业部利润更高?": a comparative after which
-    r"|(?<!\w)(?:which|what)(?!\w).{0,40}?(?<!\w)(?:higher|lower|bigger|smaller|larger"
-    r"|greater|fewer)(?!\w)|哪.{0,20}?(?:更|较)(?:高|低|大|小|多|少)"
 )
 _COMPARE = _rx(
     r"(?<!\w)(?:vs\.?|versus|compared?\s+(?:to|with)|compare|against|rispetto\s+a|confronta"
