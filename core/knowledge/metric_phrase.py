@@ -66,9 +66,6 @@ _FRAME = frozenset([
     "abbiamo", "hanno", "ha", "avuto", "era", "sono", "stato", "stata", "mostrami", "dimmi",
     "dammi", "anno", "anni", "trimestre", "mese", "aveva", "avevano", "avevamo", "hai", "c",
     "erano", "esistevano",
-    # comparatives and superlatives ask for a ranking: never what tells two metrics apart
-    "higher", "lower", "highest", "lowest", "bigger", "biggest", "smaller", "smallest",
-    "larger", "largest", "greater", "greatest", "fewer", "fewest", "maggiore", "minore",
     # averages and sums over periods (core.question.range_parse reads them): "media mensile
     # dei container" asks for an average of Containers handled, not a metric of that name
     "media", "medio", "medi", "average", "mean", "avg", "mensile", "monthly", "trimestrale",
@@ -85,7 +82,7 @@ _OPERATING = frozenset(("operating", "operativo", "operativa", "operativi", "ope
 _FRAME |= frozenset((
     "più", "piu", "meno", "most", "least", "more", "less", "fewer", "fewest", "highest",
     "lowest", "higher", "lower", "bigger", "biggest", "smaller", "smallest", "larger",
-    "largest", "maggiore", "minore"))
+    "largest", "greater", "greatest", "maggiore", "minore"))
 # a basis that makes another figure of a metric: "like-for-like sales" are not sales,
 # "adjusted EBITDA" is not EBITDA; unless the metric's own name says so, there is no such figure
 _BASIS = re.compile(
