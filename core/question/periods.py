@@ -45,6 +45,7 @@ from core.contracts.types import Period, PeriodType
 
 __all__ = [
     "MONTH_NAMES",
+    "YTD_CJK",
     "PeriodMatch",
     "chinese_number",
     "find_periods",
@@ -306,8 +307,9 @@ _YTD_LATIN = (
     rf"(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date|ytd|fytd|"
     rf"(?:da|dall{_AP}\s?)\s?inizio\s+(?:d(?:ell{_AP}\s?|el\s+)?)?(?:anno|esercizio)"
 )
-_YTD_CJK = ("今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年至今|本财年以来|财年至今|本年至今"
-            "|今年至今|年初以来")
+# the Chinese forms, shared with core.question.range_parse (which reads them as the span)
+YTD_CJK = ("今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年至今|本财年以来|财年至今|本年至今"
+           "|今年至今|本年度至今|年初以来")
 
 # A day that ends a period ("31 March 2024", "March 31, 2024", "June 2024", "2024-06-30"), for
 # "the year ended ...", "as at ..."; read by _end_date. Chinese: "2024年6月30日", "2024年6月".
@@ -422,7 +424,7 @@ _CODE_START = [  # may follow a digit: 2023Q3, FY2023Q3, Q3FY24
 ]
 _CJK_START = [
     ("skip", r"(?:最近|上)一?个?完整的?财年|最近一个财年|最近的?财年|最新一?个?财年"),
-    ("skip", _YTD_CJK),
+    ("skip", YTD_CJK),
     ("pend", rf"(?:截至|截止(?:到|至)?)\s?(?P<pend3_d>{_ZH_DATE})\s?止?\s?的?\s?"
              r"(?P<pend3_k>季度|三个月|半年度|半年|六个月)"),
     ("zhend2", rf"(?:截至|截止(?:到|至)?)\s?(?P<zhend2_d>{_ZH_DATE}){_ZH_YEAR_ENDED}"),

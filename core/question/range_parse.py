@@ -31,6 +31,7 @@ from decimal import Decimal
 from core.contracts.types import Period, PeriodType
 from core.question.count_parse import detect_count
 from core.question.periods import (
+    YTD_CJK,
     PeriodMatch,
     chinese_number,
     fiscal_half_of,
@@ -153,8 +154,7 @@ _GRAIN = [
 _YTD = _rx(
     r"(?<!\w)(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date(?!\w)"
     r"|(?<!\w)f?ytd(?!\w)|(?<!\w)(?:da|dall['’])\s?inizio\s+(?:d(?:ell['’]\s?|el\s+)?)?"
-    r"(?:anno|esercizio)(?!\w)|今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年以来|年初以来"
-    r"|本财年至今|财年至今|本年至今|今年至今|本年度至今"
+    r"(?:anno|esercizio)(?!\w)|" + YTD_CJK
 )
 _LTM = _rx(
     r"(?<!\w)(?:the\s+)?(?:last|past|trailing|previous)\s+(?:twelve|12)\s+months(?!\w)"
