@@ -14,10 +14,19 @@ from typing import Any
 import httpx
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port free now and never handed out before in this process: two servers asked
+    for in a row must not get the same port because the first had not bound it yet."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def stop_process(proc: subprocess.Popen[Any] | None, *, grace: float = 15.0) -> None:
