@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Protocol, TextIO
 
 from core.catalog.lookup import say
-from core.chat.presentation import present, sources_heading
+from core.catalog.presentation import present, sources_heading
 from core.contracts.types import Answer, Request
 from core.language import detect_language
 from core.planning.thinking import while_thinking

@@ -81,9 +81,9 @@ def facts() -> list[Fact]:
 
 def time_answers(answerer: Answerer, n: int, *, render: bool = False) -> list[float]:
     """Per question, ms to the answer; with `render`, to the Telegram HTML a user receives
-    (core.chat.presentation + adapters/telegram/render.py, as the chat flow sends it)."""
+    (core.catalog.presentation + adapters/telegram/render.py, as the chat flow sends it)."""
     from adapters.telegram.render import answer_messages
-    from core.chat.presentation import present
+    from core.catalog.presentation import present
 
     out = []
     for i in range(n):

@@ -43,7 +43,7 @@ from adapters.telegram.render import CAPTION_LIMIT, table_caption, title_caption
 from adapters.telegram.services import TelegramServices
 from core.chat.callback_token import CallbackSigner, derive_key
 from core.chat.chat_turn import ChatTurns
-from core.chat.presentation import present
+from core.catalog.presentation import present
 from core.contracts.types import Answer, Citation, Line, Request, Route, Source, Table
 from tests.acme import load_acme
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack

@@ -17,7 +17,7 @@ import pytest
 from core.contracts.errors import ConfigError
 from core.contracts.types import Fact, FactStatus, Period, PeriodType, Request, Route, Source
 from core.figures.derived import DerivedFact, query_derived
-from core.figures.formulas import Formula, rounded
+from core.knowledge.formulas import Formula, rounded
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary, load_glossary, parse_glossary
 from core.knowledge.names import NameIndex

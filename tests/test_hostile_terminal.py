@@ -20,7 +20,7 @@ from adapters.console import ConsoleChat, render_answer, terminal_safe
 from bot.kb.ingest import ingest_paths
 from bot.settings.model import load_settings
 from bot.wiring.build import App, build_app
-from core.chat.presentation import present
+from core.catalog.presentation import present
 from core.contracts.types import Answer, Request, Route, Source
 from core.documents.source_titles import source_title
 
@@ -121,7 +121,7 @@ def test_console_chat_escapes_what_it_prints(app: App) -> None:
 
 
 def test_every_sources_block_shows_one_line_per_source(app: App) -> None:
-    """The chat platforms share core.chat.presentation: the forged line is not there either."""
+    """The chat platforms share core.catalog.presentation: the forged line is not there either."""
     ans = app.core.cascade.answer(Request(QUESTION, chat="telegram:1"))
     shown = present(ans)
     assert len(shown.sources) == 1 and "\n" not in shown.sources[0]

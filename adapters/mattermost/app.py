@@ -24,7 +24,7 @@ from core.chat.chat_ports import ChatServices
 from core.chat.chat_replies import supported_language
 from core.chat.dispatch import COMMAND, MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.oversized import Attachment
-from core.chat.presentation import Presentation, table_grid
+from core.catalog.presentation import Presentation, table_grid
 from core.contracts.errors import StorageError
 from core.contracts.types import Answer, Table
 from core.language import detect_language

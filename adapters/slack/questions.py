@@ -51,7 +51,7 @@ from core.chat.dispatch import MESSAGE, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.feedback_reasons import owns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment
-from core.chat.presentation import Presentation, table_grid
+from core.catalog.presentation import Presentation, table_grid
 from core.chat.subscribe_flow import COMMANDS as SUBSCRIPTION_COMMANDS
 from core.contracts.types import Answer, Table
 

@@ -22,7 +22,7 @@ from adapters.typing_action import typing_while
 from core.catalog.lookup import say
 from core.chat.chat_replies import supported_language
 from core.chat.dispatch import COMMAND, MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
-from core.chat.presentation import Presentation
+from core.catalog.presentation import Presentation
 from core.contracts.types import Answer, Table
 from core.language import detect_language
 

@@ -35,7 +35,7 @@ from core.chat.chat_replies import language_for
 from core.chat.feedback_reasons import owns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment
-from core.chat.presentation import Presentation
+from core.catalog.presentation import Presentation
 from core.contracts.types import Answer, Table
 
 log = logging.getLogger("ricorda.telegram")

@@ -25,7 +25,7 @@ from core.chat.admin_commands import confirmation_id, is_admin, needs_confirmati
 from core.chat.chat_ports import ChatServices
 from core.chat.delivery import AnswerSender, Draw, deliver_answer
 from core.chat.option_tap import tap_key, tap_request
-from core.chat.presentation import Presentation, present
+from core.catalog.presentation import Presentation, present
 from core.contracts.errors import StorageError
 from core.contracts.types import Answer, Request
 from core.planning.thinking import while_thinking

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from core.chat.oversized import Attachment, fit
-from core.chat.presentation import Presentation
+from core.catalog.presentation import Presentation
 from core.contracts.types import Answer, Table
 
 MessageId = str | int

@@ -21,7 +21,7 @@ from core.chat.chat_ports import ChatServices
 from core.contracts.subscriptions import AlertRecord
 from core.contracts.types import Request
 from core.subscriptions.alert_rules import AlertError, Check, read_alert
-from core.subscriptions.alert_watch import comparison
+from core.subscriptions.alert_rules import comparison
 from core.subscriptions.desk import (
     SubscriptionDesk,
     admin_listing,

@@ -13,7 +13,6 @@ __all__ = [
     "default_period",
     "derived",
     "disclosed",
-    "formulas",
     "levels",
     "period_coverage",
     "period_parts",

@@ -36,7 +36,7 @@ from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.knowledge.currency_variants import currency_of_unit
 from core.question.period_labels import period_label
-from core.question.periods import last_complete_fiscal_year
+from core.fiscal_calendar import last_complete_fiscal_year
 
 
 def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:

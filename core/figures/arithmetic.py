@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
-from core.figures.formulas import PRECISION, exponent, plain
+from core.knowledge.formulas import PRECISION, exponent, plain
 from core.knowledge.metric_kind import (  # noqa: F401  (re-exported: one definition)
     FLOW,
     RATE,

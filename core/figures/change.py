@@ -33,15 +33,14 @@ from core.figures.cells import ZERO_BASE, ArithmeticFact, input_facts, lookup
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
-from core.question.periods import shift_period
+from core.fiscal_calendar import PER_YEAR, shift_period
 
-_PER_YEAR = {PeriodType.FY: 1, PeriodType.HY: 2, PeriodType.Q: 4, PeriodType.M: 12}
 POINTS = "PP"  # the unit of a change in a rate: percentage points
 
 
 def comparable(period: Period, basis: str) -> Period:
     """The period `period` is compared with: a year earlier, or just before (sequential)."""
-    return shift_period(period, -1 if basis == "sequential" else -_PER_YEAR[period.type])
+    return shift_period(period, -1 if basis == "sequential" else -PER_YEAR[period.type])
 
 
 @dataclass

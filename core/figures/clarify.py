@@ -17,7 +17,7 @@ from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.question.intent import Intent
 from core.question.period_labels import period_label
-from core.question.periods import last_complete_fiscal_year
+from core.fiscal_calendar import last_complete_fiscal_year
 
 MAX_OPTIONS_PER_SLOT = 6
 

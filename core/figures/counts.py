@@ -30,7 +30,7 @@ from core.figures.levels import level_members
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
-from core.question.periods import shift_period
+from core.fiscal_calendar import shift_period
 
 __all__ = ["count"]
 

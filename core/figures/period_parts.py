@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.documents.source_titles import source_title
 from core.catalog.lookup import say
 from core.contracts.types import FactStatus, Period, PeriodType
 from core.figures.arithmetic import exact_sum
@@ -69,7 +70,7 @@ def parts_sentence(glossary: Any, r: ArithmeticFact, language: str, subject: str
         assert inp.fact is not None and inp.period is not None
         shown = glossary.show_value(inp.fact.value, inp.fact.unit, language)
         terms.append(f"{period_label(inp.period, language)} {shown}")
-    titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
+    titles = list(dict.fromkeys(source_title(s, language, glossary.titles) for s in r.sources))
     assert r.period is not None and r.value is not None
     grain = _GRAIN[r.inputs[0].period.type] if r.inputs[0].period else "quarters"
     return say("sum_of_parts", language, subject=subject,

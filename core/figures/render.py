@@ -6,6 +6,7 @@ contains no number. Shared by every platform: adapters only add markup.
 
 from __future__ import annotations
 
+from core.documents.source_titles import source_title
 from core.catalog.formats import percent
 from core.catalog.lookup import join_list, say
 from core.contracts.types import Assumption, FactResult, FactStatus, Line, Period
@@ -45,7 +46,7 @@ def withheld_lines(glossary: Glossary, r: WithheldTotal, language: str) -> list[
                        channel=r.channel)
     lines = [say(key, language, subject=subject(glossary, plain, language))]
     if r.together is not None:
-        titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
+        titles = list(dict.fromkeys(source_title(s, language, glossary.titles) for s in r.sources))
         sep = "；" if language == "zh" else "; "
         value = say("found", language, subject=together_label(glossary, r, language),
                     value=glossary.show_value(r.together, r.unit, language)).rstrip()
@@ -65,7 +66,7 @@ def fact_line(glossary: Glossary, r: FactResult, language: str) -> str:
             subject=subject(glossary, r, language),
             value=glossary.show_value(f.value, f.unit, language),
         ).rstrip()
-        src = say("source", language, title=glossary.source_title(f.source, language))
+        src = say("source", language, title=source_title(f.source, language, glossary.titles))
         return f"{value} ({src})" if language != "zh" else f"{value}（{src}）"
     if r.status is FactStatus.NOT_FOUND:
         return say("not_found", language, subject=subject(glossary, r, language))

@@ -14,6 +14,7 @@ __all__ = [
     "examples",
     "fact_sources",
     "fiscal_slices",
+    "formulas",
     "freshness",
     "fuzzy",
     "glossary",

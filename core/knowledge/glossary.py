@@ -19,8 +19,7 @@ from core.contracts.documents import DocumentSource
 from core.contracts.errors import ConfigError
 from core.contracts.fact_sources import FactSource
 from core.contracts.types import Source
-from core.documents.source_titles import source_title
-from core.figures.formulas import Formula, parse_formula, rounded
+from core.knowledge.formulas import Formula, parse_formula, rounded
 from core.knowledge.accepted_documents import AcceptedDocuments, parse_accepted
 from core.knowledge.document_sources import parse_document_sources
 from core.knowledge.fact_sources import parse_fact_sources
@@ -112,10 +111,6 @@ class Glossary:
     accepted: AcceptedDocuments = field(default_factory=AcceptedDocuments)
     # declared fact sources ([[facts]]): wide tables in files, SQL queries
     facts: tuple[FactSource, ...] = ()
-
-    def source_title(self, source: Source, language: str) -> str:
-        """"Orbis FY2024 Annual Report, p. 11": a source as a reader looks it up."""
-        return source_title(source, language, self.titles)
 
     def show_value(self, value: Decimal, unit: str, language: str) -> str:
         """"€560.4M" / "560,4 M€": the value in its unit as a reader of `language` writes it."""
@@ -324,7 +319,7 @@ class _Validator:
 
     def derived(self, data: dict[str, Any], metrics: dict[str, Term]) -> dict[str, DerivedMetric]:
         """[derived.CODE]: names, unit and labels as a metric's, plus the formula
-        (core.figures.formulas) over stored metrics and the decimals shown (its units are a
+        (core.knowledge.formulas) over stored metrics and the decimals shown (its units are a
         whole-glossary rule: core.knowledge.glossary_rules)."""
         terms = self.terms(data, "derived", with_unit=True)
         units = {code: term.unit for code, term in metrics.items()}

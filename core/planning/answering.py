@@ -21,8 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import cast
 
+from core.documents.source_titles import source_title
 from core.catalog.lookup import say
-from core.chat.presentation import plain_text
+from core.catalog.presentation import plain_text
 from core.contracts.deferred import Deferred, deferred
 from core.contracts.ports import ConversationStore, FactStore, TurnRecord, TurnStore
 from core.contracts.types import (
@@ -517,7 +518,7 @@ class Answerer:
             numbered += list(enumerate(state.listed, 1))
         ans.segments = segments
         ans.citations = [
-            Citation(n, src, self.glossary.source_title(src, language))
+            Citation(n, src, source_title(src, language, self.glossary.titles))
             for n, src in numbered
         ]
         ans.sources = list(dict.fromkeys(state.sources))

@@ -10,7 +10,7 @@ reader's language, what was left out and how to narrow, and nothing is silently 
   its two ends, as it used to be), with a shorter range to ask instead;
 - answer length: the parts past the bound are cut, and the answer says how many;
 the turn stores the bounded answer. Messages per answer per chat are bounded by the adapters
-(core.chat.presentation.bound_messages).
+(core.catalog.presentation.bound_messages).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from core.catalog.formats import number
 from core.catalog.lookup import say
 from core.contracts.types import Line, Period, PeriodType, Segment, Table
 from core.question.period_labels import period_label
-from core.question.periods import find_periods, last_complete_fiscal_year, shift_period
+from core.question.periods import find_periods
+from core.fiscal_calendar import PER_YEAR, last_complete_fiscal_year, shift_period
 from core.question.range_parse import _AND_GAP, _GRAIN, _RANGE_BEFORE, _RANGE_GAP, MAX_SERIES
 
-_PER_YEAR = {PeriodType.FY: 1, PeriodType.HY: 2, PeriodType.Q: 4, PeriodType.M: 12}
 _YEARS = re.compile(r"(?<!\d)(\d{4})\s*(?:-|–|—|~|～|to|till|until|through|a|al|fino\s+al|至|到)"
                     r"\s*(\d{4})(?!\d)", re.IGNORECASE)
 
@@ -108,7 +108,7 @@ def overlong_range(text: str, reference: Any, fiscal_year_end: str, limit: int,
     unit = first.type
     if grain is not None and first.type is PeriodType.FY:
         unit = PeriodType(grain)
-        count *= _PER_YEAR[unit]
+        count *= PER_YEAR[unit]
     if count <= limit:
         return None
     end = _last_of(last, unit)
@@ -136,7 +136,7 @@ def _range_ends(text: str, matches: list[Any]) -> tuple[Period, Period] | None:
 
 
 def _distance(first: Period, last: Period) -> int:
-    per = _PER_YEAR[first.type]
+    per = PER_YEAR[first.type]
     return (last.year - first.year) * per + (_index(last) - _index(first))
 
 

@@ -34,7 +34,7 @@ from core.figures.structured import TOTAL, StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.planning.plan import Plan, slot_ref
 from core.question.intent import Intent
-from core.question.periods import last_complete_fiscal_year
+from core.fiscal_calendar import last_complete_fiscal_year
 from core.question.subject import mentioned, not_known
 
 if TYPE_CHECKING:  # the document, table and arithmetic tools import their modules when run

@@ -33,7 +33,7 @@ from core.contracts.ports import LLM, ChatMessage, ConversationContext
 from core.knowledge.glossary import Glossary, Term
 from core.planning.core_lock import ModelBusy
 from core.question.conversation import ROUTE, TABLE
-from core.question.periods import last_complete_fiscal_year
+from core.fiscal_calendar import last_complete_fiscal_year
 
 log = logging.getLogger("ricorda.model_planner")
 

@@ -19,7 +19,7 @@ from contextvars import ContextVar
 
 from core.catalog.formats import month_name
 from core.contracts.types import Period, PeriodType
-from core.question.periods import period_bounds
+from core.fiscal_calendar import period_bounds
 
 __all__ = [
     "current_fiscal_year_end", "fiscal_label", "period_label", "use_fiscal_year_end",

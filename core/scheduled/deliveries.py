@@ -20,7 +20,7 @@ from typing import Protocol
 
 from core.catalog.lookup import say
 from core.chat.chat_turn import ChatTurns
-from core.chat.presentation import present
+from core.catalog.presentation import present
 from core.contracts.subscriptions import DeliveryRecord, SubscriptionRecord, SubscriptionStore
 from core.contracts.types import Request
 from core.subscriptions.desk import describe_record, next_after, unreadable
