@@ -184,7 +184,8 @@ def accuracy(answerer: Answerer, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def replay(answerer: Answerer) -> dict[str, Any]:
     from bot.models.embedders import UseEmbedder
-    from core.fastpath.cascade import Cascade
+    from core.fastpath.plan_cache import PlanCache
+    from core.pipeline.pipeline import Pipeline
     from storage.db import open_database
     from storage.fastpath_store import SqlFastpathStore
 
@@ -193,8 +194,12 @@ def replay(answerer: Answerer) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_database(f"sqlite:///{os.path.join(tmp, 'r.db')}")
-        cascade = Cascade(answerer=answerer, fastpaths=SqlFastpathStore(engine),
-                          embedder=lambda: embedder, thresholds=lambda: embedder.thresholds)
+        cascade = Pipeline(answerer, PlanCache(
+            fastpaths=SqlFastpathStore(engine),
+            catalog=answerer.catalog,
+            embedder=lambda: embedder,
+            thresholds=lambda: embedder.thresholds,
+        ))
         for first, paraphrase in REPLAY:
             answers = []
             for text in (first, paraphrase, first):

@@ -27,6 +27,7 @@ from benchkit import nearest_rank  # noqa: E402
 
 from core.contracts.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
 from core.knowledge.glossary import parse_glossary  # noqa: E402
+from core.pipeline.pipeline import Pipeline  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.fact_store import SqlFactStore  # noqa: E402
@@ -93,7 +94,7 @@ def time_answers(answerer: Answerer, n: int, *, render: bool = False) -> list[fl
             reference_date=REF,
         )
         start = time.perf_counter()
-        answer = answerer.answer(request)
+        answer = Pipeline(answerer).answer(request)
         if render:
             answer_messages(present(answer))
         out.append((time.perf_counter() - start) * 1000)
@@ -113,7 +114,7 @@ def time_tables(answerer: Answerer, n: int) -> list[float]:
             reference_date=REF,
         )
         start = time.perf_counter()
-        answer = answerer.answer(request)
+        answer = Pipeline(answerer).answer(request)
         out.append((time.perf_counter() - start) * 1000)
         assert len(answer.facts) == 20 and answer.plan["steps"][0]["tool"] == "series_table"
     return out

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from core.contracts.types import Answer, FactStatus, Request, Route
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
 from core.question.security import SecurityGate
@@ -111,7 +112,7 @@ def test_restricted_names_in_disguise_are_refused_for_an_uncleared_chat() -> Non
         "LABS\u00a0revenue FY2025",
         "revenue of labs\x00 FY2025",
     ):
-        ans = ANSWERER.answer(Request(question, chat="telegram:1"))
+        ans = Pipeline(ANSWERER).answer(Request(question, chat="telegram:1"))
         assert ans.route is Route.REFUSED, question
         assert "77" not in ans.text and "Labs" not in ans.text
 
@@ -165,7 +166,7 @@ def test_competitor_spans_cover_real_characters(text: str) -> None:
 
 
 def test_truncated_question_says_so_and_is_still_answered() -> None:
-    ans = ANSWERER.answer(Request("ACME China revenue FY2025? " + "x" * 1_000_000))
+    ans = Pipeline(ANSWERER).answer(Request("ACME China revenue FY2025? " + "x" * 1_000_000))
     assert ans.notices and "2000" in ans.notices[0]
     assert ans.route is Route.STRUCTURED
     assert ans.facts and ans.facts[0].status is FactStatus.FOUND
@@ -201,7 +202,7 @@ ORDINARY_OPENINGS = [
 
 @pytest.mark.parametrize("question", ORDINARY_OPENINGS)
 def test_an_ordinary_opening_word_is_not_an_unknown_company(question: str) -> None:
-    ans = ANSWERER.answer(Request(question, chat="telegram:1"))
+    ans = Pipeline(ANSWERER).answer(Request(question, chat="telegram:1"))
     assert [f.status for f in ans.facts] == [FactStatus.FOUND, FactStatus.FOUND], ans.text
     # the two-period difference was computed ($132M; in Chinese 1.32亿美元, issue 33 onboard)
     assert "132" in ans.text if "亿" not in ans.text else "1.32亿美元" in ans.text, ans.text

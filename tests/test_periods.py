@@ -9,9 +9,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.contracts.types import Period, PeriodType
+from core.fiscal_calendar import (
+    fiscal_quarter_of,
+    fiscal_year_bounds,
+    fiscal_year_of,
+    last_complete_fiscal_year,
+    period_bounds,
+    previous_period,
+)
 from core.question.period_labels import fiscal_label, use_fiscal_year_end, year_end_day
 from core.question.periods import PeriodMatch, find_periods, normalize_period
-from core.fiscal_calendar import fiscal_quarter_of, fiscal_year_bounds, fiscal_year_of, last_complete_fiscal_year, period_bounds, previous_period
 from tests.cpu_budget import cpu_timed, within
 
 # With "12-31" the current fiscal year is FY2026 and the current quarter 2026Q2.

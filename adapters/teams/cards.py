@@ -12,8 +12,8 @@ import logging
 import re
 from typing import Any
 
-from core.chat.callback_token import CallbackSigner
 from core.catalog.presentation import Presentation, passage_text, split_text, table_text
+from core.chat.callback_token import CallbackSigner
 from core.contracts.types import Passage, Table
 
 log = logging.getLogger("ricorda.teams")

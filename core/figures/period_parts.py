@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.documents.source_titles import source_title
 from core.catalog.lookup import say
 from core.contracts.types import FactStatus, Period, PeriodType
+from core.documents.source_titles import source_title
 from core.figures.arithmetic import exact_sum
 from core.figures.cells import ArithmeticFact, Cell, input_facts, lookup
 from core.knowledge.metric_kind import adds_over_time
