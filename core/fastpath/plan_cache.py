@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.contracts.context import RequestContext
 from core.contracts.deferred import Deferred, deferred
 from core.contracts.fastpath import FastpathEntry, new_fastpath_id
 from core.contracts.ports import Embedder, FastpathStore, TurnRecord
@@ -172,18 +173,18 @@ class PlanCache:
         own_plan: Plan | None,
         canonical: str,
         key: str,
-        chat: str,
-        cleared: bool,
+        context: RequestContext,
         observe: bool,
     ) -> None:
         """What a successful answer leaves: its plan registered (unless a cached level served
-        it exactly, or a ✗ keeps the question out), and an L1 observation when `observe`."""
+        it exactly, or a ✗ keeps the question out), and an L1 observation when `observe`.
+        Asked from a cleared chat, both are shown to cleared viewers only."""
         if ans.served_by != L0A and not found.rejected:
-            self._register(ans, own_plan, canonical, key, found.embedding, restricted=cleared,
-                           chat=chat)
+            self._register(ans, own_plan, canonical, key, found.embedding,
+                           restricted=context.cleared, chat=context.chat)
         if observe:
             self._submit(_Observe(ans.turn_id, ans.plan, ans.latency_ms, canonical,
-                                  found.embedding, found.cluster, cleared))
+                                  found.embedding, found.cluster, context.cleared))
 
     def observes(self, found: Found) -> bool:
         """Whether an answer is observed for L1 now (an embedding is at hand, or a serving

@@ -24,6 +24,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
+from core.contracts.context import RequestContext
 from core.contracts.ports import TurnRecord
 from core.contracts.types import Answer, Request
 from core.fastpath.canonical import cache_key
@@ -49,7 +50,7 @@ class PlanCaching(Protocol):
     def lookup(self, key: str, canonical: str, request: Replays) -> Found: ...
 
     def tell(self, ans: Answer, found: Found, *, own_plan: Plan | None, canonical: str,
-             key: str, chat: str, cleared: bool, observe: bool) -> None: ...
+             key: str, context: RequestContext, observe: bool) -> None: ...
 
     def observes(self, found: Found) -> bool: ...
 
@@ -140,7 +141,7 @@ class Pipeline:
                 # the rules resolved it: its observation is made if a verdict comes
                 observe = not resolved_by_rules(prepared, prepared.plan_made)
             cache.tell(ans, found, own_plan=own_plan, canonical=canonical, key=key,
-                       chat=request.chat, cleared=prepared.cleared, observe=observe)
+                       context=prepared.context, observe=observe)
         return ans
 
     # -- what callers of the old cascade asked of it ---------------------------------------
