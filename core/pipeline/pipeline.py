@@ -113,7 +113,9 @@ class Pipeline:
                 steps.remember(request, gated, ans)
                 return ans
             prepared = gated
-            canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
+            # the cache's key (only a cache needs it: the bare answer does not pay for it)
+            canonical, key = (cache_key(prepared.text, prepared.language, request.fixed_slots)
+                              if cache is not None else ("", ""))
         # 3. the plan cache: a cached plan replayed on this request, or a miss
         found = (cache.lookup(key, canonical, _Bound(steps, prepared))
                  if cache is not None else Found())
