@@ -295,8 +295,10 @@ class Answerer:
         limit = min(self.bounds.max_range_periods, MAX_SERIES)
         analysis = intent.analysis
         clipped = analysis is not None and bool(analysis.asked)  # answered over the data's part
+        # the parser's periods, when it read the text as given (a reading rewrote it otherwise)
+        found = intent.period_matches if not intent.readings else None
         long = overlong_range(verdict.text, reference, self.glossary.fiscal_year_end, limit,
-                              language) if tool is None and not clipped else None
+                              language, found) if tool is None and not clipped else None
         if long is not None:  # never the range's two ends, silently
             ans = self._new(Route.STRUCTURED, language, "")
             ans.segments = [*long_range_lines(language, long, limit)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -91,11 +92,14 @@ def table_cells(intent: Any, glossary: Any, cleared: bool) -> int:
 
 
 def overlong_range(text: str, reference: Any, fiscal_year_end: str, limit: int,
-                   language: str) -> LongRange | None:
+                   language: str, matches: Sequence[Any] | None = None) -> LongRange | None:
     """A range asked for ("from 2001 to 2024", "monthly from 2001 to 2024", "from 1900 to
-    2100") with more periods than `limit`, or None."""
+    2100") with more periods than `limit`, or None. `matches`: the periods the parser already
+    found in `text` (offsets kept), so the question is not parsed again; None: found here."""
     grain = next((kind for kind, pattern in _GRAIN if pattern.search(text)), None)
-    ends = _range_ends(text, find_periods(text, reference, fiscal_year_end))
+    if matches is None:
+        matches = find_periods(text, reference, fiscal_year_end)
+    ends = _range_ends(text, matches)
     if ends is None:
         years = _YEARS.search(text)  # years outside what a period may be (1900) count too
         if years is None or int(years.group(2)) <= int(years.group(1)):
@@ -121,7 +125,7 @@ def overlong_range(text: str, reference: Any, fiscal_year_end: str, limit: int,
                      narrower)
 
 
-def _range_ends(text: str, matches: list[Any]) -> tuple[Period, Period] | None:
+def _range_ends(text: str, matches: Sequence[Any]) -> tuple[Period, Period] | None:
     """The two periods a range connector joins ("from A to B", "A-B", "tra A e B")."""
     for a, b in itertools.pairwise(matches):
         if a.period is None or b.period is None:

@@ -16,7 +16,7 @@ from core.contracts.types import Period, Route
 from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
 from core.question.currency_asked import AskedCurrency, asked_currency
-from core.question.periods import find_periods
+from core.question.periods import PeriodMatch, find_periods
 from core.question.range_parse import Analysis, detect_analysis
 from core.question.scale_asked import AskedScale, asked_scale
 
@@ -178,6 +178,9 @@ class Intent:
     unnamed_metric: str = ""
     scale: AskedScale | None = None  # "in millions", "以亿元计": the figures shown so
     currency: AskedCurrency | None = None  # "in US dollars": a figure in another is said so
+    # the periods found in the text read (names blanked, offsets kept): later steps read
+    # these rather than parse the question's periods again
+    period_matches: tuple[PeriodMatch, ...] = ()
 
 
 class IntentParser(Protocol):
@@ -236,6 +239,7 @@ class RuleIntentParser:
                 target.append(m.code)
         rest = blank(text, [(m.start, m.end) for m in found])
         named, matches = rest, find_periods(rest, reference_date, self.fiscal_year_end)
+        intent.period_matches = tuple(matches)
         for pm in matches:
             if pm.period is None:
                 intent.bad_periods.append(pm.raw)
