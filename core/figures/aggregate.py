@@ -319,7 +319,7 @@ def one_unit(out: Built, cells: list[Cell], what: str, common: dict[str, Any],
         return units[0]
     out.results[:0] = [ArithmeticFact(FactStatus.NOT_FOUND, reason=UNIT_MISMATCH, **common)]
     g, lang = ctx.glossary, ctx.language
-    currencies = list(dict.fromkeys(c for u in units if (c := currency_of_unit(g, u))))
+    currencies = list(dict.fromkeys(cur for u in units if (cur := currency_of_unit(g, u))))
     if len(currencies) < 2:
         out.segments.append(Line("not_found", say("unit_mismatch", lang, what=what,
                                                   units=", ".join(units))))

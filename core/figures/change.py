@@ -100,8 +100,8 @@ def growth_comparison(out: Built, args: dict[str, Any], ctx: Any) -> None:
     if difference == 0:
         sentence = say("same_growth", lang, **texts)
     else:
-        key = ("faster" if faster else "slower") + ("_yes" if verdict else "_no")
-        sentence = say(key, lang, **texts)
+        verdict_key = ("faster" if faster else "slower") + ("_yes" if verdict else "_no")
+        sentence = say(verdict_key, lang, **texts)
     fact = ArithmeticFact(
         FactStatus.FOUND, metric=metric, entity="+".join(k[0] for k in keys), period=period,
         channel="+".join(k[1] for k in keys) if analysis.dimension == "channel" else keys[0][1],

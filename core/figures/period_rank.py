@@ -92,7 +92,9 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     columns = (say("col_period", lang), g.label("metric", metric, lang),
                say("col_source", lang))
     missing = [period_label(p, lang) for p, c in cells if c.value is None]
-    notes = (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+    notes: tuple[str, ...] = (
+        (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+    )
     if len(ranked) > MAX_ROWS:
         notes += (say("bound_rows", lang, shown=MAX_ROWS, total=len(ranked)),)
     # drawn in the unit the axis label reads (亿欧元 plots 5.604 for €560.4M), as every chart

@@ -127,9 +127,9 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
     found: dict[tuple[tuple[str, str, str], Period], FactResult] = {}
     for key in series:
         for p in periods:
-            r = _lookup(out, ctx, key[0], key[1], key[2], p, alone=len(series) == 1)
-            if r.status is FactStatus.FOUND:
-                found[(key, p)] = r
+            looked = _lookup(out, ctx, key[0], key[1], key[2], p, alone=len(series) == 1)
+            if looked.status is FactStatus.FOUND:
+                found[(key, p)] = looked
     unit = _unit_of(g, metrics[0], list(found.values()))
     span = {"first": period_label(periods[0], lang), "last": period_label(periods[-1], lang)}
     rows: list[tuple[str, ...]] = []
@@ -137,8 +137,10 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
     if len(series) == 1:
         key = series[0]
         title = say("series_title", lang, subject=_subject(g, *key, lang), **span)
-        columns = (say("col_period", lang), g.label("metric", key[0], lang),
-                   say("col_change", lang), say("col_pct_change", lang), say("col_source", lang))
+        columns: tuple[str, ...] = (
+            say("col_period", lang), g.label("metric", key[0], lang), say("col_change", lang),
+            say("col_pct_change", lang), say("col_source", lang),
+        )
         before: FactResult | None = None
         points = []
         for p in periods:
@@ -316,7 +318,7 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
     additive figure (revenue) has them; a rate, or members summing past the total (EBITDA
     after group costs), does not."""
     total = found[total_key]
-    values = [found[c].fact.value for c in members if found[c].fact is not None]
+    values = [fact.value for fact in (found[c].fact for c in members) if fact is not None]
     share = (total.fact is not None and unit != PCT and metric not in g.derived
              and total.fact.value > 0 and all(v >= 0 for v in values)
              and sum(values) <= total.fact.value)  # a ratio's members never add up
@@ -384,9 +386,10 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
             growth = delta / abs(e.fact.value) * 100
             scored.append((growth, label, (percent(growth, lang), _show(g, e, lang),
                                            _show(g, r, lang)), out.sources_of(e, r)))
-        columns = (say(f"dim_{dim}", lang), say("col_growth", lang),
-                   period_label(earlier_p, lang), period_label(period, lang),
-                   say("col_source", lang))
+        columns: tuple[str, ...] = (
+            say(f"dim_{dim}", lang), say("col_growth", lang), period_label(earlier_p, lang),
+            period_label(period, lang), say("col_source", lang),
+        )
         title = say("growth_title", lang, subject=subject, by=by,
                     later=period_label(period, lang), earlier=period_label(earlier_p, lang))
         plotted_unit = "%"
@@ -600,7 +603,8 @@ def _members(ctx: Any, dim: str, *, named: list[str], out: Built | None = None
 
 def _period(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> Period:
     if ctx.intent.periods:
-        return ctx.intent.periods[0]
+        first: Period = ctx.intent.periods[0]
+        return first
     fye = ctx.glossary.fiscal_year_end
     period = normalize_period(str(args.get("period", "")), ctx.reference_date, fye)
     period = period or last_complete_fiscal_year(ctx.reference_date, fye)
@@ -664,7 +668,8 @@ def _unit_of(g: Any, metric: str, results: list[FactResult]) -> str:
     found = next((r.fact.unit for r in results if r.fact is not None), None)
     if found is not None:
         return found
-    return g.derived[metric].term.unit if metric in g.derived else g.metrics[metric].unit
+    unit: str = g.derived[metric].term.unit if metric in g.derived else g.metrics[metric].unit
+    return unit
 
 
 def _unit_text(g: Any, unit: str, lang: str) -> str:

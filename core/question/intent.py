@@ -16,7 +16,7 @@ from core.contracts.types import Period, Route
 from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
 from core.question.currency_asked import AskedCurrency, asked_currency
-from core.question.periods import find_periods
+from core.question.periods import PeriodMatch, find_periods
 from core.question.range_parse import Analysis, detect_analysis
 from core.question.scale_asked import AskedScale, asked_scale
 
@@ -264,7 +264,8 @@ class RuleIntentParser:
         return intent, taken
 
 
-    def _analyse(self, intent: Intent, named: str, matches: list, reference: dt.date) -> None:
+    def _analyse(self, intent: Intent, named: str, matches: list[PeriodMatch],
+                 reference: dt.date) -> None:
         """A series, breakdown or ranking: its periods replace the end points, and a "trend"
         cue asks for the series, not for a "why" (one that is left still makes a composite)."""
         analysis = detect_analysis(
@@ -442,9 +443,9 @@ def _unknown_entities(rest: str, has_metric: bool) -> list[str]:
             head = rest[start : gap.start() + 1]
             if start and not rest[start - 1].isspace():
                 head = _PARTIAL_WORD.sub("", head)
-            m = _CAPITALISED.search(head + " ")
-            if m:
-                _add_candidate(out, m.group(1))
+            capitalised = _CAPITALISED.search(head + " ")
+            if capitalised:
+                _add_candidate(out, capitalised.group(1))
     return out
 
 

@@ -27,6 +27,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from core.contracts.types import Period, PeriodType
 from core.question.count_parse import detect_count
@@ -371,10 +372,10 @@ def detect_analysis(
         # an explicit range without a metric ("and China from FY2021 to FY2024?" in a
         # conversation, "Orbis China 2021-2024" with the metric then tapped): the series of
         # the metric it gets, not the range's two ends
-        over = _explicit_range(text, matches)
-        if over is None or not 2 <= len(over) <= MAX_SERIES:
+        explicit = _explicit_range(text, matches)
+        if explicit is None or not 2 <= len(explicit) <= MAX_SERIES:
             return None
-        return Analysis("series", periods=tuple(over))
+        return Analysis("series", periods=tuple(explicit))
     return _series(text, matches, reference_date, fiscal_year_end)
 
 
@@ -477,7 +478,7 @@ def _arithmetic(
     return None
 
 
-def _count(count: dict, text: str, matches: list[PeriodMatch], periods: list[Period],
+def _count(count: dict[str, Any], text: str, matches: list[PeriodMatch], periods: list[Period],
            reference_date: dt.date, fye: str) -> Analysis:
     """A count over members (for the question's period) or over periods (those of the named
     range or year, else every stored one of that grain, within the lookup bound)."""
