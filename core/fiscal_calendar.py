@@ -17,7 +17,6 @@ from functools import lru_cache
 from core.contracts.types import Period, PeriodType
 
 
-
 @lru_cache(maxsize=64)
 def parse_year_end(fiscal_year_end: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d{1,2})-(\d{1,2})\s*", fiscal_year_end)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal, localcontext
+
 from core.catalog.cldr import CLDR, LocaleData
 from core.contracts.types import format_decimal
 

@@ -34,9 +34,9 @@ from core.figures.period_coverage import clip_to_data, coarser_grain
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
+from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.currency_variants import currency_of_unit
 from core.question.period_labels import period_label
-from core.fiscal_calendar import last_complete_fiscal_year
 
 
 def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:

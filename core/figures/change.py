@@ -16,7 +16,7 @@ from typing import Any
 
 from core.catalog.formats import number, percent
 from core.catalog.lookup import say
-from core.contracts.types import Assumption, FactStatus, Line, Period, PeriodType
+from core.contracts.types import Assumption, FactStatus, Line, Period
 from core.figures import arithmetic as ar
 from core.figures.aggregate import (
     cite_numbers,
@@ -32,8 +32,8 @@ from core.figures.aggregate import (
 from core.figures.cells import ZERO_BASE, ArithmeticFact, input_facts, lookup
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
-from core.question.period_labels import period_label
 from core.fiscal_calendar import PER_YEAR, shift_period
+from core.question.period_labels import period_label
 
 POINTS = "PP"  # the unit of a change in a rate: percentage points
 

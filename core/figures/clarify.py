@@ -14,10 +14,10 @@ from core.catalog.lookup import say
 from core.contracts.types import Assumption, Option, Period, PeriodType
 from core.figures.default_period import DefaultPeriod, default_period
 from core.figures.structured import TOTAL, StructuredChannel
+from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.glossary import Glossary
 from core.question.intent import Intent
 from core.question.period_labels import period_label
-from core.fiscal_calendar import last_complete_fiscal_year
 
 MAX_OPTIONS_PER_SLOT = 6
 

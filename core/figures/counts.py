@@ -29,8 +29,8 @@ from core.figures.disclosed import withheld_note
 from core.figures.levels import level_members
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
-from core.question.period_labels import period_label
 from core.fiscal_calendar import shift_period
+from core.question.period_labels import period_label
 
 __all__ = ["count"]
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from core.documents.source_titles import source_title
 from core.catalog.lookup import join_list, say
 from core.contracts.types import FactResult, FactStatus, Period, Source, decimal_to_json
+from core.documents.source_titles import source_title
 from core.figures.disclosed import WITHHELD, withheld_input
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary

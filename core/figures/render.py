@@ -6,10 +6,10 @@ contains no number. Shared by every platform: adapters only add markup.
 
 from __future__ import annotations
 
-from core.documents.source_titles import source_title
 from core.catalog.formats import percent
 from core.catalog.lookup import join_list, say
 from core.contracts.types import Assumption, FactResult, FactStatus, Line, Period
+from core.documents.source_titles import source_title
 from core.figures.derived import DerivedFact, derived_sentence, running_name
 from core.figures.disclosed import WithheldTotal, together_label
 from core.figures.structured import Difference

@@ -36,11 +36,11 @@ from core.figures.levels import level_members
 from core.figures.period_coverage import clip_to_data
 from core.figures.plotted import plotted
 from core.figures.structured import TOTAL, exact_difference
+from core.fiscal_calendar import last_complete_fiscal_year, previous_period
 from core.knowledge.currency_variants import currency_of_unit, other_currency
 from core.knowledge.disclosure import hidden_members
 from core.question.period_labels import period_label
 from core.question.periods import normalize_period
-from core.fiscal_calendar import last_complete_fiscal_year, previous_period
 from core.question.range_parse import Analysis
 
 PCT = "PCT"  # a rate: its change is in percentage points, and it has no share of a total

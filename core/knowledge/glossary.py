@@ -18,11 +18,10 @@ from typing import Any
 from core.contracts.documents import DocumentSource
 from core.contracts.errors import ConfigError
 from core.contracts.fact_sources import FactSource
-from core.contracts.types import Source
-from core.knowledge.formulas import Formula, parse_formula, rounded
 from core.knowledge.accepted_documents import AcceptedDocuments, parse_accepted
 from core.knowledge.document_sources import parse_document_sources
 from core.knowledge.fact_sources import parse_fact_sources
+from core.knowledge.formulas import Formula, parse_formula, rounded
 from core.knowledge.glossary_rules import glossary_problems
 from core.knowledge.unit_kinds import MetricUnits, UnitKind, parse_unit_kinds
 from core.knowledge.units import LANGUAGES, UnitForm, parse_units, show_value

@@ -24,9 +24,9 @@ from typing import Any
 from core.catalog.formats import number
 from core.catalog.lookup import say
 from core.contracts.types import Line, Period, PeriodType, Segment, Table
+from core.fiscal_calendar import PER_YEAR, last_complete_fiscal_year, shift_period
 from core.question.period_labels import period_label
 from core.question.periods import find_periods
-from core.fiscal_calendar import PER_YEAR, last_complete_fiscal_year, shift_period
 from core.question.range_parse import _AND_GAP, _GRAIN, _RANGE_BEFORE, _RANGE_GAP, MAX_SERIES
 
 _YEARS = re.compile(r"(?<!\d)(\d{4})\s*(?:-|–|—|~|～|to|till|until|through|a|al|fino\s+al|至|到)"

@@ -31,10 +31,10 @@ from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import WithheldTotal
 from core.figures.structured import TOTAL, StructuredChannel
+from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.glossary import Glossary
 from core.planning.plan import Plan, slot_ref
 from core.question.intent import Intent
-from core.fiscal_calendar import last_complete_fiscal_year
 from core.question.subject import mentioned, not_known
 
 if TYPE_CHECKING:  # the document, table and arithmetic tools import their modules when run

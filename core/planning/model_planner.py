@@ -30,10 +30,10 @@ from typing import Any
 
 from core.contracts.errors import ModelError
 from core.contracts.ports import LLM, ChatMessage, ConversationContext
+from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.glossary import Glossary, Term
 from core.planning.core_lock import ModelBusy
 from core.question.conversation import ROUTE, TABLE
-from core.fiscal_calendar import last_complete_fiscal_year
 
 log = logging.getLogger("ricorda.model_planner")
 

@@ -1,4 +1,5 @@
-"""Fiscal periods: find them in free text (en/it/zh); the calendar arithmetic is core.fiscal_calendar.
+"""Fiscal periods: find them in free text (en/it/zh); the calendar arithmetic is
+core.fiscal_calendar.
 
 Everything is a pure function of the text, the reference date and the fiscal year end ("MM-DD"),
 so answers do not drift with the wall clock and tests can pin any day. Conventions:
@@ -38,8 +39,7 @@ import calendar
 import functools
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
-from functools import lru_cache
+from datetime import date
 
 from core.contracts.types import Period, PeriodType
 from core.fiscal_calendar import (

@@ -30,9 +30,16 @@ from decimal import Decimal
 from typing import Any
 
 from core.contracts.types import Period, PeriodType
+from core.fiscal_calendar import (
+    fiscal_half_of,
+    fiscal_quarter_of,
+    fiscal_year_bounds,
+    fiscal_year_of,
+    last_complete_fiscal_year,
+    shift_period,
+)
 from core.question.count_parse import detect_count
 from core.question.periods import YTD_CJK, PeriodMatch, chinese_number
-from core.fiscal_calendar import fiscal_half_of, fiscal_quarter_of, fiscal_year_bounds, fiscal_year_of, last_complete_fiscal_year, shift_period
 
 _TOTAL = "TOTAL"  # the total channel's code (core.figures.structured.TOTAL)
 MAX_SERIES = 24  # more periods than this is not a table a chat can read

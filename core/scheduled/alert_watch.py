@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from core.catalog.lookup import say
 from core.contracts.subscriptions import AlertRecord, SubscriptionStore
-from core.subscriptions.alert_rules import Check, comparison
 from core.scheduled.deliveries import Target
+from core.subscriptions.alert_rules import Check, comparison
 
 log = logging.getLogger("ricorda.subscriptions")
 
