@@ -11,6 +11,8 @@ __all__ = [
     "intent",
     "language_words",
     "no_figure",
+    "period_atoms",
+    "period_grammar",
     "period_labels",
     "periods",
     "range_parse",

@@ -30,7 +30,9 @@ from enum import StrEnum
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from core.contracts.types import Period
-from core.question.periods import MONTH_NAMES, chinese_number, find_periods, month_number
+from core.question.period_atoms import chinese_number, month_number
+from core.question.period_grammar import MONTH_NAMES
+from core.question.periods import find_periods
 
 __all__ = [
     "Arguments",

@@ -39,7 +39,9 @@ from core.fiscal_calendar import (
     shift_period,
 )
 from core.question.count_parse import detect_count
-from core.question.periods import YTD_CJK, PeriodMatch, chinese_number
+from core.question.period_atoms import chinese_number
+from core.question.period_grammar import YTD_CJK
+from core.question.periods import PeriodMatch
 
 _TOTAL = "TOTAL"  # the total channel's code (core.figures.structured.TOTAL)
 MAX_SERIES = 24  # more periods than this is not a table a chat can read
