@@ -29,7 +29,7 @@ from core.figures.plotted import plotted
 from core.figures.structured import TOTAL
 from core.figures.tabulate import Built
 from core.question.period_labels import period_label
-from core.question.range_parse import MAX_SERIES
+from core.question.table_shape import MAX_SERIES
 
 MAX_ROWS = MAX_SERIES  # rows of the ranking shown; the headline is over every period ranked
 

@@ -41,7 +41,7 @@ from core.knowledge.currency_variants import currency_of_unit, other_currency
 from core.knowledge.disclosure import hidden_members
 from core.question.period_labels import period_label
 from core.question.periods import normalize_period
-from core.question.range_parse import Analysis
+from core.question.table_shape import Analysis
 
 PCT = "PCT"  # a rate: its change is in percentage points, and it has no share of a total
 

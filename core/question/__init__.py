@@ -4,6 +4,7 @@ The modules are imported by name (`from core.question.arguments import ...`); no
 imported here, so importing one loads only what it needs."""
 
 __all__ = [
+    "analysis_cues",
     "arguments",
     "conversation",
     "count_parse",
@@ -19,6 +20,8 @@ __all__ = [
     "read_as",
     "scale_asked",
     "security",
+    "series_parse",
     "subject",
+    "table_shape",
     "tool_intents",
 ]

@@ -17,8 +17,9 @@ from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
 from core.question.currency_asked import AskedCurrency, asked_currency
 from core.question.periods import PeriodMatch, find_periods
-from core.question.range_parse import Analysis, detect_analysis
+from core.question.range_parse import detect_analysis
 from core.question.scale_asked import AskedScale, asked_scale
+from core.question.table_shape import Analysis
 
 if TYPE_CHECKING:
     from core.knowledge.metric_phrase import MetricPhrases
@@ -164,7 +165,7 @@ class Intent:
     question: bool = False  # phrased as a question (for the documents when nothing else fits)
     narrative_cue: bool = False
     topic_cue: bool = False  # "tell me about", "parlami di", "介绍": about a thing, not a figure
-    analysis: Analysis | None = None  # a table (core.question.range_parse)
+    analysis: Analysis | None = None  # a table (core.question.table_shape)
     # words read as a name they were not written as (core.knowledge.fuzzy), and the question
     # as read with them; the answer states each one
     readings: list[Reading] = field(default_factory=list)

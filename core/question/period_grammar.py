@@ -149,12 +149,12 @@ REL_SUB_SHIFT = {
     "rq1": (3, -1), "rq0": (3, 0), "rqn": (3, 1), "rh1": (6, -1), "rh0": (6, 0),
     "rm1": (1, -1), "rm0": (1, 0),
 }  # fmt: skip
-# "year to date": a span of months, read by core.question.range_parse (YTD), never as the year
+# "year to date": a span of months, read by core.question.series_parse (YTD), never as the year
 _YTD_LATIN = (
     rf"(?:(?:this|the|current)\s+(?:fiscal\s+)?)?year[\s-]+to[\s-]+date|ytd|fytd|"
     rf"(?:da|dall{_AP}\s?)\s?inizio\s+(?:d(?:ell{_AP}\s?|el\s+)?)?(?:anno|esercizio)"
 )
-# the Chinese forms, shared with core.question.range_parse (which reads them as the span)
+# the Chinese forms, shared with core.question.analysis_cues (which reads them as the span)
 YTD_CJK = ("今年以来|年初至今|本年迄今|今年迄今|本财年迄今|本财年至今|本财年以来|财年至今|本年至今"
            "|今年至今|本年度至今|年初以来")
 
