@@ -33,7 +33,7 @@ from core.figures.disclosed import WITHHELD, withheld_input
 from core.figures.period_coverage import clip_to_data, coarser_grain
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
 from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.currency_variants import currency_of_unit
 from core.question.period_labels import period_label

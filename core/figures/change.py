@@ -31,7 +31,7 @@ from core.figures.aggregate import (
 )
 from core.figures.cells import ZERO_BASE, ArithmeticFact, input_facts, lookup
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
 from core.fiscal_calendar import PER_YEAR, shift_period
 from core.question.period_labels import period_label
 

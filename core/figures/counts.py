@@ -28,7 +28,7 @@ from core.figures.cells import ArithmeticFact, Cell, input_facts, lookup, span
 from core.figures.disclosed import withheld_note
 from core.figures.levels import level_members
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
 from core.fiscal_calendar import shift_period
 from core.question.period_labels import period_label
 

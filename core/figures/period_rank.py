@@ -27,7 +27,7 @@ from core.figures.cells import Cell, lookup
 from core.figures.disclosed import withheld_input
 from core.figures.plotted import plotted
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
 from core.question.period_labels import period_label
 from core.question.table_shape import MAX_SERIES
 
