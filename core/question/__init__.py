@@ -5,6 +5,7 @@ imported here, so importing one loads only what it needs."""
 
 __all__ = [
     "analysis_cues",
+    "argument_scan",
     "arguments",
     "conversation",
     "count_parse",
@@ -23,5 +24,6 @@ __all__ = [
     "series_parse",
     "subject",
     "table_shape",
+    "time_arguments",
     "tool_intents",
 ]
