@@ -11,6 +11,7 @@ __all__ = [
     "count_parse",
     "currency_asked",
     "intent",
+    "intent_words",
     "language_words",
     "no_figure",
     "period_atoms",
