@@ -102,7 +102,8 @@ class ChatTurns:
         with while_thinking(started):
             context = contextvars.copy_context()  # the worker runs the ask inside it
         # the worker's callbacks reach the loop in order: `started`'s before the answer's
-        answer = await self.s.run(context.run, self.s.ask, request)
+        # through Context.run the answer's type is lost (Callable[..., T] meets its ParamSpec)
+        answer: Answer = await self.s.run(context.run, self.s.ask, request)
         for task in shown:
             try:
                 await task

@@ -6,6 +6,7 @@ imported here, so importing one loads only what it needs."""
 __all__ = [
     "aggregate",
     "arithmetic",
+    "breakdown",
     "cells",
     "change",
     "clarify",
@@ -20,5 +21,6 @@ __all__ = [
     "plotted",
     "render",
     "structured",
+    "table_parts",
     "tabulate",
 ]

@@ -33,7 +33,7 @@ from core.figures.disclosed import WITHHELD, withheld_input
 from core.figures.period_coverage import clip_to_data, coarser_grain
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
 from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.currency_variants import currency_of_unit
 from core.question.period_labels import period_label
@@ -319,7 +319,7 @@ def one_unit(out: Built, cells: list[Cell], what: str, common: dict[str, Any],
         return units[0]
     out.results[:0] = [ArithmeticFact(FactStatus.NOT_FOUND, reason=UNIT_MISMATCH, **common)]
     g, lang = ctx.glossary, ctx.language
-    currencies = list(dict.fromkeys(c for u in units if (c := currency_of_unit(g, u))))
+    currencies = list(dict.fromkeys(cur for u in units if (cur := currency_of_unit(g, u))))
     if len(currencies) < 2:
         out.segments.append(Line("not_found", say("unit_mismatch", lang, what=what,
                                                   units=", ".join(units))))

@@ -31,7 +31,7 @@ from core.figures.aggregate import (
 )
 from core.figures.cells import ZERO_BASE, ArithmeticFact, input_facts, lookup
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
 from core.fiscal_calendar import PER_YEAR, shift_period
 from core.question.period_labels import period_label
 
@@ -100,8 +100,8 @@ def growth_comparison(out: Built, args: dict[str, Any], ctx: Any) -> None:
     if difference == 0:
         sentence = say("same_growth", lang, **texts)
     else:
-        key = ("faster" if faster else "slower") + ("_yes" if verdict else "_no")
-        sentence = say(key, lang, **texts)
+        verdict_key = ("faster" if faster else "slower") + ("_yes" if verdict else "_no")
+        sentence = say(verdict_key, lang, **texts)
     fact = ArithmeticFact(
         FactStatus.FOUND, metric=metric, entity="+".join(k[0] for k in keys), period=period,
         channel="+".join(k[1] for k in keys) if analysis.dimension == "channel" else keys[0][1],

@@ -14,7 +14,7 @@ from core.catalog.lookup import say
 from core.contracts.types import Line, Period, PeriodType
 from core.fiscal_calendar import period_bounds
 from core.question.period_labels import period_label
-from core.question.range_parse import MAX_SERIES
+from core.question.table_shape import MAX_SERIES
 
 __all__ = ["clip_to_data", "coarser_grain"]
 

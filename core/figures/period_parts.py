@@ -17,6 +17,7 @@ from core.contracts.types import FactStatus, Period, PeriodType
 from core.documents.source_titles import source_title
 from core.figures.arithmetic import exact_sum
 from core.figures.cells import ArithmeticFact, Cell, input_facts, lookup
+from core.figures.derived import DerivedFact
 from core.knowledge.metric_kind import adds_over_time
 from core.knowledge.period_relations import fiscal_year, time_relations
 from core.question.period_labels import period_label
@@ -62,7 +63,7 @@ def _fact(metric: str, entity: str, channel: str, period: Period, parts: tuple[P
                           decimals=max(decimals, 0), formula=formula, inputs=input_facts(cells))
 
 
-def parts_sentence(glossary: Any, r: ArithmeticFact, language: str, subject: str) -> str:
+def parts_sentence(glossary: Any, r: DerivedFact, language: str, subject: str) -> str:
     """ "Tessaro Bradford fabric woven, FY2025: 1,324.5K m², the sum of its four quarters
     (Q1 2025 331.2K m² + …; source: …)"."""
     terms = []

@@ -27,9 +27,9 @@ from core.figures.cells import Cell, lookup
 from core.figures.disclosed import withheld_input
 from core.figures.plotted import plotted
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
 from core.question.period_labels import period_label
-from core.question.range_parse import MAX_SERIES
+from core.question.table_shape import MAX_SERIES
 
 MAX_ROWS = MAX_SERIES  # rows of the ranking shown; the headline is over every period ranked
 
@@ -92,7 +92,9 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     columns = (say("col_period", lang), g.label("metric", metric, lang),
                say("col_source", lang))
     missing = [period_label(p, lang) for p, c in cells if c.value is None]
-    notes = (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+    notes: tuple[str, ...] = (
+        (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+    )
     if len(ranked) > MAX_ROWS:
         notes += (say("bound_rows", lang, shown=MAX_ROWS, total=len(ranked)),)
     # drawn in the unit the axis label reads (亿欧元 plots 5.604 for €560.4M), as every chart

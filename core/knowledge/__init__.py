@@ -19,6 +19,8 @@ __all__ = [
     "fuzzy",
     "glossary",
     "glossary_rules",
+    "glossary_terms",
+    "glossary_validation",
     "metric_kind",
     "metric_phrase",
     "name_overlaps",

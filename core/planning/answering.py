@@ -80,10 +80,10 @@ from core.question.intent import Intent, IntentParser, RuleIntentParser
 from core.question.language_words import language_words
 from core.question.period_labels import period_label, use_fiscal_year_end
 from core.question.periods import normalize_period
-from core.question.range_parse import MAX_SERIES, from_shape
 from core.question.read_as import read_as_notices
 from core.question.scale_asked import scale_notice, shown_in_scale
 from core.question.security import Gate, SecurityGate
+from core.question.table_shape import MAX_SERIES, from_shape
 from core.question.tool_intents import detect_tool
 
 log = logging.getLogger("ricorda.answer")

@@ -26,9 +26,10 @@ from core.catalog.formats import number
 from core.catalog.lookup import say
 from core.contracts.types import Line, Period, PeriodType, Segment, Table
 from core.fiscal_calendar import PER_YEAR, last_complete_fiscal_year, shift_period
+from core.question.analysis_cues import AND_GAP, GRAIN, RANGE_BEFORE, RANGE_GAP
 from core.question.period_labels import period_label
 from core.question.periods import find_periods
-from core.question.range_parse import _AND_GAP, _GRAIN, _RANGE_BEFORE, _RANGE_GAP, MAX_SERIES
+from core.question.table_shape import MAX_SERIES
 
 _YEARS = re.compile(r"(?<!\d)(\d{4})\s*(?:-|–|—|~|～|to|till|until|through|a|al|fino\s+al|至|到)"
                     r"\s*(\d{4})(?!\d)", re.IGNORECASE)
@@ -96,7 +97,7 @@ def overlong_range(text: str, reference: Any, fiscal_year_end: str, limit: int,
     """A range asked for ("from 2001 to 2024", "monthly from 2001 to 2024", "from 1900 to
     2100") with more periods than `limit`, or None. `matches`: the periods the parser already
     found in `text` (offsets kept), so the question is not parsed again; None: found here."""
-    grain = next((kind for kind, pattern in _GRAIN if pattern.search(text)), None)
+    grain = next((kind for kind, pattern in GRAIN if pattern.search(text)), None)
     if matches is None:
         matches = find_periods(text, reference, fiscal_year_end)
     ends = _range_ends(text, matches)
@@ -132,8 +133,8 @@ def _range_ends(text: str, matches: Sequence[Any]) -> tuple[Period, Period] | No
             continue
         gap = text[a.end : b.start]
         before = text[max(0, a.start - 12) : a.start]
-        joined = _RANGE_GAP.fullmatch(gap) is not None or (
-            _AND_GAP.fullmatch(gap) is not None and _RANGE_BEFORE.search(before) is not None)
+        joined = RANGE_GAP.fullmatch(gap) is not None or (
+            AND_GAP.fullmatch(gap) is not None and RANGE_BEFORE.search(before) is not None)
         if joined:
             return a.period, b.period
     return None

@@ -40,7 +40,7 @@ from core.question.subject import mentioned, not_known
 if TYPE_CHECKING:  # the document, table and arithmetic tools import their modules when run
     from core.contracts.deferred import Deferred
     from core.documents.narrative import NarrativeResult
-    from core.figures.tabulate import Built
+    from core.figures.table_parts import Built
 
 
 class Unresolvable(RicordaError):
@@ -325,7 +325,7 @@ def _arithmetic_built(
     ctx: ExecutionContext,
 ) -> Built:
     """What an arithmetic step adds, its assumptions said last, as a table's are."""
-    from core.figures.tabulate import Built
+    from core.figures.table_parts import Built
 
     out = Built()
     make(out, args, ctx)

@@ -31,7 +31,8 @@ from typing import Any
 from core.contracts.errors import ModelError
 from core.contracts.ports import LLM, ChatMessage, ConversationContext
 from core.fiscal_calendar import last_complete_fiscal_year
-from core.knowledge.glossary import Glossary, Term
+from core.knowledge.glossary import Glossary
+from core.knowledge.glossary_terms import Term
 from core.planning.core_lock import ModelBusy
 from core.question.conversation import ROUTE, TABLE
 

@@ -31,7 +31,7 @@ from core.knowledge.glossary import Glossary
 from core.question.intent import Intent
 from core.question.period_labels import period_label
 from core.question.periods import normalize_period
-from core.question.range_parse import expand
+from core.question.series_parse import expand
 
 log = logging.getLogger("ricorda.conversation")
 
