@@ -255,6 +255,13 @@ def test_any_text_is_read_without_error(text: str) -> None:
     _check(text)
 
 
+@pytest.mark.parametrize("text", ["LAST ~0", "the last ~ 3", "past ~/x 2 days"])
+def test_a_rule_never_claims_text_an_earlier_rule_claimed(text: str) -> None:
+    """Found by the property above: "~" claimed as the home folder left "LAST  0" (a blank
+    where it was) for the "last N" rule, which then claimed the "~" a second time."""
+    _check(text)
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_repeated)
 def test_long_repetitive_text_takes_bounded_time(text: str) -> None:

@@ -131,6 +131,7 @@ class Scan:
     masked: str = ""
     lowered: str = ""
     found: dict[str, list[Item[Any]]] = field(default_factory=dict)
+    claimed: list[tuple[int, int]] = field(default_factory=list)  # spans earlier rules took
 
     def __post_init__(self) -> None:
         self.masked, self.lowered = self.text, self.text.lower()
@@ -139,9 +140,16 @@ class Scan:
         return Item(value, self.text[start:end], start, end, binding, key)
 
     def add(self, kind: str, items: list[Item[Any]]) -> None:
-        """Record items and blank their spans (one rebuild of the text however many there are)."""
+        """Record items and blank their spans (one rebuild of the text however many there are).
+
+        A span blanked is spaces, so a later rule can match across it ("LAST ~0" once "~" is
+        claimed reads "LAST  0"): an item reaching into text an earlier rule claimed is
+        dropped, never a second claim on the same characters."""
+        items = [it for it in items if not any(
+            it.start < end and start < it.end for start, end in self.claimed)]
         if not items:
             return
+        self.claimed += [(it.start, it.end) for it in items]
         self.found.setdefault(kind, []).extend(items)
         pieces, last = [], 0
         for it in sorted(items, key=lambda i: i.start):
