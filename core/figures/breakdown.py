@@ -43,6 +43,7 @@ from core.question.table_shape import Analysis
 
 
 def breakdown_table(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    fye = ctx.glossary.fiscal_year_end
     g, lang = ctx.glossary, ctx.language
     metric = args["metric"]
     periods = list(analysis.periods) or [table_period(out, analysis, args, ctx)]
@@ -83,7 +84,7 @@ def breakdown_table(out: Built, analysis: Analysis, args: dict[str, Any], ctx: A
                     hidden=0 if held else len(hidden_members(g, dim, total_key,
                                                              cleared=ctx.cleared)))
         return
-    columns = (say(f"dim_{dim}", lang), *(period_label(p, lang) for p in periods),
+    columns = (say(f"dim_{dim}", lang), *(period_label(p, lang, fye) for p in periods),
                say("col_source", lang))
     rows, missing = [], []
     for code in keys:
@@ -94,16 +95,17 @@ def breakdown_table(out: Built, analysis: Analysis, args: dict[str, Any], ctx: A
             continue
         for p, r in zip(periods, results, strict=True):
             if r.fact is None:
-                missing.append(f"{label[code]} {period_label(p, lang)}")
+                missing.append(f"{label[code]} {period_label(p, lang, fye)}")
         sources = out.sources_of(*results)
         rows.append((label[code], *(shown_value(g, r, lang) if r.fact else "–" for r in results),
                      out.cite(*sources)))
     title = say("breakdown_title", lang, subject=subject, by=by_dim,
-                period=f"{period_label(periods[0], lang)}–{period_label(periods[-1], lang)}")
+                period=f"{period_label(periods[0], lang, fye)}–"
+                       f"{period_label(periods[-1], lang, fye)}")
     # every period charted: one bar per member and period, grouped by member
     points = tuple((label[c], plotted_value(g, cells[p][c], lang))
                    for c in members for p in periods)
-    groups = tuple(period_label(p, lang) for _ in members for p in periods)
+    groups = tuple(period_label(p, lang, fye) for _ in members for p in periods)
     out.segments.append(Table("breakdown", title, columns, tuple(rows), points,
                               unit_text(g, unit, lang), table_notes(missing, lang, out, g), groups))
 
@@ -153,7 +155,7 @@ def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str
         subject = (f"{entity_name}{join_list(names, lang)}" if lang == "zh"
                    else f"{join_list(names, lang)} {entity_name}")
     title = say("breakdown_title", lang, subject=subject, by=say(f"by_{dim}", lang),
-                period=period_label(period, lang))
+                period=period_label(period, lang, ctx.glossary.fiscal_year_end))
     columns = (say(f"dim_{dim}", lang), *names, say("col_source", lang))
     out.segments.append(Table("breakdown", title, columns, tuple(rows), (), "",
                               table_notes(missing, lang, out, g)))
@@ -189,7 +191,7 @@ def _one_period(out: Built, g: Any, lang: str, metric: str, period: Period, memb
         row = [label[total_key], shown_value(g, total, lang)] + (["100%"] if share else [])
         rows.append((*row, out.cite(*out.sources_of(total))))
     title = say("breakdown_title", lang, subject=subject, by=by_dim,
-                period=period_label(period, lang))
+                period=period_label(period, lang, g.fiscal_year_end))
     notes = table_notes(missing, lang, out, g)
     if share and hidden and total.fact is not None:
         # a member this chat does not see is in the total: its part is stated, never silent

@@ -82,7 +82,7 @@ def growth_comparison(out: Built, args: dict[str, Any], ctx: Any) -> None:
         members = list(ctx.intent.entities)[:2]
         keys = [(e, channel) for e in members]
     names = [gl.label(analysis.dimension, m, lang) for m in members]
-    plabel = period_label(period, lang)
+    plabel = period_label(period, lang, ctx.glossary.fiscal_year_end)
     parts = []
     for key in keys:
         one = growth_of(out, ctx, metric, key[0], key[1], period, "yoy")
@@ -120,6 +120,7 @@ def growth_of(out: Built, ctx: Any, metric: str, entity: str, channel: str, late
               basis: str) -> Growth:
     """The growth of `metric` in `later` against its comparable period; on failure the
     reason is said in `out` and `fact` is None."""
+    fye = ctx.glossary.fiscal_year_end
     gl, lang = ctx.glossary, ctx.language
     earlier = comparable(later, basis)
     cells = [lookup(ctx, metric, entity, channel, later),
@@ -127,7 +128,7 @@ def growth_of(out: Built, ctx: Any, metric: str, entity: str, channel: str, late
     if refuse_unrecognized(out, cells, ctx):
         return Growth(None)
     subject = subject_of(gl, metric, entity, channel, lang, cells)
-    labels = [period_label(later, lang), period_label(earlier, lang)]
+    labels = [period_label(later, lang, fye), period_label(earlier, lang, fye)]
     what = say("growth_what", lang, subject=subject, later=labels[0], earlier=labels[1])
     rate = ar.nature(gl, metric) == ar.RATE
     formula: dict[str, Any] = {"op": "growth", "from": earlier.code, "to": later.code,

@@ -70,7 +70,7 @@ def fill_slots(
     if period_assumed:
         slots.assumptions.append(_assume_period(slots, structured, reference_date, language,
                                                 cleared))
-    slots.assumptions += _latest_readings(intent, slots, language)
+    slots.assumptions += _latest_readings(intent, slots, language, glossary.fiscal_year_end)
     if entity_assumed:
         slots.options += [
             Option(t.label_for(language), "entity", t.code)
@@ -96,21 +96,23 @@ def _assume_period(
         fye = structured.glossary.fiscal_year_end
         chosen = DefaultPeriod(last_complete_fiscal_year(reference, fye))
     slots.periods = [chosen.period]
-    label = period_label(chosen.period, language)
+    fye = structured.glossary.fiscal_year_end
+    label = period_label(chosen.period, language, fye)
     if chosen.missing is None:
         return Assumption("period", label, "last complete fiscal year")
-    missing = period_label(chosen.missing, language)
+    missing = period_label(chosen.missing, language, fye)
     note = say("assumed_period_latest", language, value=label, missing=missing)
     reason = f"latest fiscal year with a figure ({chosen.missing.code} has none yet)"
     return Assumption("period", label, reason, note)
 
 
-def _latest_readings(intent: Intent, slots: Slots, language: str) -> list[Assumption]:
+def _latest_readings(intent: Intent, slots: Slots, language: str, fiscal_year_end: str
+                     ) -> list[Assumption]:
     """"Q3", "December" named without a year: which one was answered, and why."""
     out = []
     for raw, period in getattr(intent, "latest_periods", ()):
         if period in slots.periods:
-            label = period_label(period, language)
+            label = period_label(period, language, fiscal_year_end)
             out.append(Assumption("period", label, "the latest complete one",
                                   say("assumed_period_named", language, value=label, raw=raw)))
     return out
@@ -136,4 +138,5 @@ def _period_options(structured: StructuredChannel, slots: Slots, language: str) 
         for p in sorted(available, key=lambda p: p.value, reverse=True)
         if p.type is not PeriodType.FY
     ][: MAX_OPTIONS_PER_SLOT - len(fiscal)]
-    return [Option(period_label(p, language), "period", p.code) for p in fiscal + finer]
+    fye = structured.glossary.fiscal_year_end
+    return [Option(period_label(p, language, fye), "period", p.code) for p in fiscal + finer]

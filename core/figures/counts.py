@@ -46,7 +46,7 @@ def count(out: Built, args: dict[str, Any], ctx: Any) -> None:
         members = _members(out, ctx)
         keys = [(m, period) for m in members]
         labels = [g.label("entity", m, lang) for m in members]
-        where = period_label(period, lang)
+        where = period_label(period, lang, ctx.glossary.fiscal_year_end)
         subject = subject_of(g, metric, None, channel, lang)
         entity_field = "+".join(members)
         period_field: Period | None = period
@@ -55,7 +55,7 @@ def count(out: Built, args: dict[str, Any], ctx: Any) -> None:
         periods = list(analysis.periods) or _stored(ctx, metric, entity, channel,
                                                     analysis.grain or "FY")
         keys = [(entity, p) for p in periods]
-        labels = [period_label(p, lang) for p in periods]
+        labels = [period_label(p, lang, ctx.glossary.fiscal_year_end) for p in periods]
         where = f"{labels[0]}–{labels[-1]}" if labels else ""
         subject = subject_of(g, metric, entity, channel, lang)
         entity_field, period_field = entity, span(periods) if periods else None

@@ -70,7 +70,7 @@ def parts_sentence(glossary: Any, r: DerivedFact, language: str, subject: str) -
     for inp in r.inputs:
         assert inp.fact is not None and inp.period is not None
         shown = glossary.show_value(inp.fact.value, inp.fact.unit, language)
-        terms.append(f"{period_label(inp.period, language)} {shown}")
+        terms.append(f"{period_label(inp.period, language, glossary.fiscal_year_end)} {shown}")
     titles = list(dict.fromkeys(source_title(s, language, glossary.titles) for s in r.sources))
     assert r.period is not None and r.value is not None
     grain = _GRAIN[r.inputs[0].period.type] if r.inputs[0].period else "quarters"

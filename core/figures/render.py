@@ -21,9 +21,10 @@ TOTAL = "TOTAL"
 
 def subject(glossary: Glossary, r: FactResult, language: str) -> str:
     """ "Orbis China revenue (online), FY2024" / "中国区2024财年营收（线上）"."""
+    fye = glossary.fiscal_year_end
     metric = glossary.label("metric", r.metric or "", language)
     entity = glossary.label("entity", r.entity or "", language)
-    period = period_label(r.period, language) if isinstance(r.period, Period) else ""
+    period = period_label(r.period, language, fye) if isinstance(r.period, Period) else ""
     channel = ""
     if r.channel and r.channel != TOTAL:
         channel = glossary.label("channel", r.channel, language)
@@ -94,8 +95,8 @@ def difference_line(glossary: Glossary, d: Difference, language: str) -> str:
     return say(
         "difference",
         language,
-        later=period_label(d.later.period, language),
-        earlier=period_label(d.earlier.period, language),
+        later=period_label(d.later.period, language, glossary.fiscal_year_end),
+        earlier=period_label(d.earlier.period, language, glossary.fiscal_year_end),
         delta=sign + glossary.show_value(d.delta, unit, language),
         pct=pct,
     )

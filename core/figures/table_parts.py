@@ -230,7 +230,7 @@ def table_period(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any)
     period = normalize_period(str(args.get("period", "")), ctx.reference_date, fye)
     period = period or last_complete_fiscal_year(ctx.reference_date, fye)
     out.assumptions.append(
-        Assumption("period", period_label(period, ctx.language), "last complete fiscal year"))
+        Assumption("period", period_label(period, ctx.language, fye), "last complete fiscal year"))
     return period
 
 
@@ -316,7 +316,7 @@ def table_notes(missing: list[str], lang: str, out: Built, g: Any) -> tuple[str,
         notes.append(say("currency_apart", lang, entity=label,
                          currency=currency_of_unit(g, r.fact.unit) or r.fact.unit,
                          value=g.show_value(r.fact.value, r.fact.unit, lang),
-                         period=period_label(r.fact.period, lang),
+                         period=period_label(r.fact.period, lang, g.fiscal_year_end),
                          cite=out.cite(r.fact.source), others=currency_of_unit(g, unit) or unit))
     return tuple(notes)
 

@@ -83,6 +83,7 @@ def build(kind: str, args: dict[str, Any], ctx: Any) -> Built:
 
 
 def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    fye = ctx.glossary.fiscal_year_end
     g, lang = ctx.glossary, ctx.language
     metrics = list(ctx.intent.metrics) or [args["metric"]]
     entities = list(ctx.intent.entities) or [default_entity_of(out, ctx)]
@@ -104,7 +105,8 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
             if looked.status is FactStatus.FOUND:
                 found[(key, p)] = looked
     unit = unit_of(g, metrics[0], list(found.values()))
-    span = {"first": period_label(periods[0], lang), "last": period_label(periods[-1], lang)}
+    span = {"first": period_label(periods[0], lang, fye),
+            "last": period_label(periods[-1], lang, fye)}
     rows: list[tuple[str, ...]] = []
     missing: list[str] = []
     if len(series) == 1:
@@ -118,13 +120,13 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
         points = []
         for p in periods:
             r = found.get((key, p))
-            points.append((period_label(p, lang), plotted_value(g, r, lang)))
+            points.append((period_label(p, lang, fye), plotted_value(g, r, lang)))
             if r is None or r.fact is None:
-                missing.append(period_label(p, lang))
+                missing.append(period_label(p, lang, fye))
                 before = None
                 continue
             change, pct = change_columns(g, before, r, lang)
-            rows.append((period_label(p, lang), shown_value(g, r, lang), change, pct,
+            rows.append((period_label(p, lang, fye), shown_value(g, r, lang), change, pct,
                          out.cite(*out.sources_of(r))))
             before = r
         table_points = tuple(points)
@@ -142,13 +144,13 @@ def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> N
         for p in periods:
             cells = [found.get((key, p)) for key in series]
             if not any(cells):
-                missing.append(period_label(p, lang))
+                missing.append(period_label(p, lang, fye))
                 continue
             for label, r in zip(labels, cells, strict=True):
                 if r is None:
-                    missing.append(f"{label} {period_label(p, lang)}")
+                    missing.append(f"{label} {period_label(p, lang, fye)}")
             sources = out.sources_of(*cells)
-            rows.append((period_label(p, lang),
+            rows.append((period_label(p, lang, fye),
                          *(shown_value(g, r, lang) if r else "–" for r in cells),
                          out.cite(*sources)))
         table_points = ()
@@ -170,6 +172,7 @@ def _column_label(g: Any, key: tuple[str, str, str], metrics: list[str], entitie
 
 
 def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    fye = ctx.glossary.fiscal_year_end
     g, lang = ctx.glossary, ctx.language
     between = analysis.measure == "growth" and len(analysis.periods) == 2  # "between A and B"
     metric = args["metric"]
@@ -198,18 +201,20 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
             e = earlier[code]
             label = g.label(dim, code, lang)
             if r.fact is None or e.fact is None or e.fact.value == 0:
-                missing.append(f"{label} {period_label(earlier_p if r.fact else period, lang)}")
+                shown = earlier_p if r.fact else period
+                missing.append(f"{label} {period_label(shown, lang, fye)}")
                 continue
             delta = exact_difference(r.fact.value, e.fact.value)
             growth = delta / abs(e.fact.value) * 100
             scored.append((growth, label, (percent(growth, lang), shown_value(g, e, lang),
                                            shown_value(g, r, lang)), out.sources_of(e, r)))
         columns: tuple[str, ...] = (
-            say(f"dim_{dim}", lang), say("col_growth", lang), period_label(earlier_p, lang),
-            period_label(period, lang), say("col_source", lang),
+            say(f"dim_{dim}", lang), say("col_growth", lang), period_label(earlier_p, lang, fye),
+            period_label(period, lang, fye), say("col_source", lang),
         )
         title = say("growth_title", lang, subject=subject, by=by,
-                    later=period_label(period, lang), earlier=period_label(earlier_p, lang))
+                    later=period_label(period, lang, fye),
+                    earlier=period_label(earlier_p, lang, fye))
         plotted_unit = "%"
     else:
         for code, r in later:
@@ -221,7 +226,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
         columns = (say(f"dim_{dim}", lang),
                    g.label("metric", metric, lang), say("col_source", lang))
         title = say("ranking_title", lang, subject=subject, by=by,
-                    period=period_label(period, lang))
+                    period=period_label(period, lang, fye))
         plotted_unit = unit_text(g, unit, lang)
     scored.sort(key=lambda s: s[0], reverse=analysis.descending)
     # the place goes with the name ("1. Orbis Italia"): the first column is the one a grid
@@ -239,6 +244,7 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
 
 
 def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+    fye = ctx.glossary.fiscal_year_end
     g, lang = ctx.glossary, ctx.language
     metric, period = args["metric"], table_period(out, analysis, args, ctx)
     dim = analysis.dimension
@@ -265,6 +271,6 @@ def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) 
             versus = " ".join(change_columns(g, first, r, lang)).strip()
         rows.append((label, shown_value(g, r, lang), versus, out.cite(*out.sources_of(r))))
     subject = subject_label(g, metric, entity or None, channel, lang)
-    title = say("comparison_title", lang, subject=subject, period=period_label(period, lang))
+    title = say("comparison_title", lang, subject=subject, period=period_label(period, lang, fye))
     out.segments.append(Table("comparison", title, columns, tuple(rows), tuple(points),
                               unit_text(g, unit, lang), table_notes(missing, lang, out, g)))

@@ -78,7 +78,7 @@ from core.question.conversation import (
 from core.question.currency_asked import currency_notice
 from core.question.intent import Intent, IntentParser, RuleIntentParser
 from core.question.language_words import language_words
-from core.question.period_labels import period_label, use_fiscal_year_end
+from core.question.period_labels import period_label
 from core.question.periods import normalize_period
 from core.question.read_as import read_as_notices
 from core.question.scale_asked import scale_notice, shown_in_scale
@@ -210,7 +210,6 @@ class Answerer:
         """A follow-up ("and Italy?") with the slots it inherits from its conversation fixed;
         any other request unchanged. Everything after this -- the gate, the cache, the
         record -- sees the resolved request."""
-        use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         if self.conversations is None:
             return request
         text, _ = self._clean(request.text)
@@ -258,7 +257,6 @@ class Answerer:
 
     def prepare(self, request: Request) -> Prepared | Answer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
-        use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         text, truncated = self._clean(request.text)
         language = (question_language(text, self.language_words)
                     or self._chat_language(request))
@@ -415,11 +413,12 @@ class Answerer:
     def understood_line(self, intent: Intent, language: str) -> Line:
         """"Understood as: Revenue · ACME HK · FY2023": what a model-made plan read, to check."""
         g = self.glossary
+        fye = g.fiscal_year_end
         items = [", ".join(g.label("metric", c, language) for c in intent.metrics)]
         if intent.entities:
             items.append(", ".join(g.label("entity", c, language) for c in intent.entities))
         if intent.periods:
-            items.append(", ".join(period_label(p, language) for p in intent.periods))
+            items.append(", ".join(period_label(p, language, fye) for p in intent.periods))
         if intent.channels:
             items.append(", ".join(g.label("channel", c, language) for c in intent.channels))
         if intent.route is Route.NARRATIVE:
@@ -428,7 +427,6 @@ class Answerer:
 
     def clarify(self, prepared: Prepared) -> Answer:
         """Not understood, or a number was asked for without saying which: ask."""
-        use_fiscal_year_end(self.glossary.fiscal_year_end)
         language = prepared.language
         if prepared.intent.route is Route.UNKNOWN:
             ans = self._plain(Route.UNKNOWN, "not_understood", language, prepared.cleared)
@@ -452,7 +450,6 @@ class Answerer:
 
     def run(self, plan: Plan, prepared: Prepared, *, served_by: str = "planner") -> Answer:
         """Execute the plan against this request; Unresolvable when a slot is missing."""
-        use_fiscal_year_end(self.glossary.fiscal_year_end)
         intent = prepared.intent
         glossary = shown_in_scale(self.glossary, intent.scale)  # "in millions": as asked
         ctx = ExecutionContext(

@@ -121,9 +121,10 @@ def overlong_range(text: str, reference: Any, fiscal_year_end: str, limit: int,
     if first.value[:4] <= latest.value[:4] < end.value[:4]:
         end = latest  # a suggestion with figures in it, not the far future
     start = shift_period(end, -(limit - 1))
-    narrower = f"{period_label(start, language)}–{period_label(end, language)}"
-    return LongRange(period_label(first, language), period_label(last, language), count,
-                     narrower)
+    narrower = (f"{period_label(start, language, fiscal_year_end)}–"
+                f"{period_label(end, language, fiscal_year_end)}")
+    return LongRange(period_label(first, language, fiscal_year_end),
+                     period_label(last, language, fiscal_year_end), count, narrower)
 
 
 def _range_ends(text: str, matches: Sequence[Any]) -> tuple[Period, Period] | None:
