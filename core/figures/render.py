@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from core.catalog.formats import percent
 from core.catalog.lookup import join_list, say
+from core.contracts.context import RequestContext
 from core.contracts.types import Assumption, FactResult, FactStatus, Line, Period
 from core.documents.source_titles import source_title
 from core.figures.derived import DerivedFact, derived_sentence, running_name
@@ -114,12 +115,12 @@ def structured_lines(
     glossary: Glossary,
     results: list[FactResult],
     difference: Difference | None,
-    language: str,
-    *,
-    cleared: bool,
+    request: RequestContext,
 ) -> list[Line]:
-    """One line per result (bulleted when there are several), then the difference; a line
-    said twice (two unknown names alike) is said once."""
+    """One line per result (bulleted when there are several), then the difference, in the
+    request's language and for what its chat may see; a line said twice (two unknown names
+    alike) is said once."""
+    language, cleared = request.language, request.cleared
     lines: list[Line] = []
     for r in results:
         if isinstance(r, DerivedFact) and r.metric not in glossary.derived:

@@ -484,14 +484,8 @@ class Answerer:
             ans.facts, ans.assumptions = state.results, state.assumptions
             segments += state.tables
         elif plan.route in ("structured", "composite"):
-            slots = fill_slots(
-                intent,
-                glossary=glossary,
-                structured=self.structured,
-                reference_date=prepared.context.reference,
-                language=language,
-                cleared=prepared.cleared,
-            )
+            slots = fill_slots(intent, glossary=glossary, structured=self.structured,
+                               request=prepared.context)
             results = state.results + [
                 FactResult(FactStatus.UNRECOGNIZED, param="entity", raw=raw)
                 for raw in intent.unknown_entities
@@ -503,12 +497,7 @@ class Answerer:
                 ]
             ans.facts, ans.assumptions, ans.options = results, slots.assumptions, slots.options
             segments += render.structured_lines(
-                glossary,
-                results,
-                two_period_difference(results),
-                language,
-                cleared=prepared.cleared,
-            )
+                glossary, results, two_period_difference(results), prepared.context)
             if slots.assumptions:
                 segments.append(
                     Line("assumed", render.assumptions_line(slots.assumptions, language)))
