@@ -26,6 +26,7 @@ from core.catalog.presentation import plain_text
 from core.contracts import thinking
 from core.contracts.context import RequestContext
 from core.contracts.deferred import Deferred, deferred
+from core.contracts.errors import Unresolvable
 from core.contracts.ports import (
     ConversationContext,
     ConversationStore,
@@ -45,9 +46,11 @@ from core.contracts.types import (
     Source,
     Table,
 )
+from core.documents.narrative_tools import NarrativeTools
 from core.documents.source_titles import source_title
 from core.figures import render
 from core.figures.clarify import fill_slots, metric_options
+from core.figures.step_context import ExecutionContext
 from core.figures.structured import StructuredChannel, two_period_difference
 from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
@@ -63,7 +66,7 @@ from core.planning.bounds import (
     too_much_lines,
 )
 from core.planning.catalog import Catalog
-from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
+from core.planning.executors import execute
 from core.planning.model_planner import WORDS, Failure, ModelResult
 from core.planning.plan import SLOT_KINDS, Plan
 from core.planning.planner import plan_for
@@ -453,12 +456,8 @@ class Answerer:
         intent = prepared.intent
         glossary = shown_in_scale(self.glossary, intent.scale)  # "in millions": as asked
         ctx = ExecutionContext(
-            text=prepared.text,
+            request=prepared.context,
             intent=intent,
-            language=prepared.language,
-            cleared=prepared.cleared,
-            chat=prepared.request.chat,
-            reference_date=prepared.context.reference,
             now=self.now(),
             glossary=glossary,
             structured=self.structured,
