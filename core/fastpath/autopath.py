@@ -44,10 +44,10 @@ from core.contracts.autopaths import (
     Observation,
     Plan,
 )
-from core.contracts.ports import AutopathStore as AutopathStore
-from core.contracts.ports import (  # declared with every storage port
-    AutopathTransaction as AutopathTransaction,
+from core.contracts.learning_ports import (  # declared with the stores the bot learns in
+    AutopathStore as AutopathStore,
 )
+from core.contracts.learning_ports import AutopathTransaction as AutopathTransaction
 from core.fastpath.autopath_index import ClusterIndex, unit
 from core.fastpath.autopath_score import anti_blocks, autopath_score, status_for
 from core.fastpath.thresholds import CosineThresholds
