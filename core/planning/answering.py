@@ -19,7 +19,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from core.catalog.lookup import say
 from core.catalog.presentation import plain_text
@@ -46,7 +46,6 @@ from core.contracts.types import (
     Source,
     Table,
 )
-from core.documents.narrative_tools import NarrativeTools
 from core.documents.source_titles import source_title
 from core.figures import render
 from core.figures.clarify import fill_slots, metric_options
@@ -88,6 +87,9 @@ from core.question.scale_asked import scale_notice, shown_in_scale
 from core.question.security import Gate, SecurityGate
 from core.question.table_shape import MAX_SERIES, from_shape
 from core.question.tool_intents import detect_tool
+
+if TYPE_CHECKING:  # a "why" question builds the channel; a number never loads it
+    from core.documents.narrative_tools import NarrativeTools
 
 log = logging.getLogger("ricorda.answer")
 
