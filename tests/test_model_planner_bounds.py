@@ -114,3 +114,40 @@ def test_another_chat_is_answered_while_the_model_thinks(
     model.release()
     first = fake.wait_for(lambda: fake.sent(waiting))[0]
     assert "410" in first["text"] and "Understood as" in first["text"]
+
+
+@pytest.fixture(scope="module")
+def dripping() -> Iterator[FakePlannerLLM]:
+    """The issue's server: one byte every two seconds (its reply would take minutes)."""
+    with FakePlannerLLM(reading(["REVENUE"], ["ACME_HK"], ["FY2024"]), drip_s=2.0) as fake:
+        fake.drip()
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def short_deadline(tmp_path_factory: pytest.TempPathFactory,
+                   dripping: FakePlannerLLM) -> Iterator[FakeTelegram]:
+    data = load_acme(tmp_path_factory.mktemp("tg-deadline"))
+    fake = FakeTelegram().start()
+    env = {"RICORDA_LLM": "openai", "RICORDA_LLM_BASE_URL": dripping.url,
+           "RICORDA_MODEL_PLANNER": "true", "RICORDA_MODEL_PLANNER_TIMEOUT_S": "3"}
+    process = TelegramBot(data, fake, **env).start()
+    yield fake
+    process.stop()
+    fake.stop()
+
+
+def test_under_serve_a_dripping_model_is_given_up_at_the_planners_deadline(
+    short_deadline: FakeTelegram, dripping: FakePlannerLLM
+) -> None:
+    fake = short_deadline
+    waiting, other = 403, 404
+    fake.inject(fake.text(waiting, waiting, TILLS))
+    assert dripping.received.wait(60)  # the model has the question and drips its reply
+    fake.inject(fake.text(other, other, PLAIN))
+    assert "410" in fake.wait_for(lambda: fake.sent(other), timeout=60)[0]["text"]
+    # the model's whole reply would take minutes: the rules answered at the 3 s deadline
+    first = fake.wait_for(lambda: fake.sent(waiting), timeout=60)[0]["text"]
+    assert "Understood as" not in first and "410" not in first, first
+    assert "Which figure do you mean?" in first and "planner · " in first, first  # rules
+    assert dripping.abandoned.wait(60)  # and the bot hung up on the server
