@@ -58,7 +58,14 @@ def test_a_server_that_drips_its_reply_is_given_up_at_the_deadline(kb: Path) -> 
     [HK_2024],
     "null",
     '{"route": "figure", "metrics": ["REVENUE"], ',
-], ids=["table-list", "nested-list", "route-list", "dict", "array", "null", "cut"])
+    {**HK_2024, "metrics": "REVENUE"},
+    {**HK_2024, "periods": [2024]},
+    {**HK_2024, "route": None},
+    {**HK_2024, "channels": None},
+    {**HK_2024, "periods": ["FY2024", "FY2023", "FY2022", "FY2021", "FY2020", "FY2019"]},
+    {**HK_2024, "entities": ["ACME_HK", "ACME_HK", "ACME_HK", "ACME_HK"]},
+], ids=["table-list", "nested-list", "route-list", "dict", "array", "null", "cut", "string",
+        "number", "route-null", "channels-null", "past-max-items", "repeated-past-max-items"])
 def test_a_reply_that_ignores_the_schema_falls_back_to_the_rules(kb: Path, reply: Any) -> None:
     with FakePlannerLLM(reply) as fake:
         answer = ask(kb, TILLS, fake, timeout=10.0)

@@ -222,6 +222,9 @@ def parse_reply(
         wrong = [v for v in values if v not in allowed]
         if wrong:
             return Failure("invalid", f"{key} outside the schema: {wrong[:3]}")
+        # more items than the schema allows: the server enforced none of it, so none is trusted
+        if len(values) > props.get(key, {}).get("maxItems", MAX_ITEMS[key]):
+            return Failure("invalid", f"{len(values)} {key}, past the schema's maxItems")
         if values:
             reading[slot] = ",".join(dict.fromkeys(values))
     table = data.get("table", "none")
