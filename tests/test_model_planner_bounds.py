@@ -158,3 +158,41 @@ def test_under_serve_a_dripping_model_is_given_up_at_the_planners_deadline(
     assert "Understood as" not in first and "410" not in first, first
     assert "Which figure do you mean?" in first and "planner · " in first, first  # rules
     assert dripping.abandoned.wait(60)  # and the bot hung up on the server
+
+
+@pytest.fixture(scope="module")
+def one_slot(tmp_path_factory: pytest.TempPathFactory
+             ) -> Iterator[tuple[FakeTelegram, FakePlannerLLM]]:
+    """A bot with one model slot, against a model that holds every request."""
+    with FakePlannerLLM(reading(["REVENUE"], ["ACME_HK"], ["FY2024"])) as model:
+        data = load_acme(tmp_path_factory.mktemp("tg-one-slot"))
+        fake = FakeTelegram().start()
+        env = {"RICORDA_LLM": "openai", "RICORDA_LLM_BASE_URL": model.url,
+               "RICORDA_MODEL_PLANNER": "true", "RICORDA_MODEL_PLANNER_TIMEOUT_S": "120",
+               "RICORDA_MODEL_PLANNER_SLOTS": "1"}
+        process = TelegramBot(data, fake, **env).start()
+        try:
+            yield fake, model
+        finally:
+            process.stop()
+            fake.stop()
+
+
+def test_a_question_finding_every_model_slot_taken_gets_the_rules_answer_at_once(
+    one_slot: tuple[FakeTelegram, FakePlannerLLM],
+) -> None:
+    fake, model = one_slot
+    first, second, plain = 405, 406, 407
+    model.hold()
+    fake.inject(fake.text(first, first, TILLS))
+    assert model.received.wait(60)  # the one slot is taken
+    # another question the rules cannot read: no slot, so no waiting in line for one
+    fake.inject(fake.text(second, second, "how much did the tills ring up in China in FY2024?"))
+    busy = fake.wait_for(lambda: fake.sent(second), timeout=60)[0]["text"]
+    assert "Which figure do you mean?" in busy and "Understood as" not in busy, busy
+    fake.inject(fake.text(plain, plain, PLAIN))
+    assert "410" in fake.wait_for(lambda: fake.sent(plain), timeout=60)[0]["text"]
+    assert fake.sent(first) == [] and model.requests == 1  # the first still thinks
+    model.release()
+    answer = fake.wait_for(lambda: fake.sent(first), timeout=60)[0]["text"]
+    assert "410" in answer and "Understood as" in answer
