@@ -22,11 +22,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from core.contracts.errors import ModelError
 from core.contracts.ports import LLM, ChatMessage, ConversationContext
@@ -237,6 +238,33 @@ def parse_reply(
     return reading
 
 
+T = TypeVar("T")
+
+
+def within(seconds: float, call: Callable[[], T]) -> T:
+    """`call()`'s result, or `ModelError` once `seconds` have passed, whatever the provider does:
+    the planner's deadline is total even for a provider that keeps its own badly (a call that
+    reads a reply without an end, a local model that does not stop). The call goes on on its
+    daemon thread until it ends by itself; the question no longer waits for it."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller, who raises it
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="ricorda-model-planner", daemon=True).start()
+    if not done.wait(max(seconds, 0.0)):
+        raise ModelError(f"the model did not answer within {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 class ModelPlanner:
     """Asks the model for a reading; every failure is a `Failure`, never an exception."""
 
@@ -279,8 +307,9 @@ class ModelPlanner:
                           reference=reference, context=context)
         try:
             with self._outside():
-                raw = model.complete(messages, max_tokens=self.max_tokens, temperature=0.0,
-                                     json_schema=schema, timeout=self.timeout)
+                raw = within(self.timeout, lambda: model.complete(
+                    messages, max_tokens=self.max_tokens, temperature=0.0, json_schema=schema,
+                    timeout=self.timeout))
         except ModelBusy:
             log.info("every model slot is taken: the rules answer this question")
             return ModelResult(None, Failure("busy", "every model slot is taken"), 0.0)
