@@ -117,6 +117,7 @@ def why(repo: Path, data: Path, rounds: int) -> dict[str, list[float]]:
 
 
 def main() -> None:
+    global WAIT
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repo", type=Path, default=REPO, help="the checkout that serves")
     parser.add_argument("--wait", type=float, default=WAIT,
@@ -124,7 +125,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help=f"at most {len(WHYS)}")
     args = parser.parse_args()
     repo = args.repo.resolve()
-    global WAIT
     WAIT = args.wait
     results: dict[str, Any] = {}
     for name, scenario in (("drip", drip), ("why", why)):
