@@ -26,6 +26,13 @@ from tests.test_model_planner_chat import PARAPHRASE, TILLS
 from tests.test_model_planner_cli import HK_2024
 
 
+def writer_of(app: Any) -> Any:
+    """The plan cache's learning writer (the pipeline's cache, or the cascade before it)."""
+    if hasattr(type(app.core), "pipeline"):
+        return app.core.pipeline.cache.learning
+    return app.core.cascade.learning
+
+
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Any, FakePlannerLLM]]:
     """A serving process's core (background learning writer) with the model planner on."""
@@ -35,7 +42,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Any, FakePlannerLLM]]:
             llm_base_url=model.url, model_planner=True, model_planner_timeout_s=30))
         try:
             ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
-            assert app.core.cascade.learning.__class__.__name__ == "BackgroundLearning"
+            assert writer_of(app).__class__.__name__ == "BackgroundLearning"
             yield app, model
         finally:
             app.close()
@@ -45,7 +52,7 @@ def test_the_same_chats_paraphrase_waits_for_the_plan_its_last_answer_registered
     served: tuple[Any, FakePlannerLLM],
 ) -> None:
     app, model = served
-    writer = app.core.cascade.learning
+    writer = writer_of(app)
     with writer._cond:  # the writer stores nothing unless someone waits for it
         first = app.core.answering.answer(Request(TILLS, chat="telegram:301"))
         assert first.served_by == "model" and model.requests == 1
@@ -58,7 +65,7 @@ def test_another_chat_never_waits_for_the_writer(
     served: tuple[Any, FakePlannerLLM],
 ) -> None:
     app, model = served
-    writer = app.core.cascade.learning
+    writer = writer_of(app)
     with writer._cond:
         first = app.core.answering.answer(Request(TILLS, chat="telegram:301"))
         assert first.served_by == "model"
