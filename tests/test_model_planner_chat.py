@@ -117,6 +117,10 @@ def test_telegram_types_while_the_model_plans_then_replays_without_it(
     fake.inject(fake.reaction(chat, chat, answer["message_id"], ["👎"]))
     wait_until(lambda: verdicts(db, turn) == ["negative"], timeout=60)
     wait_until(lambda: is_rejection(db.storage.fastpaths.by_hash(key)), timeout=60)
+    # the ✗ is handled once the bot has asked what was wrong (core.chat.feedback_reasons): the
+    # question after it is then the next message, not that prompt
+    fake.wait_for(lambda: [m for m in fake.sent(chat) if "What was wrong?" in m["text"]],
+                  timeout=60)
     again = tg_reply(fake, chat, TILLS)
     assert level(again["text"]) == "model" and model.requests == asked + 2
 
