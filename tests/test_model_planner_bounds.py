@@ -58,7 +58,14 @@ def test_a_server_that_drips_its_reply_is_given_up_at_the_deadline(kb: Path) -> 
     [HK_2024],
     "null",
     '{"route": "figure", "metrics": ["REVENUE"], ',
-], ids=["table-list", "nested-list", "route-list", "dict", "array", "null", "cut"])
+    {**HK_2024, "metrics": "REVENUE"},
+    {**HK_2024, "periods": [2024]},
+    {**HK_2024, "route": None},
+    {**HK_2024, "channels": None},
+    {**HK_2024, "periods": ["FY2024", "FY2023", "FY2022", "FY2021", "FY2020", "FY2019"]},
+    {**HK_2024, "entities": ["ACME_HK", "ACME_HK", "ACME_HK", "ACME_HK"]},
+], ids=["table-list", "nested-list", "route-list", "dict", "array", "null", "cut", "string",
+        "number", "route-null", "channels-null", "past-max-items", "repeated-past-max-items"])
 def test_a_reply_that_ignores_the_schema_falls_back_to_the_rules(kb: Path, reply: Any) -> None:
     with FakePlannerLLM(reply) as fake:
         answer = ask(kb, TILLS, fake, timeout=10.0)
@@ -114,3 +121,78 @@ def test_another_chat_is_answered_while_the_model_thinks(
     model.release()
     first = fake.wait_for(lambda: fake.sent(waiting))[0]
     assert "410" in first["text"] and "Understood as" in first["text"]
+
+
+@pytest.fixture(scope="module")
+def dripping() -> Iterator[FakePlannerLLM]:
+    """The issue's server: one byte every two seconds (its reply would take minutes)."""
+    with FakePlannerLLM(reading(["REVENUE"], ["ACME_HK"], ["FY2024"]), drip_s=2.0) as fake:
+        fake.drip()
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def short_deadline(tmp_path_factory: pytest.TempPathFactory,
+                   dripping: FakePlannerLLM) -> Iterator[FakeTelegram]:
+    data = load_acme(tmp_path_factory.mktemp("tg-deadline"))
+    fake = FakeTelegram().start()
+    env = {"RICORDA_LLM": "openai", "RICORDA_LLM_BASE_URL": dripping.url,
+           "RICORDA_MODEL_PLANNER": "true", "RICORDA_MODEL_PLANNER_TIMEOUT_S": "3"}
+    process = TelegramBot(data, fake, **env).start()
+    yield fake
+    process.stop()
+    fake.stop()
+
+
+def test_under_serve_a_dripping_model_is_given_up_at_the_planners_deadline(
+    short_deadline: FakeTelegram, dripping: FakePlannerLLM
+) -> None:
+    fake = short_deadline
+    waiting, other = 403, 404
+    fake.inject(fake.text(waiting, waiting, TILLS))
+    assert dripping.received.wait(60)  # the model has the question and drips its reply
+    fake.inject(fake.text(other, other, PLAIN))
+    assert "410" in fake.wait_for(lambda: fake.sent(other), timeout=60)[0]["text"]
+    # the model's whole reply would take minutes: the rules answered at the 3 s deadline
+    first = fake.wait_for(lambda: fake.sent(waiting), timeout=60)[0]["text"]
+    assert "Understood as" not in first and "410" not in first, first
+    assert "Which figure do you mean?" in first and "planner · " in first, first  # rules
+    assert dripping.abandoned.wait(60)  # and the bot hung up on the server
+
+
+@pytest.fixture(scope="module")
+def one_slot(tmp_path_factory: pytest.TempPathFactory
+             ) -> Iterator[tuple[FakeTelegram, FakePlannerLLM]]:
+    """A bot with one model slot, against a model that holds every request."""
+    with FakePlannerLLM(reading(["REVENUE"], ["ACME_HK"], ["FY2024"])) as model:
+        data = load_acme(tmp_path_factory.mktemp("tg-one-slot"))
+        fake = FakeTelegram().start()
+        env = {"RICORDA_LLM": "openai", "RICORDA_LLM_BASE_URL": model.url,
+               "RICORDA_MODEL_PLANNER": "true", "RICORDA_MODEL_PLANNER_TIMEOUT_S": "120",
+               "RICORDA_MODEL_PLANNER_SLOTS": "1"}
+        process = TelegramBot(data, fake, **env).start()
+        try:
+            yield fake, model
+        finally:
+            process.stop()
+            fake.stop()
+
+
+def test_a_question_finding_every_model_slot_taken_gets_the_rules_answer_at_once(
+    one_slot: tuple[FakeTelegram, FakePlannerLLM],
+) -> None:
+    fake, model = one_slot
+    first, second, plain = 405, 406, 407
+    model.hold()
+    fake.inject(fake.text(first, first, TILLS))
+    assert model.received.wait(60)  # the one slot is taken
+    # another question the rules cannot read: no slot, so no waiting in line for one
+    fake.inject(fake.text(second, second, "how much did the tills ring up in China in FY2024?"))
+    busy = fake.wait_for(lambda: fake.sent(second), timeout=60)[0]["text"]
+    assert "Which figure do you mean?" in busy and "Understood as" not in busy, busy
+    fake.inject(fake.text(plain, plain, PLAIN))
+    assert "410" in fake.wait_for(lambda: fake.sent(plain), timeout=60)[0]["text"]
+    assert fake.sent(first) == [] and model.requests == 1  # the first still thinks
+    model.release()
+    answer = fake.wait_for(lambda: fake.sent(first), timeout=60)[0]["text"]
+    assert "410" in answer and "Understood as" in answer

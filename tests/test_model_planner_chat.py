@@ -12,6 +12,8 @@ import pytest
 
 from bot.settings.model import load_settings
 from bot.wiring.build import build_app
+from core.fastpath.canonical import cache_key
+from core.fastpath.rejections import is_rejection
 from tests.acme import load_acme
 from tests.fake_planner_llm import FakePlannerLLM, reading
 from tests.fake_slack import FakeSlack
@@ -46,6 +48,18 @@ def planner_env(model: FakePlannerLLM) -> dict[str, str]:
 
 def verdicts(db: Any, turn: str) -> list[str]:
     return [f.verdict for f in db.storage.turns.feedback_for(turn)]
+
+
+def question_key(db: Any, turn: str) -> str:
+    """The L0 cache key of the question a turn answered."""
+    record = db.storage.turns.get_turn(turn)
+    return cache_key(record.question, record.language, record.fixed_slots)[1]
+
+
+def stored_plan(db: Any, key: str) -> Any:
+    """The stored L0 entry of a question, once it has the embedding L0b needs."""
+    entry = db.storage.fastpaths.by_hash(key)
+    return entry if entry is not None and entry.embedding is not None else None
 
 
 # -- Telegram ------------------------------------------------------------------------------
@@ -87,15 +101,26 @@ def test_telegram_types_while_the_model_plans_then_replays_without_it(
     assert "410" in answer["text"] and "Understood as: revenue · ACME HK · FY2024." in answer[
         "text"]
     assert level(answer["text"]) == "model"
+    turn = tg_turn_of(db.storage.turns, chat, answer["message_id"])
+    key = question_key(db, turn)
 
+    # the state the paraphrase relies on: the model's plan stored, with the embedding L0b finds
+    # it by. The pipeline guarantees it before this chat's next question is answered (tested
+    # with the race forced in tests/test_plan_before_next_message.py); here it is waited for
+    wait_until(lambda: stored_plan(db, key) is not None, timeout=60)
     paraphrase = tg_reply(fake, chat, PARAPHRASE)
     assert level(paraphrase["text"]) == "L0b" and "410" in paraphrase["text"]
     assert model.requests == asked + 1  # the paraphrase cost no model call
 
-    # 👎 on the model's answer: the question is worked out afresh, by the model
-    turn = tg_turn_of(db.storage.turns, chat, answer["message_id"])
+    # 👎 on the model's answer: the question is worked out afresh, by the model (once the
+    # verdict has replaced the stored plan by its rejection marker)
     fake.inject(fake.reaction(chat, chat, answer["message_id"], ["👎"]))
-    wait_until(lambda: verdicts(db, turn) == ["negative"])
+    wait_until(lambda: verdicts(db, turn) == ["negative"], timeout=60)
+    wait_until(lambda: is_rejection(db.storage.fastpaths.by_hash(key)), timeout=60)
+    # the ✗ is handled once the bot has asked what was wrong (core.chat.feedback_reasons): the
+    # question after it is then the next message, not that prompt
+    fake.wait_for(lambda: [m for m in fake.sent(chat) if "What was wrong?" in m["text"]],
+                  timeout=60)
     again = tg_reply(fake, chat, TILLS)
     assert level(again["text"]) == "model" and model.requests == asked + 2
 

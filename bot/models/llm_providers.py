@@ -12,7 +12,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ import httpx
 
 from core.contracts.errors import ConfigError, ModelError
 from core.contracts.ports import LLM, ChatMessage
+from core.planning.core_lock import ModelBusy
 
 if TYPE_CHECKING:
     from bot.settings.model import Settings
@@ -268,8 +270,55 @@ class OpenAICompatibleLLM:
         return _reply_text(data, self.name)
 
 
-def build_llm(settings: Settings) -> LLM | None:
-    """The LLM the settings ask for (`RICORDA_LLM` = none | llama-cpp | openai), or None."""
+class OutsideCoreLock:
+    """An LLM whose every call runs outside core's lock (`CoreLock.outside`), within its model
+    slots: under `serve` a "why" answer's synthesis or rerank thinks for seconds, as the model
+    planner does, and another chat's question, which needs no model, is answered meanwhile.
+
+    With every slot taken the call fails at once with `ModelError`, so the caller's honest
+    fallback (the extractive answer, the fused order) answers instead of waiting in line. A
+    caller that lets go of the lock itself (the model planner) finds it let go already: the
+    slot is taken once."""
+
+    def __init__(self, llm: LLM, outside: Callable[[], AbstractContextManager[None]]) -> None:
+        self._llm = llm
+        self._outside = outside
+        self.name = llm.name
+
+    def __getattr__(self, attr: str) -> Any:  # load_seconds, chat_format, close, ...
+        return getattr(self._llm, attr)
+
+    def __repr__(self) -> str:
+        return f"OutsideCoreLock({self._llm!r})"
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        json_schema: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> str:
+        try:
+            with self._outside():
+                return self._llm.complete(messages, max_tokens=max_tokens,
+                                          temperature=temperature, json_schema=json_schema,
+                                          timeout=timeout)
+        except ModelBusy as exc:
+            raise ModelError(f"{self.name}: every model slot is taken") from exc
+
+
+def build_llm(
+    settings: Settings, *, outside: Callable[[], AbstractContextManager[None]] | None = None
+) -> LLM | None:
+    """The LLM the settings ask for (`RICORDA_LLM` = none | llama-cpp | openai), or None.
+    `outside`: what each call runs in (a serving process's `CoreLock.outside`)."""
+    llm = _build_llm(settings)
+    return llm if llm is None or outside is None else OutsideCoreLock(llm, outside)
+
+
+def _build_llm(settings: Settings) -> LLM | None:
     choice = settings.llm.strip().lower()
     if choice in ("", "none", "off"):
         return None

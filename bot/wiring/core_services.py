@@ -273,7 +273,8 @@ class CoreServices:
     def llm(self) -> LLM | None:
         from bot.models.llm_providers import build_llm
 
-        return build_llm(self.settings)
+        # every model call lets go of core's lock under serve (synthesis, rerank, planning)
+        return build_llm(self.settings, outside=self.core_lock.outside)
 
     # -- the fast path (L0 cache, L1 autopaths), feedback, admin and maintenance --------------
 

@@ -22,11 +22,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from core.contracts.errors import ModelError
 from core.contracts.ports import LLM, ChatMessage, ConversationContext
@@ -223,6 +224,9 @@ def parse_reply(
         wrong = [v for v in values if v not in allowed]
         if wrong:
             return Failure("invalid", f"{key} outside the schema: {wrong[:3]}")
+        # more items than the schema allows: the server enforced none of it, so none is trusted
+        if len(values) > props.get(key, {}).get("maxItems", MAX_ITEMS[key]):
+            return Failure("invalid", f"{len(values)} {key}, past the schema's maxItems")
         if values:
             reading[slot] = ",".join(dict.fromkeys(values))
     table = data.get("table", "none")
@@ -233,6 +237,34 @@ def parse_reply(
     if reading[ROUTE] != "narrative" and "metric" not in reading:
         return Failure("no_choice", "a figure without a metric")
     return reading
+
+
+T = TypeVar("T")
+
+
+def within(seconds: float, call: Callable[[], T]) -> T:
+    """`call()`'s result, or `ModelError` once `seconds` have passed, whatever the provider does:
+    the planner's deadline is total even for a provider that keeps its own badly (a call that
+    reads a reply without an end, a local model that does not stop). The call goes on on its
+    daemon thread until it ends by itself; the question no longer waits for it."""
+    values: list[T] = []
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            values.append(call())
+        except BaseException as exc:  # handed to the caller, who raises it
+            errors.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="ricorda-model-planner", daemon=True).start()
+    if not done.wait(max(seconds, 0.0)):
+        raise ModelError(f"the model did not answer within {seconds:g} s")
+    if errors:
+        raise errors[0]
+    return values[0]
 
 
 class ModelPlanner:
@@ -277,8 +309,9 @@ class ModelPlanner:
                           reference=reference, context=context)
         try:
             with self._outside():
-                raw = model.complete(messages, max_tokens=self.max_tokens, temperature=0.0,
-                                     json_schema=schema, timeout=self.timeout)
+                raw = within(self.timeout, lambda: model.complete(
+                    messages, max_tokens=self.max_tokens, temperature=0.0, json_schema=schema,
+                    timeout=self.timeout))
         except ModelBusy:
             log.info("every model slot is taken: the rules answer this question")
             return ModelResult(None, Failure("busy", "every model slot is taken"), 0.0)
