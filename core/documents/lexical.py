@@ -461,7 +461,8 @@ class Bm25Index:
                 self._weight_cache[name] = found
                 self._cached += weight.size
                 while self._cached > _WEIGHT_CACHE_POSTINGS:
-                    self._cached -= self._weight_cache.popitem(last=False)[1].size
+                    _, (_, evicted) = self._weight_cache.popitem(last=False)
+                    self._cached -= evicted.size
         return found
 
     def _weights(self, term: _Term) -> tuple[np.ndarray, np.ndarray]:
