@@ -13,20 +13,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.contracts.documents import DocumentSource
 from core.contracts.errors import ConfigError
-from core.contracts.fact_sources import FactSource
 from core.contracts.types import Source
 from core.documents.source_titles import source_title
 from core.figures.formulas import Formula, parse_formula, rounded
 from core.knowledge.accepted_documents import AcceptedDocuments, parse_accepted
 from core.knowledge.document_sources import parse_document_sources
-from core.knowledge.fact_sources import parse_fact_sources
 from core.knowledge.glossary_rules import glossary_problems
 from core.knowledge.unit_kinds import MetricUnits, UnitKind, parse_unit_kinds
 from core.knowledge.units import LANGUAGES, UnitForm, parse_units, show_value
+
+if TYPE_CHECKING:  # [[facts]] sources: read only by a glossary that declares some
+    from core.contracts.fact_sources import FactSource
 
 _MMDD = re.compile(r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -238,9 +239,7 @@ class _Validator:
             channels=channels,
             competitors=tuple(c for c in competitors if c.strip()),
             documents=self.document_sources(data),
-            facts=parse_fact_sources(data.get("facts"), base_dir=self.base_dir(),
-                                     default_entity=default_entity,
-                                     fail=self._fail_in("facts")),
+            facts=self.fact_sources(data, default_entity),
             units=parse_units(data.get("units"), self.fail),
             titles=self.titles(data),
             derived=self.derived(data, metrics),
@@ -341,6 +340,18 @@ class _Validator:
 
     # -- [[documents]]: declared document sources (core.knowledge.document_sources)
     # ------------------
+
+    def fact_sources(self, data: dict[str, Any], default_entity: str) -> tuple[FactSource, ...]:
+        """The `[[facts]]` sources; their parser (and the wide-table reader it checks layouts
+        with) is imported only for a glossary that declares some: a one-shot `ask` on any
+        other glossary pays nothing for them."""
+        raw = data.get("facts")
+        if raw is None:
+            return ()
+        from core.knowledge.fact_sources import parse_fact_sources
+
+        return parse_fact_sources(raw, base_dir=self.base_dir(), default_entity=default_entity,
+                                  fail=self._fail_in("facts"))
 
     def document_sources(self, data: dict[str, Any]) -> tuple[DocumentSource, ...]:
         base = Path(self.source).parent if self.source else Path(".")
