@@ -138,8 +138,8 @@ def guarded_idf(n_docs: int, df: np.ndarray | float) -> np.ndarray | float:
     return np.log1p((n_docs - df + 0.5) / (df + 0.5))
 
 
-# per-term weights kept between queries, with the term's rows as numpy's index type (48 MB:
-# 8 bytes of float64 and 4 more of the rows' int32 widened; numpy widens int32 rows on every
+# postings whose weights are kept between queries, each with its row as numpy's index type
+# (64 MB: 8 bytes of float64 weight and 8 of intp row; numpy widens int32 rows on every
 # fancy-indexed add, which made adding a posting 3-4x slower than with intp rows)
 _WEIGHT_CACHE_POSTINGS = 4_000_000
 _BOUNDS_KEPT = 100_000  # query terms whose IDF and largest weight are remembered
