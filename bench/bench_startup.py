@@ -24,6 +24,7 @@ swaps every round) so a machine that slows down mid-run slows both; the ratio is
 each round's current/baseline ratio.
 
     python bench/bench_startup.py --ask [--baseline 6a1f750] [--runs 21] [--json]
+    python bench/bench_startup.py --ask --baseline HEAD --runs 1     # the smoke test
 """
 
 from __future__ import annotations
@@ -155,7 +156,9 @@ def compare_ask(baseline: str, runs: int) -> dict[str, object]:
     return {
         "baseline": baseline, "runs": runs, "question": ASK_QUESTION,
         "median_ms": {side: statistics.median(w) for side, w in walls.items()},
-        "quartiles_ms": {side: statistics.quantiles(w, n=4)[::2] for side, w in walls.items()},
+        # one round (the smoke test) has no spread: its quartiles are its value
+        "quartiles_ms": {side: statistics.quantiles(w, n=4)[::2] if len(w) > 1 else [w[0], w[0]]
+                         for side, w in walls.items()},
         "ratio": statistics.median(pairs),
         "own_modules": modules,
     }

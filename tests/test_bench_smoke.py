@@ -86,8 +86,14 @@ SMOKE: dict[str, tuple[Smoke, ...] | str] = {
               r"this tree\s+[\d.]+\s+[\d.]+\s+1\.00x\s+0\n\S+\s+[\d.]+\s+[\d.]+\s+[\d.]+x\s+0\n"),),
     "bench_slack.py": (Smoke(("--senders", "2", "--per-sender", "1", "--slow", "0"),
                              r"cached\s+2\s+\d+\s+\d+\s+[\d.]+[\s\S]*busy core\s+\d+"),),
-    "bench_startup.py": (Smoke(("--runs", "1", "--questions", "2", "--embedder", "hashing"),
-                               r"first / steady, warmed\s+\d"),),
+    "bench_startup.py": (
+        Smoke(("--runs", "1", "--questions", "2", "--embedder", "hashing"),
+              r"first / steady, warmed\s+\d"),
+        # `ask` cold start against a release unpacked from git (this checkout's HEAD here)
+        *([Smoke(("--ask", "--baseline", "HEAD", "--runs", "1"),
+                 r"current / baseline \(median of the rounds' ratios\): [\d.]+x")]
+          if (REPO / ".git").exists() else []),
+    ),
     "bench_storage.py": (Smoke(("--facts", "100", "--turns", "20"), r"record_turn: p50 \d"),),
     "bench_structured.py": (Smoke(("--n", "3", "--runs", "1"),
                                   r"ricorda ask cold start \(median\)\s+\d+ ms"),),
