@@ -14,10 +14,10 @@ from collections.abc import Callable
 from typing import Protocol, TextIO
 
 from core.catalog.lookup import say
-from core.chat.presentation import present, sources_heading
+from core.catalog.presentation import present, sources_heading
+from core.contracts.thinking import while_thinking
 from core.contracts.types import Answer, Request
 from core.language import detect_language
-from core.planning.thinking import while_thinking
 
 PROMPT = "you> "
 QUIT = {"/quit", "/exit", "quit", "exit", ":q"}
@@ -155,7 +155,7 @@ class ConsoleChat:
         """A follow-up with what it carries over (core.question.conversation), kept so a number
         typed
         next narrows the resolved question, as a button does on Telegram and Slack."""
-        core = getattr(self.answerer, "answerer", self.answerer)  # a Cascade wraps one
+        core = getattr(self.answerer, "answerer", self.answerer)  # a pipeline holds one
         resolve = getattr(core, "resolve", None)
         return resolve(request) if callable(resolve) else request
 

@@ -61,6 +61,7 @@ from bot.kb.ingest import ingest_paths  # noqa: E402
 from bot.settings.model import load_settings  # noqa: E402
 from bot.wiring.build import build_app  # noqa: E402
 from core.contracts.types import Request  # noqa: E402
+from core.pipeline.pipeline import Pipeline  # noqa: E402
 
 DEMO = ROOT / "bot" / "demo"
 
@@ -133,9 +134,9 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
     (now both are queued for the learning writer, woken as the answer returns, and served from
     memory meanwhile). Not undone: the replay check comparing frameworks without hashing them
     and the autopath check skipping the hash when no autopath is active (a few µs each)."""
-    from core.fastpath import cascade as cascade_module
+    from core.fastpath import plan_cache as cascade_module
 
-    cascade = app.core.cascade
+    cascade = app.core.pipeline.cache
     queue = cascade.learning.submit
 
     def submit_inline(record) -> None:  # type: ignore[no-untyped-def]
@@ -150,12 +151,13 @@ def as_before(app) -> None:  # type: ignore[no-untyped-def]
 # the steps a serve-mode answer takes besides the L0a lookup, the planner and the turn write,
 # each as a way to take it out of one application (`--steps`, `--floor`)
 STEPS = {
-    "the writer's wake": lambda app: setattr(app.core.cascade.learning, "wake", lambda: None),
+    "the writer's wake": lambda app: setattr(
+        app.core.pipeline.cache.learning, "wake", lambda: None),
     "the version check": lambda app: setattr(app.core.answering, "freshness", None),
     "the conversation's context": lambda app: setattr(
         app.core.answerer, "remember", lambda *args, **kwargs: None
     ),
-    "the metrics": lambda app: setattr(app.core.cascade, "on_answer", None),
+    "the metrics": lambda app: setattr(app.core.pipeline, "on_answer", None),
     "the follow-up check": lambda app: setattr(
         app.core.answerer, "resolve", lambda request: request
     ),
@@ -282,7 +284,7 @@ def serve_loop(
             if with_turn is not None:
                 rows.append(lambda q=q: one("answer_turn", with_turn.answer, q))
             if ask is not None:
-                rows.append(lambda q=q: one("ask_first", ask.core.cascade.answer, q, "planner"))
+                rows.append(lambda q=q: one("ask_first", ask.core.pipeline.answer, q, "planner"))
             served = (app, before, floor, *without.values())
             rows += [lambda q=q, w=w: serve(q, w) for w in served if w is not None]
             # the first row to meet a new question, and the one after the one-shot
@@ -444,13 +446,13 @@ def first_and_repeat(app, question: str, n: int) -> Timings:  # type: ignore[no-
     _, key = cache_key(prepared.text, prepared.language, None)
     out: Timings = {"planner": [], "miss": [], "l0a": []}
     for _ in range(n):
-        out["planner"] += timed(lambda: app.core.answerer.answer(Request(question)), 1)
+        out["planner"] += timed(lambda: Pipeline(app.core.answerer).answer(Request(question)), 1)
         # forget it: the next ask is a first ask (no plan stored, the request never prepared)
         app.storage.fastpaths.delete_by_hash(key)
-        app.core.cascade._requests.clear()
+        app.core.pipeline.forget_requests()
         for level, want in (("miss", "planner"), ("l0a", "L0a")):
             start = time.perf_counter()
-            ans = app.core.cascade.answer(Request(question))
+            ans = app.core.pipeline.answer(Request(question))
             out[level].append((time.perf_counter() - start) * 1000)
             assert ans.served_by == want, (level, ans.served_by)
             app.core.flush_learning()  # the writer thread's turn, untimed (between messages)
@@ -477,7 +479,7 @@ def autopath(n: int) -> list[float]:
             load_settings(data_dir=Path(tmp), embedder=EMBEDDER, l0_cosine_threshold=0.9999)
         )  # L0b: exact matches only
         ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv"])
-        confirmed = app.core.cascade.answer(Request("What was Orbis China revenue in FY2024?"))
+        confirmed = app.core.pipeline.answer(Request("What was Orbis China revenue in FY2024?"))
         app.core.feedback.record(confirmed.turn_id, "bench", "positive", via="bench")
         paraphrase = "Tell me the revenue of Orbis China for FY2024"
         prepared = app.core.answerer.prepare(Request(paraphrase))
@@ -486,7 +488,7 @@ def autopath(n: int) -> list[float]:
         for i in range(n + 20):
             app.storage.fastpaths.delete_by_hash(key)  # else the answer it registered serves by L0a
             start = time.perf_counter()
-            ans = app.core.cascade.answer(Request(paraphrase))
+            ans = app.core.pipeline.answer(Request(paraphrase))
             if i >= 20:  # warm-up
                 out.append((time.perf_counter() - start) * 1000)
             assert ans.served_by == "L1" and "560.4" in ans.text, (ans.served_by, ans.text)
@@ -513,7 +515,7 @@ def narrative(runs: int) -> Timings | None:
         )
         ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv", DEMO / "docs"])
         question = "What drove the decline of the online channel?"
-        app.core.cascade.answer(Request(question))  # warm-up: loads the model
+        app.core.pipeline.answer(Request(question))  # warm-up: loads the model
         out = first_and_repeat(app, question, runs)
         app.close()
     return out

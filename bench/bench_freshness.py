@@ -43,6 +43,7 @@ from bot.wiring.build import App, build_app  # noqa: E402
 from core.contracts.ports import Chunk  # noqa: E402
 from core.contracts.types import Request, Route  # noqa: E402
 from core.knowledge.freshness import Freshness  # noqa: E402
+from core.pipeline.pipeline import Pipeline  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
 from storage.kb_version import DOCUMENTS, FACTS, GLOSSARY, SqlKbVersions  # noqa: E402
 
@@ -82,22 +83,22 @@ def check_cost(app: App, n: int, dialect: str) -> list[tuple[str, float, float]]
     )
     throttled.baseline()
     for i in range(min(300, n)):  # warm-up
-        answerer.answer(request(i))
+        Pipeline(answerer).answer(request(i))
     alone: list[float] = []
     checked: list[float] = []
     default: list[float] = []
     check_only: list[float] = []
     for i in range(n):
         t = time.perf_counter()
-        answerer.answer(request(i))
+        Pipeline(answerer).answer(request(i))
         alone.append(time.perf_counter() - t)
         t = time.perf_counter()
         every.check()
-        answerer.answer(request(i))
+        Pipeline(answerer).answer(request(i))
         checked.append(time.perf_counter() - t)
         t = time.perf_counter()
         throttled.check()
-        answerer.answer(request(i))
+        Pipeline(answerer).answer(request(i))
         default.append(time.perf_counter() - t)
         t = time.perf_counter()
         every.check()

@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.knowledge.glossary import Glossary, Term
+from core.knowledge.glossary import Glossary
+from core.knowledge.glossary_terms import Term
 from core.knowledge.metric_phrase import MetricPhrases
 
 NAMES = {

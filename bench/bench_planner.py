@@ -186,9 +186,10 @@ def accuracy(answerer: Answerer, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def replay(answerer: Answerer, embedder_name: str = "use", limit: int | None = None
            ) -> dict[str, Any]:
-    """The REPLAY questions (the first `limit`) asked three ways through the cascade."""
+    """The REPLAY questions (the first `limit`) asked three ways through the pipeline."""
     from bot.models.embedders import HashingEmbedder, UseEmbedder
-    from core.fastpath.cascade import Cascade
+    from core.fastpath.plan_cache import PlanCache
+    from core.pipeline.pipeline import Pipeline
     from storage.db import open_database
     from storage.fastpath_store import SqlFastpathStore
 
@@ -197,8 +198,12 @@ def replay(answerer: Answerer, embedder_name: str = "use", limit: int | None = N
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_database(f"sqlite:///{os.path.join(tmp, 'r.db')}")
-        cascade = Cascade(answerer=answerer, fastpaths=SqlFastpathStore(engine),
-                          embedder=lambda: embedder, thresholds=lambda: embedder.thresholds)
+        cascade = Pipeline(answerer, PlanCache(
+            fastpaths=SqlFastpathStore(engine),
+            catalog=answerer.catalog,
+            embedder=lambda: embedder,
+            thresholds=lambda: embedder.thresholds,
+        ))
         for first, paraphrase in REPLAY[:limit]:
             answers = []
             for text in (first, paraphrase, first):

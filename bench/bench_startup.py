@@ -59,7 +59,7 @@ def child(data: Path, mode: str, kind: str, questions: int = 100,
     from core.contracts.types import Request
 
     app = build_app(load_settings(data_dir=data, embedder=embedder, reference_date="2026-06-15"))
-    app.core.cascade  # noqa: B018  (what serve did before: the glossary checked, nothing else)
+    app.core.pipeline  # noqa: B018  (what serve did before: the glossary checked, nothing else)
     if mode == "warmed":
         from bot.serve.warmup import warm
 
@@ -68,7 +68,7 @@ def child(data: Path, mode: str, kind: str, questions: int = 100,
 
     def ask(text: str) -> float:
         t = time.perf_counter()
-        app.core.cascade.answer(Request(text=text, chat="bench:1", user="bench"))
+        app.core.pipeline.answer(Request(text=text, chat="bench:1", user="bench"))
         return (time.perf_counter() - t) * 1000
 
     first = ask(NEW[kind])

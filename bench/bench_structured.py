@@ -28,6 +28,7 @@ from benchkit import nearest_rank  # noqa: E402
 
 from core.contracts.types import Fact, Period, PeriodType, Request, Source  # noqa: E402
 from core.knowledge.glossary import parse_glossary  # noqa: E402
+from core.pipeline.pipeline import Pipeline  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.fact_store import SqlFactStore  # noqa: E402
@@ -82,11 +83,12 @@ def facts() -> list[Fact]:
 
 def time_answers(answerer: Answerer, n: int, *, render: bool = False) -> list[float]:
     """Per question, ms to the answer; with `render`, to the Telegram HTML a user receives
-    (core.chat.presentation + adapters/telegram/render.py, as the chat flow sends it)."""
+    (core.catalog.presentation + adapters/telegram/render.py, as the chat flow sends it)."""
     from adapters.telegram.render import answer_messages
-    from core.chat.presentation import present
+    from core.catalog.presentation import present
 
     out = []
+    pipeline = Pipeline(answerer)  # the bare answer: every question planned, no plan cache
     for i in range(n):
         request = Request(
             text=f"What was Entity {i % N_ENTITIES:02d} metric{i % N_METRICS:02d} "
@@ -94,7 +96,7 @@ def time_answers(answerer: Answerer, n: int, *, render: bool = False) -> list[fl
             reference_date=REF,
         )
         start = time.perf_counter()
-        answer = answerer.answer(request)
+        answer = pipeline.answer(request)
         if render:
             answer_messages(present(answer))
         out.append((time.perf_counter() - start) * 1000)
@@ -105,6 +107,7 @@ def time_answers(answerer: Answerer, n: int, *, render: bool = False) -> list[fl
 def time_tables(answerer: Answerer, n: int) -> list[float]:
     """A 5-period x 4-entity series: 20 exact lookups and the table, no turn write."""
     out = []
+    pipeline = Pipeline(answerer)
     for i in range(n):
         first = 2006 + i % 15
         entities = ", ".join(f"Entity {(i + k) % N_ENTITIES:02d}" for k in range(3))
@@ -114,7 +117,7 @@ def time_tables(answerer: Answerer, n: int) -> list[float]:
             reference_date=REF,
         )
         start = time.perf_counter()
-        answer = answerer.answer(request)
+        answer = pipeline.answer(request)
         out.append((time.perf_counter() - start) * 1000)
         assert len(answer.facts) == 20 and answer.plan["steps"][0]["tool"] == "series_table"
     return out

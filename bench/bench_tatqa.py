@@ -184,7 +184,7 @@ class Asker:
         from core.question.conversation import STANDALONE
 
         core = self.app.core
-        answer = core.cascade.answer(Request(text=text, chat="console:local", user="cli",
+        answer = core.pipeline.answer(Request(text=text, chat="console:local", user="cli",
                                              reference_date=core.today(),
                                              conversation=STANDALONE))
         return json.loads(_json_line(answer.to_dict()))

@@ -101,7 +101,7 @@ class InProcess:
         from core.question.conversation import STANDALONE
 
         app = self._app(reference_date(entry))
-        answer = app.core.cascade.answer(
+        answer = app.core.pipeline.answer(
             Request(text=entry["question"], chat=entry.get("chat") or "console:local",
                     user="cli", reference_date=app.core.today(), conversation=STANDALONE)
         )

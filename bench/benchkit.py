@@ -55,4 +55,4 @@ def warm_acme(app: Any, chat: str) -> None:
 
     ingest_paths(app, [ACME / "glossary.toml", ACME / "facts.csv"])
     for q in ACME_QUESTIONS:
-        app.core.cascade.answer(Request(text=q, chat=chat, user=chat))
+        app.core.pipeline.answer(Request(text=q, chat=chat, user=chat))

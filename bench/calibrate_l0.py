@@ -26,8 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 from bot.models.embedders import HashingEmbedder, UseEmbedder  # noqa: E402
 from core.contracts.types import Request  # noqa: E402
-from core.fastpath.cascade import Cascade  # noqa: E402
+from core.fastpath.plan_cache import PlanCache  # noqa: E402
 from core.knowledge.glossary import load_glossary  # noqa: E402
+from core.pipeline.pipeline import Pipeline  # noqa: E402
 from core.planning.answering import Answerer  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.fact_files import read_fact_file  # noqa: E402
@@ -72,14 +73,14 @@ def calibrate(
         planner = Answerer(glossary=glossary, facts=facts, today=lambda: REF, now=lambda: NOW)
         fastpaths = SqlFastpathStore(engine)
         for t in thresholds:
-            cascade = Cascade(
-                answerer=planner,
+            cascade = Pipeline(planner, PlanCache(
                 fastpaths=fastpaths,
+                catalog=planner.catalog,
                 embedder=lambda: embedder,
                 thresholds=lambda: embedder.thresholds,
                 l0_threshold=t,
                 clock=lambda: NOW,
-            )
+            ))
             hits1 = hits0 = wrong = 0
             for pair in pairs:
                 fastpaths.purge_all()
@@ -89,7 +90,7 @@ def calibrate(
                 if got.served_by == "L0b":
                     hits1 += pair["label"] == 1
                     hits0 += pair["label"] == 0
-                    expected = planner.answer(request)
+                    expected = Pipeline(planner).answer(request)
                     # a paraphrase the rules do not know is the point of L0b: only a differing
                     # answer where the planner itself had a real answer, or any differing
                     # answer on a non-paraphrase, is wrong

@@ -114,7 +114,7 @@ def draw(platform: str, lines: list[str], chart: bytes | None, *, chart_first: b
 
 def main() -> None:
     from adapters.charts import chart_for, render_chart
-    from core.chat.presentation import present
+    from core.catalog.presentation import present
 
     answer = demo_answer()
     shown = present(answer)

@@ -114,7 +114,7 @@ def engine(db_url: str) -> Iterator[Engine]:
 def plans_stored(fastpaths: FastpathStore, *questions: str, timeout: float = 30.0) -> int:
     """The number of stored plans once each of `questions` has its plan stored. A serving bot in
     another process stores a new plan a moment after the answer (its learning writer, woken as
-    the answer returns: core.fastpath.cascade), and in the order the answers were given; the
+    the answer returns: core.pipeline.pipeline), and in the order the answers were given; the
     test waits for that state itself, not for a quiet period that a busy machine can fake."""
     from core.fastpath.canonical import cache_key
     from core.language import detect_language

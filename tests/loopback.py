@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 
-
 _HANDED_OUT: set[int] = set()
 
 

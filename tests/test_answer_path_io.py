@@ -52,7 +52,7 @@ def test_the_turn_is_stored_before_the_answer_returns_and_the_plan_a_moment_afte
     app = serve_app(tmp_path)
     db = tmp_path / "ricorda.db"
     try:
-        writer = app.core.cascade.learning
+        writer = app.core.pipeline.cache.learning
         with writer._cond:  # the writer cannot store anything while this is held
             ans = app.core.answering.answer(Request(CHINA24))
             assert ans.served_by == "planner"
@@ -86,11 +86,12 @@ def test_a_follow_up_continues_the_context_the_writer_has_not_stored_yet(
     try:
         # the question's plan is stored already (asked in another chat): its repeat registers
         # no plan, so the follow-up does not wait for the writer (a chat waits only for a plan
-        # its own last answer registered: core/fastpath/cascade.py) and reads the context from
+        # its own last answer registered: core/pipeline/pipeline.py) and reads the context from
         # memory
         app.core.answering.answer(Request(CHINA24, chat="telegram:8"))
-        app.core.cascade.flush()
-        with app.core.cascade.learning._cond:  # the writer cannot store anything while this is held
+        app.core.pipeline.flush()
+        # the writer cannot store anything while this is held
+        with app.core.pipeline.cache.learning._cond:
             answer = app.core.answering.answer
             first = answer(Request(CHINA24, chat="telegram:7", conversation="t1"))
             follow = answer(Request("and Hong Kong?", chat="telegram:7", conversation="t1"))

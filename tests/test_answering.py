@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 
 from core.contracts.types import FactStatus, Request, Route
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from tests.acme import REF, MemoryFacts, read_acme_facts
 
@@ -15,7 +16,7 @@ CLEARED = "telegram:9001"  # cleared for ACME Labs: group totals are shown here 
 
 
 def ask(answerer: Answerer, text: str, **kw) -> object:  # type: ignore[no-untyped-def]
-    return answerer.answer(Request(text=text, reference_date=kw.pop("ref", REF), **kw))
+    return Pipeline(answerer).answer(Request(text=text, reference_date=kw.pop("ref", REF), **kw))
 
 
 # --- query_metric: the three statuses -----------------------------------------------------

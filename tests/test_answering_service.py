@@ -1,4 +1,4 @@
-"""The knowledge-base check before an answer, in core (core.planning.answering_service): the
+"""The knowledge-base check before an answer, in core (core.pipeline.answering_service): the
 glossary and the facts follow what the database holds, with fakes for the ports. The same
 promise across processes is tested in tests/test_kb_freshness.py."""
 
@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from core.contracts.types import Request
-from core.fastpath.cascade import Cascade
 from core.knowledge.current_glossary import CurrentGlossary
 from core.knowledge.freshness import FACTS, GLOSSARY
+from core.pipeline.answering_service import AnsweringService
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
-from core.planning.answering_service import AnsweringService
 from tests.acme import ACME
 
 
@@ -47,7 +47,7 @@ class Facts:
         self.catch_ups += 1
 
 
-class FakeCascade:
+class FakePipeline:
     """Records the answerer each answer was given."""
 
     def __init__(self, answerer: object) -> None:
@@ -58,7 +58,7 @@ class FakeCascade:
         return self.answerer
 
 
-def service(text: str) -> tuple[AnsweringService, Texts, Versions, Facts, FakeCascade]:
+def service(text: str) -> tuple[AnsweringService, Texts, Versions, Facts, FakePipeline]:
     texts, versions, facts = Texts(text), Versions(), Facts()
     glossary = CurrentGlossary(texts)
     built = iter(range(1, 100))
@@ -66,9 +66,9 @@ def service(text: str) -> tuple[AnsweringService, Texts, Versions, Facts, FakeCa
     def answerer() -> Answerer:  # a new "answerer" per glossary, named by its order
         return cast("Answerer", (next(built), glossary.get()))
 
-    cascade = FakeCascade(answerer())
+    cascade = FakePipeline(answerer())
     answering = AnsweringService(
-        cast("Cascade", cascade), glossary=glossary, answerer_for_glossary=answerer,
+        cast("Pipeline", cascade), glossary=glossary, answerer_for_glossary=answerer,
         facts=facts, versions=versions, baseline=versions.read(),
     )
     return answering, texts, versions, facts, cascade
@@ -108,7 +108,7 @@ def test_without_versions_nothing_is_checked() -> None:
     texts, facts = Texts(GLOSSARY_TEXT), Facts()
     glossary = CurrentGlossary(texts)
     answering = AnsweringService(
-        cast("Cascade", FakeCascade(None)), glossary=glossary,
+        cast("Pipeline", FakePipeline(None)), glossary=glossary,
         answerer_for_glossary=lambda: cast("Answerer", None), facts=facts, versions=None,
     )
     answering.ensure_fresh(force=True)

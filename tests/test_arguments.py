@@ -11,13 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.question.arguments import (
-    Arguments,
-    Binding,
-    extract_arguments,
-    resolve_relative_date,
-    resolve_time_window,
-)
+from core.question.argument_scan import Arguments, Binding
+from core.question.arguments import extract_arguments
+from core.question.time_arguments import resolve_relative_date, resolve_time_window
 
 REF = date(2025, 3, 15)  # a Saturday; FY2025 is the current fiscal year
 KINDS = (
@@ -259,6 +255,13 @@ def test_any_text_is_read_without_error(text: str) -> None:
     _check(text)
 
 
+@pytest.mark.parametrize("text", ["LAST ~0", "the last ~ 3", "past ~/x 2 days"])
+def test_a_rule_never_claims_text_an_earlier_rule_claimed(text: str) -> None:
+    """Found by the property above: "~" claimed as the home folder left "LAST  0" (a blank
+    where it was) for the "last N" rule, which then claimed the "~" a second time."""
+    _check(text)
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_repeated)
 def test_long_repetitive_text_takes_bounded_time(text: str) -> None:
@@ -278,9 +281,10 @@ def test_adversarial_text_takes_bounded_time(text: str) -> None:
 def test_every_rule_compiles_although_rules_compile_lazily() -> None:
     """Rules compile on first use; a broken pattern must still fail here, not on a user's
     question that happens to contain its hint."""
-    from core.question.arguments import _STAGES, _compiled
+    from core.question.argument_scan import compiled
+    from core.question.arguments import _STAGES
 
     patterns = [rule.pattern for _, rules in _STAGES for rule in rules]
     assert len(patterns) > 20
     for pattern in patterns:
-        _compiled(pattern)
+        compiled(pattern)

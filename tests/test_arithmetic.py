@@ -21,6 +21,7 @@ from core.contracts.types import Fact, Period, PeriodType, Request, Source, Tabl
 from core.figures import arithmetic as ar
 from core.knowledge.glossary import load_glossary, parse_glossary
 from core.knowledge.names import NameIndex
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
 from tests.acme import MemoryFacts
@@ -42,7 +43,7 @@ def answerer(glossary) -> Answerer:  # type: ignore[no-untyped-def]
 
 
 def ask(answerer: Answerer, text: str, chat: str = UNCLEARED):  # type: ignore[no-untyped-def]
-    return answerer.answer(Request(text, chat=chat, reference_date=REF))
+    return Pipeline(answerer).answer(Request(text, chat=chat, reference_date=REF))
 
 
 def head(ans):  # type: ignore[no-untyped-def]

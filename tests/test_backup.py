@@ -49,7 +49,7 @@ def backup(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     def answer_meanwhile() -> None:
         while not done.is_set():
-            answer = app.core.cascade.answer(Request(text=FIGURE, chat="console:serve"))
+            answer = app.core.pipeline.answer(Request(text=FIGURE, chat="console:serve"))
             answered.append(answer.turn_id)
 
     worker = threading.Thread(target=answer_meanwhile)

@@ -82,11 +82,11 @@ def test_the_oversized_question_is_bounded_in_every_language(app: App, language:
     calls = _counting(app)
     question = padded(OVERSIZED[language])
     assert len(question) == 2000
-    app.core.cascade.answer(Request("revenue", chat=CHAT, reference_date=REF))  # warm: imports
+    app.core.pipeline.answer(Request("revenue", chat=CHAT, reference_date=REF))  # warm: imports
     tracemalloc.start()
     try:
         calls["lookups"] = 0
-        ans = app.core.cascade.answer(Request(question, chat=CHAT, reference_date=REF))
+        ans = app.core.pipeline.answer(Request(question, chat=CHAT, reference_date=REF))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -104,7 +104,7 @@ def test_database_growth_per_question_is_bounded(tmp_path: Path) -> None:
     application = build_app(load_settings(data_dir=tmp_path / "data", embedder="hashing"))
     try:
         ingest_paths(application, [DEMO / "glossary.toml", DEMO / "facts.csv"])
-        ask = application.core.cascade.answer
+        ask = application.core.pipeline.answer
         ask(Request("revenue", chat=CHAT, reference_date=REF))
         files = list((tmp_path / "data").glob("*.db*"))
         before = sum(f.stat().st_size for f in files)
@@ -127,7 +127,7 @@ def test_database_growth_per_question_is_bounded(tmp_path: Path) -> None:
 def test_a_range_too_long_is_said_never_answered_as_its_two_ends(
     app: App, question: str, expected: str
 ) -> None:
-    ans = app.core.cascade.answer(Request(question, chat=CHAT, reference_date=REF))
+    ans = app.core.pipeline.answer(Request(question, chat=CHAT, reference_date=REF))
     assert expected in ans.text
     assert ans.facts == []  # not FY2001 and FY2024, not FY2100
 
@@ -142,13 +142,13 @@ def test_a_long_range_of_years_is_answered_over_the_years_with_figures_and_says_
 ) -> None:
     """Issue 33: a range partly outside the data is answered over the periods that exist (here
     FY2021-FY2025, within the bound), naming the range used, never as its two ends."""
-    ans = app.core.cascade.answer(Request(question, chat=CHAT, reference_date=REF))
+    ans = app.core.pipeline.answer(Request(question, chat=CHAT, reference_date=REF))
     assert expected in ans.text
     assert len(ans.to_dict()["tables"][0]["rows"]) == 5
 
 
 def test_a_range_within_the_bound_is_still_a_series(app: App) -> None:
-    ans = app.core.cascade.answer(Request("China revenue from 2021 to 2025", chat=CHAT,
+    ans = app.core.pipeline.answer(Request("China revenue from 2021 to 2025", chat=CHAT,
                                      reference_date=REF))
     assert len(ans.to_dict()["tables"][0]["rows"]) == 5
 
@@ -158,7 +158,7 @@ def test_an_answer_longer_than_the_bound_is_cut_and_says_so(tmp_path: Path) -> N
                                           max_answer_chars=600))
     try:
         ingest_paths(application, [DEMO / "glossary.toml", DEMO / "facts.csv"])
-        ans = application.core.cascade.answer(Request(
+        ans = application.core.pipeline.answer(Request(
             "Revenue, EBITDA and net income for Orbis China, Orbis Italia and Orbis Hong Kong "
             "in FY2024 and FY2025", chat=CHAT, reference_date=REF))
         turn = application.storage.turns.get_turn(ans.turn_id)

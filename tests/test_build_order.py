@@ -63,7 +63,7 @@ from bot.wiring.build import build_app
 from core.contracts.types import Request
 app = build_app(load_settings(), one_shot=True)
 at_start = list(app.core.built)
-answer = app.core.cascade.answer(Request(sys.argv[1], chat="t", user="u"))
+answer = app.core.pipeline.answer(Request(sys.argv[1], chat="t", user="u"))
 print(json.dumps({
     "at_start": at_start, "built": app.core.built, "text": answer.text,
     "loaded": sorted(m for m in ("bot.models.embedders", "bot.models.llm_providers",
@@ -97,7 +97,7 @@ def test_a_serving_process_builds_in_the_written_order_whatever_it_reads_first(
         assert app.core.built == list(AT_START)  # the light parts, at start, in order
     by_feedback.core.feedback  # noqa: B018 (what a verdict reaches first)
     by_answering.core.answering  # noqa: B018 (what a chat question reaches first)
-    by_cascade.core.cascade  # noqa: B018
+    by_cascade.core.pipeline  # noqa: B018
     for app in (by_feedback, by_answering, by_cascade):
         assert app.core.built == [*AT_START, *ANSWER_PATH]
         assert not set(HEAVY) & set(app.core.built)

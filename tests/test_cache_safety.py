@@ -20,8 +20,9 @@ from core.contracts.ports import Chunk, ConversationContext, ScoredChunk
 from core.contracts.types import Answer, Passage, Request, Source
 from core.documents.narrative import NarrativeResult, empty_result
 from core.fastpath.autopath import Autopaths
-from core.fastpath.cascade import Cascade
 from core.fastpath.feedback import Feedback
+from core.fastpath.plan_cache import PlanCache
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from storage.autopath_store import SqlAutopathStore
 from storage.conversation_store import SqlConversationStore
@@ -125,7 +126,7 @@ class FrozenConversations:
 
 @dataclass
 class Bot:
-    cascade: Cascade
+    cascade: Pipeline
     planner: Answerer
     feedback: Feedback
     fastpaths: SqlFastpathStore
@@ -167,14 +168,13 @@ def bot(tmp_path: Path, acme_glossary: Any, embedder: Any) -> Bot:
     autopaths = Autopaths(
         SqlAutopathStore(engine), thresholds=embedder.thresholds, clock=lambda: now[0]
     )
-    cascade = Cascade(
-        answerer=answerer(turns, conversations),
+    cascade = Pipeline(answerer(turns, conversations), PlanCache(
         fastpaths=fastpaths,
         autopaths=autopaths,
         embedder=lambda: embedder,
         thresholds=lambda: embedder.thresholds,
         clock=lambda: now[0],
-    )
+    ))
     yield Bot(
         cascade,
         answerer(ReadOnlyTurns(turns), frozen),
@@ -198,7 +198,7 @@ def ask(
                       conversation=conversation)
     bot.conversations.freeze(request.chat, request.conversation_key)
     ans = bot.cascade.answer(request)
-    expected = bot.planner.answer(request)
+    expected = Pipeline(bot.planner).answer(request)
     if expected.succeeded or ans.served_by == "planner":
         # where the planner has a real answer, every level must give exactly that answer; where
         # it has none (a paraphrase its rules miss), a fitting cached plan may do better

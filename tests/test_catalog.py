@@ -129,7 +129,7 @@ ALLOWED_TEXT = {
     # an assumption's reason code in `ask --json`; the reader sees its note, from the catalog
     ("core/figures/aggregate.py", "last complete fiscal year"),
     ("core/figures/clarify.py", "last complete fiscal year"),
-    ("core/figures/tabulate.py", "last complete fiscal year"),
+    ("core/figures/table_parts.py", "last complete fiscal year"),
     ("core/figures/clarify.py", "the latest complete one"),
     ("core/figures/change.py", "not named in the question"),
     ("core/figures/tabulate.py", "not named in the question"),

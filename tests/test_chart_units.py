@@ -15,6 +15,7 @@ import pytest
 from adapters.charts import draw
 from core.contracts.types import Request, Table
 from core.knowledge.glossary import load_glossary
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from storage.fact_files import read_fact_file
 from tests.acme import MemoryFacts
@@ -67,7 +68,7 @@ def drawn(table: Table) -> tuple[list[float], str]:
                                                                    in QUESTIONS])
 def test_every_chart_plots_its_tables_values_in_the_unit_of_its_axis(
         answerer: Answerer, kind: str, lang: str) -> None:
-    ans = answerer.answer(Request(QUESTIONS[(kind, lang)], chat="telegram:5",
+    ans = Pipeline(answerer).answer(Request(QUESTIONS[(kind, lang)], chat="telegram:5",
                                   reference_date=REF))
     (table,) = [s for s in ans.segments if isinstance(s, Table)]
     assert table.kind == kind.removeprefix("period-") and table.unit == AXIS[lang]

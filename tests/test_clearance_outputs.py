@@ -57,7 +57,7 @@ def app(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[App]:
 
 def _ask(app: App, text: str, chat: str) -> str:
     request = Request(text, chat=chat, reference_date=dt.date(2026, 6, 15))
-    return app.core.cascade.answer(request).text
+    return app.core.pipeline.answer(request).text
 
 
 def test_admin_listing_hides_a_cleared_chats_question_from_uncleared_viewers(app: App) -> None:

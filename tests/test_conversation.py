@@ -13,6 +13,7 @@ from core.chat.option_tap import tap_request
 from core.contracts.ports import ConversationContext
 from core.contracts.types import Answer, Request, Route
 from core.knowledge.glossary import Glossary
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from core.question.conversation import STANDALONE, carried_slots
 from core.question.intent import Intent
@@ -58,7 +59,7 @@ def make_answerer(glossary: Glossary, store: Any, clock: Clock, **kwargs: Any) -
 
 
 def ask(answerer: Answerer, text: str, chat: str = UNCLEARED, conversation: str = "") -> Answer:
-    return answerer.answer(Request(text, chat=chat, user="u1", reference_date=REF,
+    return Pipeline(answerer).answer(Request(text, chat=chat, user="u1", reference_date=REF,
                                    conversation=conversation))
 
 
@@ -249,7 +250,7 @@ def ask_tap(answerer: Answerer, turns: MemoryTurns, ans: Answer, slot: str, valu
     turn.options = [*turn.options, {"label": value, "slot": slot, "value": value}]
     request = tap_request(turn, len(turn.options) - 1, chat=UNCLEARED, user="u1")
     assert request is not None
-    return answerer.answer(request)
+    return Pipeline(answerer).answer(request)
 
 
 # -- the rule itself, without an answerer ---------------------------------------------------
@@ -269,7 +270,7 @@ def test_carried_slots_needs_a_context_with_a_figure() -> None:
 def test_the_console_narrows_a_follow_up_by_number(answerer: Answerer) -> None:
     from adapters.console import ConsoleChat
 
-    console = ConsoleChat(answerer, chat=UNCLEARED, today=lambda: REF)
+    console = ConsoleChat(Pipeline(answerer), chat=UNCLEARED, today=lambda: REF)
     console.handle("What was ACME China revenue?")  # assumed period: options to narrow it
     shown = console.handle("and Hong Kong?")
     assert "455" in shown and "Carried over" in shown

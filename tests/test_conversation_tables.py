@@ -14,7 +14,7 @@ from core.knowledge.glossary import Glossary
 from core.planning.answering import Answerer
 from core.question.conversation import TABLE, carried_slots
 from core.question.intent import Intent
-from core.question.range_parse import Analysis, from_shape
+from core.question.table_shape import Analysis, from_shape
 from storage.conversation_store import MemoryConversationStore
 from tests.acme import MemoryTurns
 from tests.test_conversation import Clock, ask, ask_tap, carried_text, make_answerer

@@ -10,6 +10,7 @@ from core.figures.default_period import DefaultPeriod, default_period
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from tests.acme import MemoryFacts, acme_glossary, read_acme_facts
 
@@ -60,9 +61,10 @@ def test_a_restricted_entity_is_not_looked_at_for_an_uncleared_chat(
 def test_the_answer_says_which_year_it_fell_back_to(acme_glossary: Glossary) -> None:
     answerer = Answerer(glossary=acme_glossary, facts=MemoryFacts(read_acme_facts()),
                         today=lambda: IN_2027)
-    answer = answerer.answer(Request("What was ACME China revenue?", reference_date=IN_2027))
+    answer = Pipeline(answerer).answer(
+        Request("What was ACME China revenue?", reference_date=IN_2027))
     assert answer.facts[0].fact is not None and answer.facts[0].fact.value == 1188
     assert "FY2025 (the latest fiscal year with a figure: FY2026 has none yet)" in answer.text
-    named = answerer.answer(Request("What was ACME China revenue in FY2026?",
+    named = Pipeline(answerer).answer(Request("What was ACME China revenue in FY2026?",
                                     reference_date=IN_2027))
     assert named.facts[0].fact is None and "1,188" not in named.text

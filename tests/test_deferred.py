@@ -9,6 +9,7 @@ import pytest
 from core.contracts.deferred import Deferred, deferred
 from core.contracts.types import FactStatus, Request
 from core.knowledge.glossary import Glossary
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from core.question.conversation import STANDALONE
 from tests.acme import REF, MemoryFacts, MemoryTurns, read_acme_facts
@@ -93,7 +94,7 @@ def test_a_structured_answer_builds_neither_the_narrative_nor_the_conversation_s
         narrative=narrative,  # type: ignore[arg-type]
         conversations=conversations,  # type: ignore[arg-type]
     )
-    ans = answerer.answer(Request(text="What was ACME China revenue in FY2024?",
+    ans = Pipeline(answerer).answer(Request(text="What was ACME China revenue in FY2024?",
                                   reference_date=REF, conversation=STANDALONE))
     assert ans.facts[0].status is FactStatus.FOUND
     assert not narrative.built and not conversations.built

@@ -17,10 +17,11 @@ import pytest
 from core.contracts.errors import ConfigError
 from core.contracts.types import Fact, FactStatus, Period, PeriodType, Request, Route, Source
 from core.figures.derived import DerivedFact, query_derived
-from core.figures.formulas import Formula, rounded
 from core.figures.structured import StructuredChannel
+from core.knowledge.formulas import Formula, rounded
 from core.knowledge.glossary import Glossary, load_glossary, parse_glossary
 from core.knowledge.names import NameIndex
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
 from tests.acme import MemoryFacts, read_acme_facts
@@ -57,7 +58,8 @@ def demo(demo_glossary: Glossary) -> Answerer:
 
 
 def ask(answerer: Answerer, text: str, chat: str = UNCLEARED, **fixed: str) -> Any:
-    return answerer.answer(Request(text, chat=chat, reference_date=REF, fixed_slots=fixed))
+    return Pipeline(answerer).answer(
+        Request(text, chat=chat, reference_date=REF, fixed_slots=fixed))
 
 
 # ---------------------------------------------------------------- names: derived wins

@@ -31,6 +31,7 @@ from bot.wiring.build import App, build_app
 from core.contracts.types import Answer, Period, PeriodType, Request
 from core.knowledge.disclosure import find_disclosures
 from core.knowledge.glossary import load_glossary
+from core.pipeline.pipeline import Pipeline
 from storage.fact_files import read_fact_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,7 +76,7 @@ def open_demo(root: Path, db_url: str | None = None, policy: str | None = None) 
 
 
 def ask(app: App, text: str, chat: str = UNCLEARED) -> Answer:
-    return app.core.cascade.answer(Request(text, chat=chat, reference_date=REF))
+    return app.core.pipeline.answer(Request(text, chat=chat, reference_date=REF))
 
 
 def phrase(period: Period) -> str:
@@ -177,7 +178,7 @@ def test_a_cleared_chat_still_sees_the_group_and_labs(app: App) -> None:
 
 def test_a_follow_up_stays_protected(app: App) -> None:
     ask(app, "revenue by entity FY2024")
-    ans = app.core.cascade.answer(Request("and FY2025?", chat=UNCLEARED, reference_date=REF))
+    ans = app.core.pipeline.answer(Request("and FY2025?", chat=UNCLEARED, reference_date=REF))
     assert (GROUP, "TOTAL") not in values(ans) and withheld(ans)
 
 
@@ -316,15 +317,15 @@ def test_a_restricted_channel_is_protected_like_a_restricted_unit() -> None:
         b2b, type(total)("REVENUE", "ORBIS_CN", total.period, "TOTAL",
                          total.value + b2b.value, "EUR_M", total.source)]
     answerer = Answerer(glossary=glossary, facts=MemoryFacts(facts), today=lambda: REF)
-    ans = answerer.answer(Request("Orbis China revenue by channel FY2024", chat=UNCLEARED,
+    ans = Pipeline(answerer).answer(Request("Orbis China revenue by channel FY2024", chat=UNCLEARED,
                                   reference_date=REF))
     shown = values(ans)
     assert ("ORBIS_CN", "TOTAL") not in shown and ("ORBIS_CN", "ONLINE") in shown
     assert "B2B" not in ans.text and "wholesale" not in ans.text
     assert "Online and Retail together" in ans.text
     assert "The total isn't shown in this chat" in ans.text
-    cleared = answerer.answer(Request("Orbis China revenue by channel FY2024", chat=CLEARED,
-                                      reference_date=REF))
+    cleared = Pipeline(answerer).answer(
+        Request("Orbis China revenue by channel FY2024", chat=CLEARED, reference_date=REF))
     assert values(cleared)[("ORBIS_CN", "B2B")] == Decimal("7.7")
 
 

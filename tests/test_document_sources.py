@@ -60,7 +60,7 @@ def ingest(app: App, *paths: Path, prune: bool = False) -> list[str]:
 
 
 def ask(app: App, chat: str, question: str = QUESTION) -> str:
-    answer = app.core.cascade.answer(Request(question, chat=chat))
+    answer = app.core.pipeline.answer(Request(question, chat=chat))
     return json.dumps(answer.to_dict(), ensure_ascii=False)
 
 

@@ -119,7 +119,7 @@ def test_embedder_failure_leaves_the_planner_answering(tmp_path: Path) -> None:
         # what every cached lookup will use now
         app.core.documents.__dict__["embedder"] = BrokenEmbedder()
         for question in (CHINA_2024, "ACME China revenue FY2024, please", CHINA_2024):
-            answer = app.core.cascade.answer(Request(text=question, chat="console:f", user="u"))
+            answer = app.core.pipeline.answer(Request(text=question, chat="console:f", user="u"))
             assert [f.fact.value for f in answer.facts if f.fact] == [1320.0], answer.text
             assert answer.served_by in ("planner", "L0a")
         assert len(app.storage.turns.recent_turns(10, chat="console:f")) == 3

@@ -110,7 +110,7 @@ def sample(text: str, name: str, **labels: str) -> float | None:
 
 def test_metrics_count_answers_by_route_and_level(app: App, server: HealthServer) -> None:
     for _ in range(3):
-        assert app.core.cascade.answer(Request(CHINA24)).succeeded
+        assert app.core.pipeline.answer(Request(CHINA24)).succeeded
     status, body = get(server, "/metrics")
     assert status == 200
     # the first was planned, the next two replayed from the exact-hash cache
@@ -121,7 +121,7 @@ def test_metrics_count_answers_by_route_and_level(app: App, server: HealthServer
 
 
 def test_metrics_count_feedback_by_verdict(app: App, server: HealthServer) -> None:
-    turn = app.core.cascade.answer(Request(CHINA24)).turn_id
+    turn = app.core.pipeline.answer(Request(CHINA24)).turn_id
     app.core.feedback.record(turn, "u1", "positive", via="test")
     app.core.feedback.record(turn, "u2", "negative", via="test")
     app.core.feedback.record(turn, "u2", "negative", via="test")  # unchanged: not counted again
@@ -140,10 +140,10 @@ def test_a_failing_observer_never_costs_an_answer_or_a_verdict(
     def broken(_: object) -> None:
         raise RuntimeError("metrics backend exploded")
 
-    app.core.cascade.on_answer = broken
+    app.core.pipeline.on_answer = broken
     app.core.feedback.on_feedback = broken
     with caplog.at_level(logging.ERROR):
-        answer = app.core.cascade.answer(Request(CHINA24))
+        answer = app.core.pipeline.answer(Request(CHINA24))
         outcome = app.core.feedback.record(answer.turn_id, "u1", "positive", via="test")
     assert answer.succeeded and "1,320" in answer.text
     assert outcome.applied

@@ -49,12 +49,13 @@ def acme_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_question_with_bad_bytes_is_answered_and_recorded(acme_dir: Path, question: str) -> None:
     app = build_app(load_settings(data_dir=acme_dir, embedder="hashing"))
     try:
-        ans = app.core.cascade.answer(Request(question, chat="console:local", reference_date=REF))
+        ans = app.core.pipeline.answer(Request(question, chat="console:local", reference_date=REF))
         assert ans.route is Route.STRUCTURED
         assert ans.facts[0].status is FactStatus.FOUND
         turn = app.storage.turns.get_turn(ans.turn_id)
         assert turn is not None and "ACME China" in turn.question
-        again = app.core.cascade.answer(Request(question, chat="console:local", reference_date=REF))
+        again = app.core.pipeline.answer(
+            Request(question, chat="console:local", reference_date=REF))
         assert again.served_by == "L0a"  # the cache key was computed and stored
     finally:
         app.close()

@@ -17,6 +17,7 @@ from core.contracts.types import Request, Route
 from core.knowledge.comparable import CONFUSABLES, comparable, fold, squash
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
+from core.pipeline.pipeline import Pipeline
 from core.question.intent import RuleIntentParser
 from core.question.security import SecurityGate
 from tests.acme import ACME, REF
@@ -183,7 +184,8 @@ def app_with_competitor_note(tmp_path_factory: pytest.TempPathFactory) -> Iterat
 def test_a_disguised_competitor_question_never_quotes_the_note(
     app_with_competitor_note: App, question: str
 ) -> None:
-    ans = app_with_competitor_note.core.answerer.answer(Request(question, chat="telegram:1"))
+    answerer = app_with_competitor_note.core.answerer
+    ans = Pipeline(answerer).answer(Request(question, chat="telegram:1"))
     blob = json.dumps(ans.to_dict(), ensure_ascii=False)
     assert ans.route is Route.REFUSED, blob[:300]
     assert "flagship" not in ans.text and "nimbus_field_notes" not in blob
@@ -191,7 +193,7 @@ def test_a_disguised_competitor_question_never_quotes_the_note(
 
 def test_the_note_is_retrievable_so_the_refusal_is_the_gate(app_with_competitor_note: App) -> None:
     """Without a competitor's name the note is found: the refusals above are the gate's."""
-    ans = app_with_competitor_note.core.answerer.answer(
+    ans = Pipeline(app_with_competitor_note.core.answerer).answer(
         Request("Who is opening forty flagship shops in Shanghai?", chat="telegram:1")
     )
     assert "nimbus_field_notes.md" in json.dumps(ans.to_dict(), ensure_ascii=False)

@@ -14,6 +14,7 @@ import pytest
 from bot.wiring.build import App
 from core.contracts.ports import ChatMessage
 from core.contracts.types import Request
+from core.pipeline.pipeline import Pipeline
 from tests.demo_kb import demo_with_document
 from tests.llm_fakes import SpyLLM
 
@@ -58,7 +59,7 @@ def _use_llm(app: App, llm: SpyLLM | None) -> None:
 
 
 def _ask(app: App, question: str, chat: str) -> str:
-    ans = app.core.answerer.answer(Request(question, chat=chat))
+    ans = Pipeline(app.core.answerer).answer(Request(question, chat=chat))
     return json.dumps(ans.to_dict(), ensure_ascii=False)
 
 

@@ -17,6 +17,7 @@ from bot.settings.model import load_settings
 from bot.wiring.build import build_app
 from core.contracts.types import Fact, FactStatus, Period, PeriodType, Request, Source
 from core.knowledge.glossary import load_glossary
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from storage.fact_files import COLUMNS, read_fact_file
 from tests.acme import ACME, REF, MemoryFacts, MemoryTurns
@@ -92,7 +93,8 @@ def test_a_huge_exponent_cell_never_reaches_the_table_or_an_answer(tmp_path: Pat
     try:
         summary = ingest_paths(app, [ACME / "glossary.toml", facts])
         assert any("line 3" in p and "too large" in p for p in summary.problems)
-        ans = app.core.answerer.answer(Request("ACME China revenue FY2001", reference_date=REF))
+        ans = Pipeline(app.core.answerer).answer(
+            Request("ACME China revenue FY2001", reference_date=REF))
         assert ans.facts[0].status is FactStatus.NOT_FOUND
     finally:
         app.close()
@@ -113,7 +115,7 @@ def _answerer(values: dict[str, str]) -> Answerer:
 
 
 def test_json_gives_the_exact_decimal_beside_the_number() -> None:
-    ans = _answerer({"2024": "12345678901234567.89"}).answer(
+    ans = Pipeline(_answerer({"2024": "12345678901234567.89"})).answer(
         Request("ACME China revenue FY2024", reference_date=REF)
     )
     fact = json.loads(json.dumps(ans.to_dict()))["facts"][0]
@@ -124,7 +126,7 @@ def test_json_gives_the_exact_decimal_beside_the_number() -> None:
 
 def test_the_two_period_difference_is_exact() -> None:
     earlier, later = "0." + "0" * 27 + "1", "9" * 28
-    ans = _answerer({"2024": earlier, "2025": later}).answer(
+    ans = Pipeline(_answerer({"2024": earlier, "2025": later})).answer(
         Request("ACME China revenue FY2024 and FY2025", reference_date=REF)
     )
     with localcontext() as ctx:  # 56 digits: the default context (28) would round

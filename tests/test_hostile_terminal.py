@@ -20,7 +20,7 @@ from adapters.console import ConsoleChat, render_answer, terminal_safe
 from bot.kb.ingest import ingest_paths
 from bot.settings.model import load_settings
 from bot.wiring.build import App, build_app
-from core.chat.presentation import present
+from core.catalog.presentation import present
 from core.contracts.types import Answer, Request, Route, Source
 from core.documents.source_titles import source_title
 
@@ -112,7 +112,7 @@ def test_admin_listings_escape_stored_questions(data_dir: Path) -> None:
 
 def test_console_chat_escapes_what_it_prints(app: App) -> None:
     out = io.StringIO()
-    chat = ConsoleChat(app.core.cascade, stdin=io.StringIO(QUESTION + "\n"), stdout=out)
+    chat = ConsoleChat(app.core.pipeline, stdin=io.StringIO(QUESTION + "\n"), stdout=out)
     chat.run()
     printed = out.getvalue()
     assert "loyalty app" in printed
@@ -121,8 +121,8 @@ def test_console_chat_escapes_what_it_prints(app: App) -> None:
 
 
 def test_every_sources_block_shows_one_line_per_source(app: App) -> None:
-    """The chat platforms share core.chat.presentation: the forged line is not there either."""
-    ans = app.core.cascade.answer(Request(QUESTION, chat="telegram:1"))
+    """The chat platforms share core.catalog.presentation: the forged line is not there either."""
+    ans = app.core.pipeline.answer(Request(QUESTION, chat="telegram:1"))
     shown = present(ans)
     assert len(shown.sources) == 1 and "\n" not in shown.sources[0]
     assert shown.sources[0].startswith("[1] Notes (para=1)\\n[2]")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from core.contracts.types import Answer, FactStatus, Request, Route
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
 from core.question.security import SecurityGate
@@ -51,6 +52,7 @@ def _answerer() -> Answerer:
 
 
 ANSWERER = _answerer()
+PIPELINE = Pipeline(ANSWERER)  # the bare answer: every question planned, no plan cache
 
 
 _timed = cpu_timed  # CPU seconds, against budgets scaled to the machine's load (cpu_budget.py)
@@ -78,7 +80,7 @@ def _check_answer(ans: Answer, question: str, *, cleared: bool) -> None:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_text, st.sampled_from(UNCLEARED + CLEARED))
 def test_answerer_always_answers_within_the_contract(question: str, chat: str) -> None:
-    ans, took = _timed(ANSWERER.answer, Request(question, chat=chat))
+    ans, took = _timed(PIPELINE.answer, Request(question, chat=chat))
     _check_answer(ans, question, cleared=chat in CLEARED)
     assert within(took, 1.0)
 
@@ -96,7 +98,7 @@ def test_hostile_fixed_slots_never_reveal_a_restricted_figure(
     question: str, fixed: dict[str, str]
 ) -> None:
     """Option taps are signed, but their values still come from text that once was hostile."""
-    ans, took = _timed(ANSWERER.answer, Request(question, chat="telegram:1", fixed_slots=fixed))
+    ans, took = _timed(PIPELINE.answer, Request(question, chat="telegram:1", fixed_slots=fixed))
     assert within(took, 1.0)
     # a tapped value the bot does not know is quoted back ("I don't recognise the metric
     # "77"."): what the request itself said is not a leaked figure
@@ -111,7 +113,7 @@ def test_restricted_names_in_disguise_are_refused_for_an_uncleared_chat() -> Non
         "LABS\u00a0revenue FY2025",
         "revenue of labs\x00 FY2025",
     ):
-        ans = ANSWERER.answer(Request(question, chat="telegram:1"))
+        ans = PIPELINE.answer(Request(question, chat="telegram:1"))
         assert ans.route is Route.REFUSED, question
         assert "77" not in ans.text and "Labs" not in ans.text
 
@@ -165,7 +167,7 @@ def test_competitor_spans_cover_real_characters(text: str) -> None:
 
 
 def test_truncated_question_says_so_and_is_still_answered() -> None:
-    ans = ANSWERER.answer(Request("ACME China revenue FY2025? " + "x" * 1_000_000))
+    ans = PIPELINE.answer(Request("ACME China revenue FY2025? " + "x" * 1_000_000))
     assert ans.notices and "2000" in ans.notices[0]
     assert ans.route is Route.STRUCTURED
     assert ans.facts and ans.facts[0].status is FactStatus.FOUND
@@ -201,7 +203,7 @@ ORDINARY_OPENINGS = [
 
 @pytest.mark.parametrize("question", ORDINARY_OPENINGS)
 def test_an_ordinary_opening_word_is_not_an_unknown_company(question: str) -> None:
-    ans = ANSWERER.answer(Request(question, chat="telegram:1"))
+    ans = PIPELINE.answer(Request(question, chat="telegram:1"))
     assert [f.status for f in ans.facts] == [FactStatus.FOUND, FactStatus.FOUND], ans.text
     # the two-period difference was computed ($132M; in Chinese 1.32亿美元, issue 33 onboard)
     assert "132" in ans.text if "亿" not in ans.text else "1.32亿美元" in ans.text, ans.text

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from core.contracts.types import FactStatus, Request
-from core.fastpath.cascade import Cascade
+from core.fastpath.plan_cache import PlanCache
 from core.knowledge.glossary import Glossary
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from storage.db import open_database
 from storage.fastpath_store import SqlFastpathStore
@@ -34,7 +35,8 @@ def test_last_year_is_read_against_the_injected_today(
     acme_glossary: Glossary, today: dt.date, year: str, value: int
 ) -> None:
     """A request that carries no date is answered as of the answerer's `today`."""
-    ans = answerer(acme_glossary, today).answer(Request("What was ACME China revenue last year?"))
+    ans = Pipeline(answerer(acme_glossary, today)).answer(
+        Request("What was ACME China revenue last year?"))
     (fact,) = ans.facts
     assert fact.status is FactStatus.FOUND
     assert (fact.period.value, fact.fact.value) == (year, value)
@@ -63,8 +65,11 @@ def test_the_cascade_names_registered_plans_with_its_injected_id_source(
 ) -> None:
     ids = (f"plan-{n:04d}" for n in count(1))
     moment = dt.datetime(2026, 6, 15, 9, 30, tzinfo=dt.UTC)
-    cascade = Cascade(answerer=answerer(acme_glossary, SUMMER_2026), fastpaths=fastpaths,
-                      clock=lambda: moment, new_id=lambda: next(ids))
+    cascade = Pipeline(answerer(acme_glossary, SUMMER_2026), PlanCache(
+        fastpaths=fastpaths,
+        clock=lambda: moment,
+        new_id=lambda: next(ids),
+    ))
     for question in ("What was ACME China revenue in FY2024?", "ACME Italia EBITDA FY2025"):
         assert cascade.answer(Request(question, chat="telegram:1", user="u")).succeeded
     entries = sorted(fastpaths.iter_all(), key=lambda e: e.id)

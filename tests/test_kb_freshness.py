@@ -136,12 +136,12 @@ def test_a_glossary_reload_keeps_the_cascade_and_its_observers(
     bot: App, tmp_path: Path, shared: str | None
 ) -> None:
     """Adapters and the metrics hook hold the cascade: it must survive a glossary change."""
-    cascade, seen = bot.core.cascade, []
+    cascade, seen = bot.core.pipeline, []
     cascade.on_answer = seen.append
     glossary = write(tmp_path / "kb", "glossary.toml", HK_RESTRICTED)
     done = ingest_process(ingester(tmp_path, shared), glossary, database_url=shared)
     first_fresh(bot, done, lambda: _refused(ask(bot, HK_2024)))
-    assert bot.core.cascade is cascade and seen and seen[-1].route is Route.REFUSED
+    assert bot.core.pipeline is cascade and seen and seen[-1].route is Route.REFUSED
 
 
 def test_admin_commands_see_the_current_glossary(

@@ -160,7 +160,7 @@ def test_no_import_cycles() -> None:
 
 def test_the_rules_see_real_imports() -> None:
     """The reader is not blind: a known import of each layer is found."""
-    assert "core.planning.answering" in GRAPH["core.fastpath.cascade"]
+    assert "core.planning.answering" in GRAPH["core.pipeline.pipeline"]
     assert "storage.engine" in GRAPH["storage.db"]
     assert "telegram" in {m.split(".")[0] for m in GRAPH["adapters.telegram.application"]}
     # imported inside a method only
@@ -202,7 +202,9 @@ def test_relative_imports_are_resolved() -> None:
 
 # -- core's layout: subpackages by idea -------------------------------------------------------
 
-SHARED_CORE = {"language"}  # the vocabulary of all (the floor is core/contracts/)
+# the vocabulary of all (the floor is core/contracts/): language detection, and the fiscal
+# calendar every part labels and bounds periods with
+SHARED_CORE = {"language", "fiscal_calendar"}
 
 
 def test_core_is_grouped_into_subpackages_each_naming_its_modules() -> None:
@@ -224,6 +226,57 @@ def test_core_is_grouped_into_subpackages_each_naming_its_modules() -> None:
         held = sorted(p.stem for p in package.glob("*.py") if p.stem != "__init__")
         assert sorted(declared) == held, package.name
         assert not any(isinstance(n, ast.Import | ast.ImportFrom) for n in init.body), package
+
+
+def _core_package(module: str) -> str | None:
+    """`core.figures.render` -> "figures"; a shared module (`core.language`) is its own."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "core" and len(parts) > 1 else None
+
+
+def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    packages: dict[str, set[str]] = {}
+    for name, imported in graph.items():
+        if (here := _core_package(name)) is None:
+            continue
+        packages.setdefault(here, set())
+        packages[here] |= {
+            there for m in imported
+            if (there := _core_package(m)) is not None and there != here
+        }
+    return packages
+
+
+def test_no_loops_between_core_subpackages_type_only_imports_included() -> None:
+    """Core's subpackages stand on floors: an answer's pipeline above the plan cache and the
+    planner, and so down to the contracts. Two subpackages importing each other, even through
+    others or by a type-only import, is a loop."""
+    packages = _package_graph(TYPED_GRAPH)
+    assert {"pipeline", "fastpath", "planning", "chat", "contracts"} <= set(packages)
+    assert import_cycles(packages) == []
+
+
+def test_the_package_rule_sees_a_loop() -> None:
+    graph = {"core.a.x": {"core.b.y"}, "core.b.y": {"core.c.z"}, "core.c.z": {"core.a.x.F"},
+             "core.a.x.F": set()}
+    assert import_cycles(_package_graph(graph)) == [["a", "b", "c"]]
+
+
+# what adapters may use of core (docs/architecture.md): the chat flows, the sentences and
+# presentation, the contracts, and the shared vocabulary
+ADAPTERS_USE = {"chat", "catalog", "contracts", "language"}
+
+
+def test_adapters_use_only_the_documented_core_modules() -> None:
+    broken = sorted(
+        f"{name} imports {imported}"
+        for name, imported_names in TYPED_GRAPH.items()
+        if name.split(".")[0] == "adapters"
+        for imported in imported_names
+        if (package := _core_package(imported)) is not None
+        and package not in ADAPTERS_USE
+    )
+    assert broken == []
 
 
 # -- bot's rooms: subpackages by kind, imports pointing down ---------------------------------

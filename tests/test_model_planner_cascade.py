@@ -17,8 +17,9 @@ from bot.models.llm_providers import OpenAICompatibleLLM
 from core.contracts.ports import ConversationContext
 from core.contracts.types import Answer, Request
 from core.fastpath.autopath import Autopaths
-from core.fastpath.cascade import Cascade
 from core.fastpath.feedback import Feedback
+from core.fastpath.plan_cache import PlanCache
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from core.planning.model_planner import ModelPlanner, prompt
 from storage.autopath_store import SqlAutopathStore
@@ -37,7 +38,7 @@ PARAPHRASE = "how much did tills ring up in Hong Kong during FY2024?"
 
 @dataclass
 class Bot:
-    cascade: Cascade
+    cascade: Pipeline
     feedback: Feedback
     fastpaths: SqlFastpathStore
     autopaths: Autopaths
@@ -75,9 +76,14 @@ def bot(tmp_path: Path, acme_glossary: Any, embedder: Any) -> Iterator[Bot]:
         fastpaths = SqlFastpathStore(engine)
         autopaths = Autopaths(SqlAutopathStore(engine), thresholds=embedder.thresholds,
                               clock=lambda: now)
-        cascade = Cascade(answerer=answerer, fastpaths=fastpaths, autopaths=autopaths,
-                          embedder=lambda: embedder, thresholds=lambda: embedder.thresholds,
-                          clock=lambda: now)
+        cascade = Pipeline(answerer, PlanCache(
+            fastpaths=fastpaths,
+            catalog=answerer.catalog,
+            autopaths=autopaths,
+            embedder=lambda: embedder,
+            thresholds=lambda: embedder.thresholds,
+            clock=lambda: now,
+        ))
         feedback = Feedback(turns=turns, fastpaths=fastpaths, autopaths=autopaths,
                             observe=cascade.observe_turn, clock=lambda: now)
         yield Bot(cascade, feedback, fastpaths, autopaths, fake)

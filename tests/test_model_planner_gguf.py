@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from core.contracts.types import Request
-from core.fastpath.cascade import Cascade
+from core.fastpath.plan_cache import PlanCache
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer, Prepared
 from core.planning.model_planner import ModelPlanner, parse_reply, reading_schema
 from tests.acme import MemoryFacts, read_acme_facts
@@ -100,7 +101,11 @@ def test_the_cascade_falls_back_when_the_model_is_too_slow(
         def by_hash(self, key: str) -> None:
             return None
 
-    cascade = Cascade(answerer=answerer, fastpaths=NoCache(), exact_only=True)  # type: ignore[arg-type]
+    cascade = Pipeline(answerer, PlanCache(
+        fastpaths=NoCache(),
+        catalog=answerer.catalog,
+        exact_only=True,
+    ))  # type: ignore[arg-type]
     ans = cascade.answer(Request(text=QUESTIONS[0], chat="telegram:1", user="u",
                                  reference_date=R26))
     assert ans.served_by == "planner" and ans.options  # which figure? as today

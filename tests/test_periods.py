@@ -9,18 +9,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.contracts.types import Period, PeriodType
-from core.question.period_labels import fiscal_label, use_fiscal_year_end, year_end_day
-from core.question.periods import (
-    PeriodMatch,
-    find_periods,
+from core.fiscal_calendar import (
     fiscal_quarter_of,
     fiscal_year_bounds,
     fiscal_year_of,
     last_complete_fiscal_year,
-    normalize_period,
     period_bounds,
     previous_period,
 )
+from core.question.period_labels import fiscal_label, year_end_day
+from core.question.periods import PeriodMatch, find_periods, normalize_period
 from tests.cpu_budget import cpu_timed, within
 
 # With "12-31" the current fiscal year is FY2026 and the current quarter 2026Q2.
@@ -403,15 +401,11 @@ def test_labels_on_the_company_calendar(
     assert fiscal_label(period, language, fye) == label
 
 
-def test_answers_label_periods_on_the_calendar_set_for_the_request() -> None:
+def test_answers_label_periods_on_the_calendar_they_are_given() -> None:
     from core.question.period_labels import period_label
 
-    use_fiscal_year_end(JUNE)
-    try:
-        assert period_label(Period(Q, "2024Q3"), "en") == "Q3 FY2024 (Jan–Mar 2024)"
-    finally:
-        use_fiscal_year_end("12-31")
-    assert period_label(Period(Q, "2024Q3"), "en") == "Q3 2024"
+    assert period_label(Period(Q, "2024Q3"), "en", JUNE) == "Q3 FY2024 (Jan–Mar 2024)"
+    assert period_label(Period(Q, "2024Q3"), "en", "12-31") == "Q3 2024"
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,9 @@ from core.chat.admin import Admin
 from core.chat.admin_commands import run_admin_command
 from core.contracts.maintenance import EntrySummary
 from core.contracts.types import Answer, Request
-from core.fastpath.cascade import Cascade
+from core.fastpath.plan_cache import PlanCache
 from core.nightly.maintenance_rules import PromotionPolicy, promotion_groups
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from tests.acme import REF, MemoryFacts, read_acme_facts
 from tests.maintenance_fixtures import NOW, Clock, Job, add_entry, make_job, two_years_plan
@@ -146,15 +147,19 @@ def test_tier_two_is_off_by_default(engine: Engine) -> None:
 # -- approval changes what serves the next request -------------------------------------------
 
 
-def cascade_for(job: Job, glossary: Any, clock: Clock) -> Cascade:
+def cascade_for(job: Job, glossary: Any, clock: Clock) -> Pipeline:
     answerer = Answerer(
         glossary=glossary, facts=MemoryFacts(read_acme_facts()), today=lambda: REF,
         now=clock, catalog=job.catalog,
     )
-    return Cascade(answerer=answerer, fastpaths=job.fastpaths, clock=clock)
+    return Pipeline(answerer, PlanCache(
+        fastpaths=job.fastpaths,
+        catalog=answerer.catalog,
+        clock=clock,
+    ))
 
 
-def ask(cascade: Cascade, text: str) -> Answer:
+def ask(cascade: Pipeline, text: str) -> Answer:
     return cascade.answer(Request(text=text, chat="telegram:1", user="u", reference_date=REF))
 
 
@@ -184,7 +189,7 @@ def test_approval_changes_what_serves_the_next_matching_request(
     assert after.plan["steps"] == [{"tool": "revenue_two_years", "args": {}}]
     step_by_step = Answerer(glossary=acme_glossary, facts=MemoryFacts(read_acme_facts()),
                             today=lambda: REF, now=clock)
-    expected = step_by_step.answer(
+    expected = Pipeline(step_by_step).answer(
         Request(text="ACME China revenue in FY2024 and FY2025", chat="telegram:1", user="u",
                 reference_date=REF)
     )

@@ -1,4 +1,4 @@
-"""The delivery of one subscription (core.subscriptions.delivery) over the real store: a
+"""The delivery of one subscription (core.scheduled.deliveries) over the real store: a
 question that stopped reading pauses its subscription with one note; a platform that fails is
 tried again with doubling backoff, then recorded as failed with its error; the counters on
 /metrics count each outcome."""
@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 from bot.wiring.metrics import Metrics
 from core.contracts.subscriptions import PAUSED
 from core.contracts.types import Answer, Option, Request, Route
-from core.subscriptions.delivery import Deliverer, DeliveryPolicy, Target
+from core.scheduled.deliveries import Deliverer, DeliveryPolicy, Target
 from storage.subscription_store import SqlSubscriptionStore
 
 DUE = dt.datetime(2026, 1, 12, 8, 0, tzinfo=dt.UTC)

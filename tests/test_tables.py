@@ -19,6 +19,7 @@ import pytest
 from core.contracts.types import Fact, Period, PeriodType, Request, Source, Table
 from core.knowledge.glossary import load_glossary
 from core.knowledge.names import NameIndex
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 from core.question.intent import RuleIntentParser
 from tests.acme import MemoryFacts
@@ -56,7 +57,7 @@ def answerer(glossary) -> Answerer:  # type: ignore[no-untyped-def]
 
 
 def ask(answerer: Answerer, text: str, chat: str = UNCLEARED):  # type: ignore[no-untyped-def]
-    return answerer.answer(Request(text, chat=chat, reference_date=REF))
+    return Pipeline(answerer).answer(Request(text, chat=chat, reference_date=REF))
 
 
 def table_of(ans) -> Table:  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from adapters.telegram.addressing import conversation_key, question_for_bot
 from adapters.telegram.application import api_urls
 from adapters.telegram.render import MESSAGE_LIMIT, answer_messages, utf16_len
 from adapters.typing_action import typing_while
-from core.chat.presentation import Presentation
+from core.catalog.presentation import Presentation
 
 BOT_ID, BOT_NAME = 4242, "ricorda_bot"
 

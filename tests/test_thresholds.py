@@ -53,7 +53,8 @@ def test_use_l0_serves_paraphrases_and_no_wrong_answer() -> None:
     assert wrong == 0
     # L0b serves paraphrases where it saves work: the ones the rules do not resolve (narrative,
     # vague). A structured paraphrase the rules resolve is answered by the planner, faster than
-    # an embedding (the cost-aware cascade, core/fastpath/cascade.py), so it is no L0b hit any more.
+    # an embedding (the cost-aware plan cache, core/fastpath/plan_cache.py), so it is no L0b hit
+    # any more.
     assert 1 <= hits < positives
 
 

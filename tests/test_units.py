@@ -36,7 +36,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> App:
 
 
 def ask(app: App, question: str) -> str:
-    return app.core.cascade.answer(Request(question, reference_date=None)).text
+    return app.core.pipeline.answer(Request(question, reference_date=None)).text
 
 
 @pytest.mark.parametrize(
@@ -59,7 +59,7 @@ def test_demo_answers_read_like_a_colleague_wrote_them(
 
 
 def test_json_keeps_the_unit_code_and_the_exact_value(demo: App) -> None:
-    ans = demo.core.cascade.answer(Request("What was Orbis China revenue in FY2024?"))
+    ans = demo.core.pipeline.answer(Request("What was Orbis China revenue in FY2024?"))
     [fact] = ans.to_dict()["facts"]
     assert fact["unit"] == "EUR_M" and fact["value_exact"] == "560.4"
 

@@ -20,11 +20,11 @@ from adapters.mattermost import words
 from adapters.mattermost.client import MattermostClient
 from adapters.mattermost.render import answer_posts, buttons, code, escape
 from adapters.typing_action import typing_while
+from core.catalog.presentation import Presentation, table_grid
 from core.chat.chat_ports import ChatServices
 from core.chat.chat_replies import supported_language
 from core.chat.dispatch import COMMAND, MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.oversized import Attachment
-from core.chat.presentation import Presentation, table_grid
 from core.contracts.errors import StorageError
 from core.contracts.types import Answer, Table
 from core.language import detect_language

@@ -1,4 +1,4 @@
-"""Mattermost markdown for what core.chat.presentation decided to show, and the buttons under
+"""Mattermost markdown for what core.catalog.presentation decided to show, and the buttons under
 it. All text is escaped: markdown shows as typed, and an "@" never mentions anyone (a document
 saying "@channel" must not ping a channel). A button's context (kept by the server, posted back
 to the callback URL) holds its signed token and its channel, signed too (endpoint.py).
@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.chat.callback_token import CallbackSigner
-from core.chat.presentation import (
+from core.catalog.presentation import (
     Presentation,
     pack_greedy,
     passage_text,
     split_text,
     table_grid,
 )
+from core.chat.callback_token import CallbackSigner
 from core.contracts.types import Passage, Table
 
 MESSAGE_CHARS = 16_000  # a post holds 16,383 characters

@@ -1,4 +1,4 @@
-"""Block Kit for answers and prompts. What the parts are is `core.chat.presentation`'s decision;
+"""Block Kit for answers and prompts. What the parts are is `core.catalog.presentation`'s decision;
 this module only chooses Slack markup and respects Slack's size limits."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.chat.callback_token import CallbackSigner
-from core.chat.presentation import (
+from core.catalog.presentation import (
     MAX_OPTIONS,
     OptionGroup,
     Presentation,
@@ -16,13 +15,14 @@ from core.chat.presentation import (
     split_text,
     table_grid,
 )
+from core.chat.callback_token import CallbackSigner
 from core.contracts.types import Passage, Table
 
 SECTION_CHARS = 3000  # a section's text
 CONTEXT_CHARS = 2000  # one context element's text
 CONTEXT_ELEMENTS = 10
 MAX_BLOCKS = 50  # per message
-BUTTON_CHARS = 75  # Slack's own limit; labels are already cut shorter by core.chat.presentation
+BUTTON_CHARS = 75  # Slack's own limit; labels are already cut shorter by core.catalog.presentation
 FALLBACK_CHARS = 3000  # the notification text; the blocks carry the full answer
 OPTION_ACTION = "ricorda_option"  # action ids: ricorda_option_0, ricorda_option_1, ...
 OPTIONS_BLOCK = "ricorda_options"

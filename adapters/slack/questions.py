@@ -45,13 +45,13 @@ from adapters.slack.replies import (
 from adapters.slack.services import PLATFORM, SlackServices, chat_key
 from adapters.slack.words import COMMAND, ask_usage, how_to_ask
 from core.catalog.lookup import say
+from core.catalog.presentation import Presentation, table_grid
 from core.chat.admin_commands import COMMANDS
 from core.chat.dispatch import COMMAND as COMMAND_EVENT
 from core.chat.dispatch import MESSAGE, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.feedback_reasons import owns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment
-from core.chat.presentation import Presentation, table_grid
 from core.chat.subscribe_flow import COMMANDS as SUBSCRIPTION_COMMANDS
 from core.contracts.types import Answer, Table
 

@@ -1,4 +1,4 @@
-"""Adaptive Card markup for what core.chat.presentation decided to show. Text goes into
+"""Adaptive Card markup for what core.catalog.presentation decided to show. Text goes into
 TextBlocks with markdown's characters escaped (a question's "*" shows as typed). Options are
 Action.Submit buttons whose `value` carries the signed token (`OPTION` key), never the question.
 """
@@ -12,8 +12,8 @@ import logging
 import re
 from typing import Any
 
+from core.catalog.presentation import Presentation, passage_text, split_text, table_text
 from core.chat.callback_token import CallbackSigner
-from core.chat.presentation import Presentation, passage_text, split_text, table_text
 from core.contracts.types import Passage, Table
 
 log = logging.getLogger("ricorda.teams")

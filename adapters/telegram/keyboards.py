@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from core.catalog.presentation import OptionGroup
 from core.chat.callback_token import CallbackSigner
 from core.chat.chat_turn import CANCEL, PURGE
-from core.chat.presentation import OptionGroup
 
 __all__ = ["CANCEL", "HEADER", "PURGE", "choice_keyboard", "options_keyboard", "purge_keyboard"]
 
@@ -22,7 +22,7 @@ def options_keyboard(
 ) -> InlineKeyboardMarkup | None:
     """Each group of options under a header row ("Period:"), one button per option (two per
     row when the group's labels are short); None without options. Labels are cut and the
-    count capped in core.chat.presentation, the same on every platform."""
+    count capped in core.catalog.presentation, the same on every platform."""
     rows: list[list[InlineKeyboardButton]] = []
     for group in groups:
         rows.append([InlineKeyboardButton(group.header, callback_data=f"{HEADER}:{group.slot}")])

@@ -44,7 +44,7 @@ class GoldenRunner:
         from core.question.conversation import STANDALONE
 
         app = self._app(question.reference_date)
-        answer = app.core.cascade.answer(
+        answer = app.core.pipeline.answer(
             Request(text=question.ask, chat=question.chat, user="cli",
                     reference_date=app.core.today(), conversation=STANDALONE)
         )

@@ -143,7 +143,7 @@ def start_health_server(
 ) -> HealthServer:
     """Serve /healthz and /metrics for `app` on a daemon thread (port 0: any free port).
 
-    Without `metrics`, the app's own (`app.core.metrics`, which its cascade and feedback report
+    Without `metrics`, the app's own (`app.core.metrics`, which its pipeline and feedback report
     to). With `ready`, /healthz says 503 `warming` until it is set."""
     s = app.settings
     host = host if host is not None else s.metrics_host

@@ -1,7 +1,7 @@
 """The subscription scheduler inside `ricorda serve` (docs/alerts.md).
 
 Every replica runs it, on its own thread and event loop: every `TICK_S` it plans what is due and
-sends what it can claim (core.subscriptions.delivery), the database deciding which replica
+sends what it can claim (core.scheduled.deliveries), the database deciding which replica
 sends each delivery (storage/subscription_store.py), so each goes once whatever the number of
 replicas. It writes to the platforms this process serves, each through that platform's own
 reply port (a Telegram chat is written to with the Bot API, as a reply would be).
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.wiring.build import App
-    from core.subscriptions.delivery import Target
+    from core.scheduled.deliveries import Target
 
 log = logging.getLogger("ricorda.subscriptions")
 
@@ -41,7 +41,7 @@ async def telegram_target(app: App, worker: Executor) -> AsyncIterator[Target]:
     from adapters.telegram.port import TelegramPort
     from bot.serve.telegram import telegram_services
     from core.chat.chat_turn import ChatTurns
-    from core.subscriptions.delivery import Target
+    from core.scheduled.deliveries import Target
 
     s = app.settings
     assert s.telegram_token is not None
@@ -66,7 +66,7 @@ async def slack_target(app: App, worker: Executor) -> AsyncIterator[Target]:
     from adapters.slack.questions import SlackPort
     from bot.serve.slack import slack_services
     from core.chat.chat_turn import ChatTurns
-    from core.subscriptions.delivery import Target
+    from core.scheduled.deliveries import Target
 
     s = app.settings
     assert s.slack_bot_token is not None
@@ -88,7 +88,7 @@ async def mattermost_target(app: App, worker: Executor) -> AsyncIterator[Target]
     from bot.wiring.chat import chat_services
     from core.chat.chat_ports import ChatServices
     from core.chat.chat_turn import ChatTurns
-    from core.subscriptions.delivery import Target
+    from core.scheduled.deliveries import Target
 
     s = app.settings
     assert s.mattermost_token is not None
@@ -115,7 +115,7 @@ async def teams_target(app: App, worker: Executor) -> AsyncIterator[Target]:
     from adapters.teams.connector import Connector
     from bot.serve.teams import _token, teams_services
     from core.chat.chat_turn import ChatTurns
-    from core.subscriptions.delivery import Target
+    from core.scheduled.deliveries import Target
     from storage.subscription_store import SqlSubscriptionStore
 
     services = teams_services(app, core_worker=worker)
@@ -143,8 +143,8 @@ async def run_scheduler(app: App, worker: Executor, platforms: Sequence[str], *,
     from bot.wiring.alerts import alert_evaluator, facts_version
     from bot.wiring.clock import delivery_clock
     from bot.wiring.log_setup import redact_known
-    from core.subscriptions.alert_watch import AlertWatch
-    from core.subscriptions.delivery import Deliverer, DeliveryPolicy
+    from core.scheduled.alert_watch import AlertWatch
+    from core.scheduled.deliveries import Deliverer, DeliveryPolicy
     from storage.subscription_store import SqlSubscriptionStore
 
     s = app.settings

@@ -93,7 +93,7 @@ def warm(app: App) -> dict[str, float]:
         action()  # type: ignore[operator]
         timings[name] = (time.perf_counter() - started) * 1000
 
-    step("glossary and planner", lambda: app.core.cascade)
+    step("glossary and planner", lambda: app.core.pipeline)
     embedder = lambda: app.core.documents.embedder  # noqa: E731
     step("embedder", lambda: embedder().embed(["warm up", "riscaldamento", "预热"]))
     step("L0 index", app.storage.fastpaths.refresh)
@@ -150,7 +150,7 @@ def _dry_run(app: App) -> None:
     glossary = app.core.glossary
     metric = next(iter(glossary.metrics.values())).label
     entity = glossary.entities[glossary.default_entity].label
-    answerer = app.core.cascade.answerer
+    answerer = app.core.pipeline.answerer
     prepared = answerer.prepare(Request(f"{metric} {entity} {app.core.today().year - 1}?",
                                         chat="warmup", user="warmup"))
     if not isinstance(prepared, Prepared):

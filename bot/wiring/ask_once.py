@@ -46,7 +46,7 @@ def ask_once(
     except RicordaError as exc:  # the settings or the database: exit 2 for a setting
         return _error(exc, 2 if isinstance(exc, ConfigError) else 1)
     try:
-        answer = app.core.cascade.answer(
+        answer = app.core.pipeline.answer(
             Request(text=question, chat=chat or "console:local", user="cli",
                     reference_date=app.core.today(), conversation="" if chat else STANDALONE)
         )

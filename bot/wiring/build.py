@@ -23,8 +23,8 @@ from bot.wiring.storage_services import Storage, open_storage
 # `ricorda ask` builds only what its answer needs; what else it reads comes after, on use.
 AT_START = ("catalog", "core_lock", "metrics", "maintenance", "admin")
 AT_START_ONE_SHOT = ("catalog", "core_lock")
-ANSWER_PATH = ("answerer", "cascade", "answering", "feedback")
-ANSWER_PATH_ONE_SHOT = ("answerer", "cascade")
+ANSWER_PATH = ("answerer", "pipeline", "answering", "feedback")
+ANSWER_PATH_ONE_SHOT = ("answerer", "pipeline")
 HEAVY = ("llm", "documents", "autopaths")  # each on first use, never at start
 
 
@@ -38,7 +38,7 @@ class App:
     core: CoreServices
 
     def close(self) -> None:
-        """The core first (the cascade writes what it still has queued), then storage."""
+        """The core first (the plan cache writes what it still has queued), then storage."""
         self.core.close()
         self.storage.close()
 

@@ -32,7 +32,7 @@ def chat_services(
     deliveries = SqlDeliveryLog(storage.engine)
     answering = core.answering
     return services(
-        ask=answering.answer,  # the one seam between an adapter and the cascade (freshness first)
+        ask=answering.answer,  # the one seam between an adapter and the pipeline (freshness first)
         ensure_fresh=answering.ensure_fresh,  # before an admin command, likewise
         feedback=core.feedback,
         admin=core.admin,

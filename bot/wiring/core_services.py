@@ -7,7 +7,7 @@ model, documents with their embedder and vector store, autopaths, which need the
 thresholds) each on first use. Every part's imports are inside the method that builds it, so a
 structured `ricorda ask` imports only what its answer needs; `built` records the order parts
 were built in. The document side lives in bot.wiring.document_services; the freshness check
-before each answer in core.planning.answering_service.
+before each answer in core.pipeline.answering_service.
 """
 
 from __future__ import annotations
@@ -23,8 +23,11 @@ from core.contracts.deferred import Deferred
 from core.fastpath.thresholds import CosineThresholds
 from core.knowledge.current_glossary import CurrentGlossary
 from core.knowledge.glossary import Glossary
+from core.knowledge.names import NameIndex
 from core.planning.answering import Answerer
 from core.planning.bounds import Bounds
+from core.question.intent import RuleIntentParser
+from core.question.security import SecurityGate
 
 if TYPE_CHECKING:
     from bot.wiring.document_services import DocumentServices
@@ -33,9 +36,9 @@ if TYPE_CHECKING:
     from core.chat.admin import Admin
     from core.contracts.ports import LLM, ConversationStore
     from core.fastpath.autopath import Autopaths
-    from core.fastpath.cascade import Cascade
     from core.fastpath.feedback import Feedback
-    from core.planning.answering_service import AnsweringService
+    from core.pipeline.answering_service import AnsweringService
+    from core.pipeline.pipeline import Pipeline
     from core.planning.catalog import Catalog
     from core.planning.core_lock import CoreLock
     from core.planning.model_planner import ModelPlanner
@@ -62,7 +65,7 @@ class CoreServices:
 
     def __init__(
         self, checked: CheckedSettings, storage: Storage, *, one_shot: bool,
-        answer_path: Sequence[str] = ("answerer", "cascade"),
+        answer_path: Sequence[str] = ("answerer", "pipeline"),
     ) -> None:
         self.checked = checked
         self.settings = checked.settings
@@ -92,12 +95,14 @@ class CoreServices:
         return self._path[name]
 
     @property
-    def cascade(self) -> Cascade:
-        return self._on_path("cascade")
+    def pipeline(self) -> Pipeline:
+        """The one order of an answer (core.pipeline.pipeline), with this process's plan
+        cache."""
+        return self._on_path("pipeline")
 
     @property
     def answering(self) -> AnsweringService:
-        """The entry every long-running adapter calls: freshness first, then the cascade."""
+        """The entry every long-running adapter calls: freshness first, then the pipeline."""
         return self._on_path("answering")
 
     @property
@@ -113,12 +118,12 @@ class CoreServices:
 
     def reload_glossary(self, glossary: Glossary | None = None) -> None:
         """Swap in `glossary` (None: the stored one, read on next use). Everything built from
-        it is rebuilt on next use; a cascade already built keeps its identity (adapters and
+        it is rebuilt on next use; a pipeline already built keeps its identity (adapters and
         metrics hold it) and gets the new answerer."""
         self.current_glossary.replace(glossary)
-        cascade = self._path.get("cascade")
-        if cascade is not None:
-            cascade.answerer = self.answerer
+        pipeline = self._path.get("pipeline")
+        if pipeline is not None:
+            pipeline.answerer = self.answerer
 
     def today(self) -> dt.date:
         return self.checked.reference_date or dt.date.today()
@@ -135,10 +140,10 @@ class CoreServices:
     # -- answering ---------------------------------------------------------------------------
 
     def _build_answering(self) -> AnsweringService:
-        from core.planning.answering_service import AnsweringService
+        from core.pipeline.answering_service import AnsweringService
 
         return AnsweringService(
-            self.cascade,
+            self.pipeline,
             glossary=self.current_glossary,
             answerer_for_glossary=lambda: self.answerer,
             facts=self.storage.facts,
@@ -153,8 +158,14 @@ class CoreServices:
         generation = self.current_glossary.generation
         if self._answerer is None or self._answerer[0] != generation:
             s = self.settings
+            glossary = self.glossary
+            names = NameIndex(glossary)  # read once: the gate and the parser share it
             built = Answerer(
-                glossary=self.glossary,
+                glossary=glossary,
+                names=names,
+                parser=RuleIntentParser(names),
+                gate=SecurityGate(names),
+                glossary_version=generation,
                 facts=self.storage.facts,
                 turns=self.storage.turns,
                 narrative=Deferred(lambda: self.documents.narrative),  # on the first "why" question
@@ -174,7 +185,7 @@ class CoreServices:
         return self._answerer[1]
 
     def _model_planner(self) -> ModelPlanner | None:
-        """The last tier of the cascade when RICORDA_MODEL_PLANNER is on (needs RICORDA_LLM)."""
+        """The last tier of the pipeline when RICORDA_MODEL_PLANNER is on (needs RICORDA_LLM)."""
         if not self.settings.model_planner:
             return None
         from core.planning.model_planner import ModelPlanner
@@ -200,21 +211,25 @@ class CoreServices:
 
         return SqlConversationStore(self.storage.engine)
 
-    def _build_cascade(self) -> Cascade:
-        from core.fastpath.cascade import Cascade
+    def _build_pipeline(self) -> Pipeline:
+        from core.fastpath.plan_cache import PlanCache
+        from core.pipeline.pipeline import Pipeline
 
-        return Cascade(
-            answerer=self.answerer,
+        cache = PlanCache(
             fastpaths=self.storage.fastpaths,
+            catalog=self.catalog,
             autopaths=Deferred(lambda: self.autopaths),
             embedder=lambda: self.documents.embedder,
             thresholds=self.thresholds,
             exact_only=self.one_shot,
-            # a one-shot process serves no /metrics: it does not pay for prometheus-client
-            on_answer=None if self.one_shot else self.metrics.observe_answer,
             # a long-running process learns off the answer path; a one-shot one exits next
             background=not self.one_shot,
             observe_on_feedback=True,  # self.feedback calls observe_turn before a verdict
+        )
+        return Pipeline(
+            self.answerer, cache,
+            # a one-shot process serves no /metrics: it does not pay for prometheus-client
+            on_answer=None if self.one_shot else self.metrics.observe_answer,
         )
 
     def thresholds(self) -> CosineThresholds:
@@ -290,10 +305,10 @@ class CoreServices:
         return self.storage.fastpaths.count()
 
     def flush_learning(self) -> None:
-        """Write what the cascade still has queued (plans, observations, use counts)."""
-        cascade = self._path.get("cascade")
-        if cascade is not None:
-            cascade.flush()
+        """Write what the plan cache still has queued (plans, observations, use counts)."""
+        pipeline = self._path.get("pipeline")
+        if pipeline is not None:
+            pipeline.flush()
 
     def _build_feedback(self) -> Feedback:
         from core.fastpath.feedback import Feedback
@@ -302,9 +317,8 @@ class CoreServices:
             turns=self.storage.turns,
             fastpaths=self.storage.fastpaths,
             autopaths=Deferred(lambda: self.autopaths),
-            observe=lambda turn: self.cascade.observe_turn(turn),
+            observe=lambda turn: self.pipeline.observe_turn(turn),
             on_feedback=self.metrics.observe_feedback,
-            clock=self.cascade.clock,
             # a verified answer goes only with an admin's ✗ (the CLI is the operator's)
             is_admin=lambda user: user == "cli" or user in self.settings.admins,
         )
@@ -340,8 +354,8 @@ class CoreServices:
         )
 
     def close(self) -> None:
-        """What the cascade still has queued is written first."""
-        cascade = self._path.get("cascade")
-        if cascade is not None:
-            cascade.close()
+        """What the plan cache still has queued is written first."""
+        pipeline = self._path.get("pipeline")
+        if pipeline is not None:
+            pipeline.close()
 

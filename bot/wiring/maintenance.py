@@ -98,7 +98,7 @@ def maintenance_services(
     sync: Callable[[], None] | None = None,
 ) -> MaintenanceServices:
     """Everything the nightly job and the promotion admin commands need (the time and zone
-    were checked with the settings). `sync`: the serving cascade's flush (see Maintenance)."""
+    were checked with the settings). `sync`: the serving plan cache's flush (see Maintenance)."""
     from core.nightly.maintenance import Maintenance
     from core.nightly.promotion import Promotions
     from storage.maintenance_lock import MaintenanceLock

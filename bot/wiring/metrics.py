@@ -1,6 +1,6 @@
-"""Prometheus metrics for one app: what the cascade served, how fast, and what users thought.
+"""Prometheus metrics for one app: what the pipeline served, how fast, and what users thought.
 
-Core stays SDK-free: it calls two plain hooks (`Cascade.on_answer`, `Feedback.on_feedback`);
+Core stays SDK-free: it calls two plain hooks (`Pipeline.on_answer`, `Feedback.on_feedback`);
 this module turns them into prometheus-client metrics on a registry of its own, so two apps in
 one process (tests, replicas in a harness) never share or clash over counters.
 """

@@ -17,6 +17,7 @@ __all__ = [
     "formats",
     "lookup",
     "periods",
+    "presentation",
     "questions",
     "sentence",
     "subscriptions",

@@ -12,9 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal, localcontext
-from typing import Any
 
-from core.catalog.cldr import CLDR
+from core.catalog.cldr import CLDR, LocaleData
 from core.contracts.types import format_decimal
 
 __all__ = ["date", "month_name", "number", "percent"]
@@ -22,7 +21,7 @@ __all__ = ["date", "month_name", "number", "percent"]
 _FIELD = re.compile(r"'([^']*)'|(y+|M+|L+|d+)|([^'yMLd]+)")
 
 
-def _locale(language: str) -> dict[str, Any]:
+def _locale(language: str) -> LocaleData:
     return CLDR.get(language) or CLDR["en"]
 
 

@@ -1,4 +1,4 @@
-"""What every chat platform shares: the turn flow, presentation, taps, admin commands.
+"""What every chat platform shares: the turn flow, taps, admin commands.
 
 The modules are imported by name (`from core.chat.admin import ...`); none is
 imported here, so importing one loads only what it needs."""
@@ -15,7 +15,6 @@ __all__ = [
     "feedback_reasons",
     "option_tap",
     "oversized",
-    "presentation",
     "reactions",
     "subscribe_flow",
     "turn_report",

@@ -103,5 +103,6 @@ def run_admin_command(
     if name == "report":
         return admin.report_text(args, cleared=cleared, language=language)
     if name in ("approve", "reject", "retire"):
-        return getattr(admin, name)(args, by=user, language=language)
+        decide = {"approve": admin.approve, "reject": admin.reject, "retire": admin.retire}[name]
+        return decide(args, by=user, language=language)
     return admin.stats_text(cleared=cleared, language=language)

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from core.catalog.lookup import say
+from core.catalog.presentation import Presentation, present
 from core.chat.admin_commands import confirmation_id, is_admin, needs_confirmation
 from core.chat.chat_ports import ChatServices
 from core.chat.delivery import AnswerSender, Draw, deliver_answer
 from core.chat.option_tap import tap_key, tap_request
-from core.chat.presentation import Presentation, present
 from core.contracts.errors import StorageError
+from core.contracts.thinking import while_thinking
 from core.contracts.types import Answer, Request
-from core.planning.thinking import while_thinking
 
 log = logging.getLogger("ricorda.chat")
 
@@ -102,7 +102,8 @@ class ChatTurns:
         with while_thinking(started):
             context = contextvars.copy_context()  # the worker runs the ask inside it
         # the worker's callbacks reach the loop in order: `started`'s before the answer's
-        answer = await self.s.run(context.run, self.s.ask, request)
+        # through Context.run the answer's type is lost (Callable[..., T] meets its ParamSpec)
+        answer: Answer = await self.s.run(context.run, self.s.ask, request)
         for task in shown:
             try:
                 await task

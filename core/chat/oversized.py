@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.catalog.lookup import say
-from core.chat.presentation import Presentation
+from core.catalog.presentation import Presentation
 from core.contracts.types import Line, Segment, Table
 
 SUMMARY_ROWS = 5  # rows of a table shown in the message when the whole table is attached

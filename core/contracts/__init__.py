@@ -10,6 +10,7 @@ here."""
 __all__ = [
     "autopaths",
     "composites",
+    "context",
     "deferred",
     "documents",
     "errors",
@@ -19,5 +20,6 @@ __all__ = [
     "ports",
     "promotion",
     "subscriptions",
+    "thinking",
     "types",
 ]

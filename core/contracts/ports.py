@@ -429,7 +429,7 @@ class ConversationContext:
     channels: tuple[str, ...]
     route: str
     at: dt.datetime
-    table: str = ""  # the table it was answered with (range_parse.Analysis.shape), or ""
+    table: str = ""  # the table it was answered with (table_shape.Analysis.shape), or ""
     language: str = ""  # the language it was answered in: a question saying none uses it
 
     def to_dict(self) -> dict[str, Any]:

@@ -303,10 +303,10 @@ class Bm25Index:
             self._postings[term] = (r, t) if old is None else (
                 np.concatenate([old[0], r]), np.concatenate([old[1], t])
             )
-        for key, rows in meta.items():
+        for pair, rows in meta.items():
             r = np.asarray(rows, dtype=np.int32)
-            old_rows = self._meta.get(key)
-            self._meta[key] = r if old_rows is None else np.concatenate([old_rows, r])
+            old_rows = self._meta.get(pair)
+            self._meta[pair] = r if old_rows is None else np.concatenate([old_rows, r])
         for doc, rows in docs.items():
             r = np.asarray(rows, dtype=np.int32)
             old_rows = self._docs.get(doc)
@@ -319,7 +319,8 @@ class Bm25Index:
         where[keep] = np.arange(keep.size)
 
         def remap(rows: np.ndarray) -> np.ndarray:
-            return where[rows[self._alive[rows]]].astype(np.int32)
+            kept: np.ndarray = where[rows[self._alive[rows]]].astype(np.int32)
+            return kept
 
         postings = {}
         for term, (rows, tf) in self._postings.items():
@@ -452,7 +453,7 @@ class Bm25Index:
                 return cached
         rows, tf = posting
         tf64 = tf.astype(np.float64)
-        weight = idf * tf64 * (self.k1 + 1.0) / (tf64 + self._norms()[rows])
+        weight: np.ndarray = idf * tf64 * (self.k1 + 1.0) / (tf64 + self._norms()[rows])
         if self._dead:
             weight[~self._alive[rows]] = 0.0
         found = (rows.astype(np.intp), weight)
@@ -475,10 +476,11 @@ class Bm25Index:
         with self._lock:
             cached = self._weight_cache.get(term.name)
         if cached is not None:
-            return cached[1][at]
+            picked: np.ndarray = cached[1][at]
+            return picked
         rows = term.rows[at]
         tf64 = term.tf[at].astype(np.float64)
-        weight = term.idf * tf64 * (self.k1 + 1.0) / (tf64 + self._norms()[rows])
+        weight: np.ndarray = term.idf * tf64 * (self.k1 + 1.0) / (tf64 + self._norms()[rows])
         if self._dead:
             weight[~self._alive[rows]] = 0.0
         return weight

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.catalog.lookup import say
-from core.chat.presentation import plain_text
+from core.catalog.presentation import plain_text
 from core.contracts.errors import ModelError
 from core.contracts.ports import LLM, ChatMessage, Chunk, ScoredChunk
 from core.contracts.types import Citation, Line, Passage, Segment, Source

@@ -212,7 +212,8 @@ class CosineIndex:
         projected = matrix @ self._basis
         norms = np.linalg.norm(projected, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        return (projected / norms).astype(np.float32, copy=False)
+        sketches: np.ndarray = (projected / norms).astype(np.float32, copy=False)
+        return sketches
 
     def _normalised(self, matrix: np.ndarray) -> np.ndarray:
         if matrix.ndim != 2 or matrix.shape[1] != self.dimension:
@@ -220,7 +221,8 @@ class CosineIndex:
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         if not np.all(np.isfinite(norms)) or np.any(norms == 0):
             raise ValueError("vectors must be finite and non-zero")
-        return (matrix / norms).astype(np.float32, copy=False)
+        unit: np.ndarray = (matrix / norms).astype(np.float32, copy=False)
+        return unit
 
 
 def _dot_rows(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
@@ -230,4 +232,5 @@ def _dot_rows(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     thread pool, and on two cores shared with other work the p50 went from 1 ms to 8 ms while
     the pool waited for a descheduled thread. One thread is slower only when the machine is idle.
     """
-    return np.einsum("ij,j->i", matrix, vector)
+    products: np.ndarray = np.einsum("ij,j->i", matrix, vector)  # numpy types einsum as Any
+    return products

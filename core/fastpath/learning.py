@@ -25,13 +25,14 @@ from typing import Generic, Protocol, TypeVar
 log = logging.getLogger("ricorda.learning")
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)  # a port that takes any record takes ours
 Handler = Callable[[list[T]], None]
 
 
-class Learning(Protocol[T]):
+class Learning(Protocol[T_contra]):
     """The port: submit a record, flush what is pending, close."""
 
-    def submit(self, record: T) -> None: ...
+    def submit(self, record: T_contra) -> None: ...
 
     def flush(self) -> None: ...
 

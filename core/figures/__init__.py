@@ -6,6 +6,7 @@ imported here, so importing one loads only what it needs."""
 __all__ = [
     "aggregate",
     "arithmetic",
+    "breakdown",
     "cells",
     "change",
     "clarify",
@@ -13,7 +14,6 @@ __all__ = [
     "default_period",
     "derived",
     "disclosed",
-    "formulas",
     "levels",
     "period_coverage",
     "period_parts",
@@ -21,5 +21,6 @@ __all__ = [
     "plotted",
     "render",
     "structured",
+    "table_parts",
     "tabulate",
 ]

@@ -33,14 +33,15 @@ from core.figures.disclosed import WITHHELD, withheld_input
 from core.figures.period_coverage import clip_to_data, coarser_grain
 from core.figures.render import unrecognized_line
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
+from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.currency_variants import currency_of_unit
 from core.question.period_labels import period_label
-from core.question.periods import last_complete_fiscal_year
 
 
 def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
     """A sum or an average over the question's periods or over its named members."""
+    fye = ctx.glossary.fiscal_year_end
     analysis = ctx.intent.analysis
     g, lang = ctx.glossary, ctx.language
     metric = args["metric"]
@@ -57,7 +58,7 @@ def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
         if coverage is not None:
             out.segments.append(coverage)
         keys = [(entity, channel, p) for p in periods]
-        labels = [period_label(p, lang) for p in periods]
+        labels = [period_label(p, lang, fye) for p in periods]
     else:
         period = one_period(out, args, ctx)
         if dim == "entity":
@@ -90,7 +91,7 @@ def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
         entity_field, period_field, channel_field = entity, span(periods), channel
     else:
         key = f"{measure}_members"
-        fields = {"members": join_list(labels, lang), "period": period_label(period, lang)}
+        fields = {"members": join_list(labels, lang), "period": period_label(period, lang, fye)}
         codes = "+".join(members)
         entity_field = codes if dim == "entity" else entity
         channel_field = codes if dim == "channel" else channel
@@ -160,7 +161,7 @@ def share(out: Built, args: dict[str, Any], ctx: Any) -> None:
         return
     whole = subject_of(g, metric, whole_key[0], TOTAL if dim == "channel" else whole_key[1],
                        lang, cells[1:])
-    plabel = period_label(period, lang)
+    plabel = period_label(period, lang, ctx.glossary.fiscal_year_end)
     what = say("share_what", lang, member=member_label, whole=whole, period=plabel)
     formula = {"op": "share", "part": f"{part_key[0]}/{part_key[1]}",
                "whole": f"{whole_key[0]}/{whole_key[1]}"}
@@ -207,10 +208,11 @@ def first_entity(out: Built, ctx: Any) -> str:
 
 def one_period(out: Built, args: dict[str, Any], ctx: Any) -> Period:
     """The period the question names, else the last complete fiscal year (stated)."""
+    fye = ctx.glossary.fiscal_year_end
     if ctx.intent.periods:
         return ctx.intent.periods[0]  # type: ignore[no-any-return]
-    period = last_complete_fiscal_year(ctx.reference_date, ctx.glossary.fiscal_year_end)
-    out.assumptions.append(Assumption("period", period_label(period, ctx.language),
+    period = last_complete_fiscal_year(ctx.reference_date, fye)
+    out.assumptions.append(Assumption("period", period_label(period, ctx.language, fye),
                                       "last complete fiscal year"))
     return period
 
@@ -319,7 +321,7 @@ def one_unit(out: Built, cells: list[Cell], what: str, common: dict[str, Any],
         return units[0]
     out.results[:0] = [ArithmeticFact(FactStatus.NOT_FOUND, reason=UNIT_MISMATCH, **common)]
     g, lang = ctx.glossary, ctx.language
-    currencies = list(dict.fromkeys(c for u in units if (c := currency_of_unit(g, u))))
+    currencies = list(dict.fromkeys(cur for u in units if (cur := currency_of_unit(g, u))))
     if len(currencies) < 2:
         out.segments.append(Line("not_found", say("unit_mismatch", lang, what=what,
                                                   units=", ".join(units))))
@@ -335,7 +337,7 @@ def one_unit(out: Built, cells: list[Cell], what: str, common: dict[str, Any],
             subject = subject_of(g, f.metric, f.entity, f.channel, lang)
             out.segments.append(Line("fact", say(
                 "currency_split_item", lang, subject=subject,
-                period=period_label(f.period, lang),
+                period=period_label(f.period, lang, ctx.glossary.fiscal_year_end),
                 value=g.show_value(f.value, f.unit, lang), cite=out.cite(*c.sources))))
     return None
 

@@ -19,15 +19,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
-from core.figures.formulas import PRECISION, exponent, plain
-from core.knowledge.metric_kind import (  # noqa: F401  (re-exported: one definition)
-    FLOW,
-    RATE,
-    STOCK,
-    adds_over,
-    unit_nature,
-)
-from core.knowledge.metric_kind import metric_kind as nature  # noqa: F401
+# `X as X`: re-exported (one definition, read here as `ar.plain`, `ar.RATE`, ...)
+from core.knowledge.formulas import PRECISION, exponent
+from core.knowledge.formulas import plain as plain
+from core.knowledge.metric_kind import FLOW as FLOW
+from core.knowledge.metric_kind import RATE as RATE
+from core.knowledge.metric_kind import STOCK as STOCK
+from core.knowledge.metric_kind import adds_over as adds_over
+from core.knowledge.metric_kind import metric_kind
+from core.knowledge.metric_kind import unit_nature as unit_nature
+
+nature = metric_kind  # a metric's nature, FLOW, STOCK or RATE, by the name figures read
 
 
 def default_additive(unit: str) -> bool:

@@ -71,7 +71,7 @@ class ArithmeticFact(DerivedFact):
     `period` is the span for a result over periods (Period FY "2021-2023"); `entity` the
     "+"-joined members for a result over members ("ORBIS_IT+ORBIS_HK")."""
 
-    formula: dict[str, Any] | None = None  # type: ignore[assignment]
+    formula: dict[str, Any] | None = None
     missing_rows: tuple[FactResult, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:

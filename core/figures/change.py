@@ -16,7 +16,7 @@ from typing import Any
 
 from core.catalog.formats import number, percent
 from core.catalog.lookup import say
-from core.contracts.types import Assumption, FactStatus, Line, Period, PeriodType
+from core.contracts.types import Assumption, FactStatus, Line, Period
 from core.figures import arithmetic as ar
 from core.figures.aggregate import (
     cite_numbers,
@@ -31,17 +31,16 @@ from core.figures.aggregate import (
 )
 from core.figures.cells import ZERO_BASE, ArithmeticFact, input_facts, lookup
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
+from core.fiscal_calendar import PER_YEAR, shift_period
 from core.question.period_labels import period_label
-from core.question.periods import shift_period
 
-_PER_YEAR = {PeriodType.FY: 1, PeriodType.HY: 2, PeriodType.Q: 4, PeriodType.M: 12}
 POINTS = "PP"  # the unit of a change in a rate: percentage points
 
 
 def comparable(period: Period, basis: str) -> Period:
     """The period `period` is compared with: a year earlier, or just before (sequential)."""
-    return shift_period(period, -1 if basis == "sequential" else -_PER_YEAR[period.type])
+    return shift_period(period, -1 if basis == "sequential" else -PER_YEAR[period.type])
 
 
 @dataclass
@@ -83,7 +82,7 @@ def growth_comparison(out: Built, args: dict[str, Any], ctx: Any) -> None:
         members = list(ctx.intent.entities)[:2]
         keys = [(e, channel) for e in members]
     names = [gl.label(analysis.dimension, m, lang) for m in members]
-    plabel = period_label(period, lang)
+    plabel = period_label(period, lang, ctx.glossary.fiscal_year_end)
     parts = []
     for key in keys:
         one = growth_of(out, ctx, metric, key[0], key[1], period, "yoy")
@@ -101,8 +100,8 @@ def growth_comparison(out: Built, args: dict[str, Any], ctx: Any) -> None:
     if difference == 0:
         sentence = say("same_growth", lang, **texts)
     else:
-        key = ("faster" if faster else "slower") + ("_yes" if verdict else "_no")
-        sentence = say(key, lang, **texts)
+        verdict_key = ("faster" if faster else "slower") + ("_yes" if verdict else "_no")
+        sentence = say(verdict_key, lang, **texts)
     fact = ArithmeticFact(
         FactStatus.FOUND, metric=metric, entity="+".join(k[0] for k in keys), period=period,
         channel="+".join(k[1] for k in keys) if analysis.dimension == "channel" else keys[0][1],
@@ -121,6 +120,7 @@ def growth_of(out: Built, ctx: Any, metric: str, entity: str, channel: str, late
               basis: str) -> Growth:
     """The growth of `metric` in `later` against its comparable period; on failure the
     reason is said in `out` and `fact` is None."""
+    fye = ctx.glossary.fiscal_year_end
     gl, lang = ctx.glossary, ctx.language
     earlier = comparable(later, basis)
     cells = [lookup(ctx, metric, entity, channel, later),
@@ -128,7 +128,7 @@ def growth_of(out: Built, ctx: Any, metric: str, entity: str, channel: str, late
     if refuse_unrecognized(out, cells, ctx):
         return Growth(None)
     subject = subject_of(gl, metric, entity, channel, lang, cells)
-    labels = [period_label(later, lang), period_label(earlier, lang)]
+    labels = [period_label(later, lang, fye), period_label(earlier, lang, fye)]
     what = say("growth_what", lang, subject=subject, later=labels[0], earlier=labels[1])
     rate = ar.nature(gl, metric) == ar.RATE
     formula: dict[str, Any] = {"op": "growth", "from": earlier.code, "to": later.code,

@@ -7,17 +7,17 @@ last complete fiscal year) and the answer offers one-tap options to narrow it.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 
 from core.catalog.lookup import say
+from core.contracts.context import RequestContext
 from core.contracts.types import Assumption, Option, Period, PeriodType
 from core.figures.default_period import DefaultPeriod, default_period
 from core.figures.structured import TOTAL, StructuredChannel
+from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.glossary import Glossary
 from core.question.intent import Intent
 from core.question.period_labels import period_label
-from core.question.periods import last_complete_fiscal_year
 
 MAX_OPTIONS_PER_SLOT = 6
 
@@ -48,11 +48,11 @@ def fill_slots(
     *,
     glossary: Glossary,
     structured: StructuredChannel,
-    reference_date: dt.date,
-    language: str,
-    cleared: bool,
+    request: RequestContext,
 ) -> Slots:
-    """Fill a missing entity/period with its default, recording why and what else could be asked."""
+    """Fill a missing entity/period with its default, recording why and what else could be
+    asked: in the request's language, for what its chat may see, as of its reference date."""
+    language, cleared = request.language, request.cleared
     slots = Slots(
         intent.metrics,
         list(intent.entities),
@@ -68,9 +68,8 @@ def fill_slots(
         )
     period_assumed = not slots.periods and not intent.bad_periods
     if period_assumed:
-        slots.assumptions.append(_assume_period(slots, structured, reference_date, language,
-                                                cleared))
-    slots.assumptions += _latest_readings(intent, slots, language)
+        slots.assumptions.append(_assume_period(slots, structured, request))
+    slots.assumptions += _latest_readings(intent, slots, language, request.fiscal_year_end)
     if entity_assumed:
         slots.options += [
             Option(t.label_for(language), "entity", t.code)
@@ -82,35 +81,35 @@ def fill_slots(
     return slots
 
 
-def _assume_period(
-    slots: Slots, structured: StructuredChannel, reference: dt.date, language: str, cleared: bool
-) -> Assumption:
+def _assume_period(slots: Slots, structured: StructuredChannel, request: RequestContext
+                   ) -> Assumption:
     """The last complete fiscal year, or the latest with a figure when it has none yet (the
     same choice the plan's step made: core.figures.default_period)."""
+    fye = request.fiscal_year_end
     if slots.metrics and slots.entities:
         chosen = default_period(
             structured, slots.metrics[0], slots.entities[0], slots.channels[0],
-            reference_date=reference, cleared=cleared,
+            reference_date=request.reference, cleared=request.cleared,
         )
     else:
-        fye = structured.glossary.fiscal_year_end
-        chosen = DefaultPeriod(last_complete_fiscal_year(reference, fye))
+        chosen = DefaultPeriod(last_complete_fiscal_year(request.reference, fye))
     slots.periods = [chosen.period]
-    label = period_label(chosen.period, language)
+    label = period_label(chosen.period, request.language, fye)
     if chosen.missing is None:
         return Assumption("period", label, "last complete fiscal year")
-    missing = period_label(chosen.missing, language)
-    note = say("assumed_period_latest", language, value=label, missing=missing)
+    missing = period_label(chosen.missing, request.language, fye)
+    note = say("assumed_period_latest", request.language, value=label, missing=missing)
     reason = f"latest fiscal year with a figure ({chosen.missing.code} has none yet)"
     return Assumption("period", label, reason, note)
 
 
-def _latest_readings(intent: Intent, slots: Slots, language: str) -> list[Assumption]:
+def _latest_readings(intent: Intent, slots: Slots, language: str, fiscal_year_end: str
+                     ) -> list[Assumption]:
     """"Q3", "December" named without a year: which one was answered, and why."""
     out = []
     for raw, period in getattr(intent, "latest_periods", ()):
         if period in slots.periods:
-            label = period_label(period, language)
+            label = period_label(period, language, fiscal_year_end)
             out.append(Assumption("period", label, "the latest complete one",
                                   say("assumed_period_named", language, value=label, raw=raw)))
     return out
@@ -136,4 +135,5 @@ def _period_options(structured: StructuredChannel, slots: Slots, language: str) 
         for p in sorted(available, key=lambda p: p.value, reverse=True)
         if p.type is not PeriodType.FY
     ][: MAX_OPTIONS_PER_SLOT - len(fiscal)]
-    return [Option(period_label(p, language), "period", p.code) for p in fiscal + finer]
+    fye = structured.glossary.fiscal_year_end
+    return [Option(period_label(p, language, fye), "period", p.code) for p in fiscal + finer]

@@ -28,9 +28,9 @@ from core.figures.cells import ArithmeticFact, Cell, input_facts, lookup, span
 from core.figures.disclosed import withheld_note
 from core.figures.levels import level_members
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
+from core.fiscal_calendar import shift_period
 from core.question.period_labels import period_label
-from core.question.periods import shift_period
 
 __all__ = ["count"]
 
@@ -46,15 +46,16 @@ def count(out: Built, args: dict[str, Any], ctx: Any) -> None:
         members = _members(out, ctx)
         keys = [(m, period) for m in members]
         labels = [g.label("entity", m, lang) for m in members]
-        where = period_label(period, lang)
+        where = period_label(period, lang, ctx.glossary.fiscal_year_end)
         subject = subject_of(g, metric, None, channel, lang)
-        entity_field, period_field = "+".join(members), period
+        entity_field = "+".join(members)
+        period_field: Period | None = period
     else:
         entity = first_entity(out, ctx)
         periods = list(analysis.periods) or _stored(ctx, metric, entity, channel,
                                                     analysis.grain or "FY")
         keys = [(entity, p) for p in periods]
-        labels = [period_label(p, lang) for p in periods]
+        labels = [period_label(p, lang, ctx.glossary.fiscal_year_end) for p in periods]
         where = f"{labels[0]}–{labels[-1]}" if labels else ""
         subject = subject_of(g, metric, entity, channel, lang)
         entity_field, period_field = entity, span(periods) if periods else None
@@ -129,9 +130,11 @@ def _counted(test: str, found: list[tuple[str, Any, Cell]], threshold: Decimal |
     were compared."""
     if test in ("above", "below"):
         assert threshold is not None
-        passed = [(label, c, None) for label, _, c in found
-                  if c.value is not None and ((c.value > threshold) if test == "above"
-                                              else (c.value < threshold))]
+        passed: list[tuple[str, Cell, Cell | None]] = [
+            (label, c, None) for label, _, c in found
+            if c.value is not None and ((c.value > threshold) if test == "above"
+                                        else (c.value < threshold))
+        ]
         return passed, len(found)
     by_period = {key[1]: (label, c) for label, key, c in found}
     passed, compared = [], 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from core.contracts.types import Period, PeriodType
 from core.figures.structured import TOTAL, StructuredChannel
-from core.question.periods import last_complete_fiscal_year
+from core.fiscal_calendar import last_complete_fiscal_year
 
 __all__ = ["DefaultPeriod", "default_period"]
 

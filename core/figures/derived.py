@@ -15,6 +15,7 @@ from typing import Any
 
 from core.catalog.lookup import join_list, say
 from core.contracts.types import FactResult, FactStatus, Period, Source, decimal_to_json
+from core.documents.source_titles import source_title
 from core.figures.disclosed import WITHHELD, withheld_input
 from core.figures.structured import StructuredChannel
 from core.knowledge.glossary import Glossary
@@ -146,7 +147,7 @@ def derived_sentence(glossary: Glossary, r: DerivedFact, language: str, subject:
             label = running_name(glossary.label("metric", inp.fact.metric, language), language)
             shown = glossary.show_value(inp.fact.value, inp.fact.unit, language)
             parts.append(f"{label}{'' if language == 'zh' else ' '}{shown}")
-        titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
+        titles = list(dict.fromkeys(source_title(s, language, glossary.titles) for s in r.sources))
         return say(
             "derived_found",
             language,

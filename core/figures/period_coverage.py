@@ -12,9 +12,9 @@ from typing import Any
 
 from core.catalog.lookup import say
 from core.contracts.types import Line, Period, PeriodType
+from core.fiscal_calendar import period_bounds
 from core.question.period_labels import period_label
-from core.question.periods import period_bounds
-from core.question.range_parse import MAX_SERIES
+from core.question.table_shape import MAX_SERIES
 
 __all__ = ["clip_to_data", "coarser_grain"]
 
@@ -25,6 +25,7 @@ def clip_to_data(
 ) -> tuple[list[Period], Line | None]:
     """`periods` without those outside the stored span of `metric` for entity/channel, and the
     notice naming the range used (None when nothing was left out, or nothing would be left)."""
+    fye = ctx.glossary.fiscal_year_end
     term = ctx.glossary.entities.get(entity)
     if not periods or (term is not None and term.restricted and not ctx.cleared):
         return periods, None  # what a restricted unit holds is not said to an uncleared chat
@@ -39,9 +40,9 @@ def clip_to_data(
     if not used or (used == periods and not asked):
         return periods, None
     lang = ctx.language
-    notice = say("range_used", lang, first=period_label(used[0], lang),
-                 last=period_label(used[-1], lang), asked_first=period_label(first, lang),
-                 asked_last=period_label(last, lang), limit=MAX_SERIES)
+    notice = say("range_used", lang, first=period_label(used[0], lang, fye),
+                 last=period_label(used[-1], lang, fye), asked_first=period_label(first, lang, fye),
+                 asked_last=period_label(last, lang, fye), limit=MAX_SERIES)
     return used, Line("notice", notice)
 
 
@@ -68,10 +69,10 @@ def coarser_grain(
                         key=lambda p: period_bounds(p, fye)[0])
         if inside:
             lang = ctx.language
-            notice = say("grain_used", lang, first=period_label(inside[0], lang),
-                         last=period_label(inside[-1], lang),
-                         asked_first=period_label(periods[0], lang),
-                         asked_last=period_label(periods[-1], lang))
+            notice = say("grain_used", lang, first=period_label(inside[0], lang, fye),
+                         last=period_label(inside[-1], lang, fye),
+                         asked_first=period_label(periods[0], lang, fye),
+                         asked_last=period_label(periods[-1], lang, fye))
             return inside, Line("notice", notice)
     return periods, None
 

@@ -14,8 +14,10 @@ from typing import Any
 
 from core.catalog.lookup import say
 from core.contracts.types import FactStatus, Period, PeriodType
+from core.documents.source_titles import source_title
 from core.figures.arithmetic import exact_sum
 from core.figures.cells import ArithmeticFact, Cell, input_facts, lookup
+from core.figures.derived import DerivedFact
 from core.knowledge.metric_kind import adds_over_time
 from core.knowledge.period_relations import fiscal_year, time_relations
 from core.question.period_labels import period_label
@@ -61,15 +63,15 @@ def _fact(metric: str, entity: str, channel: str, period: Period, parts: tuple[P
                           decimals=max(decimals, 0), formula=formula, inputs=input_facts(cells))
 
 
-def parts_sentence(glossary: Any, r: ArithmeticFact, language: str, subject: str) -> str:
+def parts_sentence(glossary: Any, r: DerivedFact, language: str, subject: str) -> str:
     """ "Tessaro Bradford fabric woven, FY2025: 1,324.5K m², the sum of its four quarters
     (Q1 2025 331.2K m² + …; source: …)"."""
     terms = []
     for inp in r.inputs:
         assert inp.fact is not None and inp.period is not None
         shown = glossary.show_value(inp.fact.value, inp.fact.unit, language)
-        terms.append(f"{period_label(inp.period, language)} {shown}")
-    titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
+        terms.append(f"{period_label(inp.period, language, glossary.fiscal_year_end)} {shown}")
+    titles = list(dict.fromkeys(source_title(s, language, glossary.titles) for s in r.sources))
     assert r.period is not None and r.value is not None
     grain = _GRAIN[r.inputs[0].period.type] if r.inputs[0].period else "quarters"
     return say("sum_of_parts", language, subject=subject,

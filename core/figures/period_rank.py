@@ -27,14 +27,15 @@ from core.figures.cells import Cell, lookup
 from core.figures.disclosed import withheld_input
 from core.figures.plotted import plotted
 from core.figures.structured import TOTAL
-from core.figures.tabulate import Built
+from core.figures.table_parts import Built
 from core.question.period_labels import period_label
-from core.question.range_parse import MAX_SERIES
+from core.question.table_shape import MAX_SERIES
 
 MAX_ROWS = MAX_SERIES  # rows of the ranking shown; the headline is over every period ranked
 
 
 def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
+    fye = ctx.glossary.fiscal_year_end
     analysis = ctx.intent.analysis
     g, lang = ctx.glossary, ctx.language
     metric = args["metric"]
@@ -53,7 +54,8 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
             bounded = Line("notice", say(
                 "period_rank_bounded", lang, n=number(Decimal(limit), lang),
                 total=number(Decimal(len(stored)), lang),
-                first=period_label(periods[0], lang), last=period_label(periods[-1], lang)))
+                first=period_label(periods[0], lang, fye),
+                last=period_label(periods[-1], lang, fye)))
     cells = [(p, lookup(ctx, metric, entity, channel, p)) for p in periods]
     if refuse_unrecognized(out, [c for _, c in cells], ctx):
         return
@@ -61,7 +63,8 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     held = [c for _, c in cells if c.value is None and withheld_input(c.result) is not None]
     if held:  # a ranking without a withheld period would misstate which one is first
         title = say("period_ranking_title", lang, subject=subject,
-                    first=period_label(min(periods), lang), last=period_label(max(periods), lang))
+                    first=period_label(min(periods), lang, fye),
+                    last=period_label(max(periods), lang, fye))
         out.segments.append(Line("not_found", say("derived_withheld", lang, subject=title)))
         out.results += [c.result for c in held]
         return
@@ -79,24 +82,27 @@ def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
     unit = ranked[0][1].unit
     rows = []
     for i, (p, c) in enumerate(ranked[:MAX_ROWS], 1):
-        rows.append((f"{i}. {period_label(p, lang)}", show(g, c.value, c.unit, lang, decimals),
+        rows.append((f"{i}. {period_label(p, lang, fye)}", show(g, c.value, c.unit, lang, decimals),
                      out.cite(*c.sources)))
     top_period, top = ranked[0]
     out.segments.append(Line("fact", say(
         "period_highest" if analysis.descending else "period_lowest", lang, subject=subject,
-        period=period_label(top_period, lang), value=show(g, top.value, unit, lang, decimals),
+        period=period_label(top_period, lang, fye), value=show(g, top.value, unit, lang, decimals),
         n=out.cite(*top.sources)[1:-1])))
     ordered = sorted(periods)
     title = say("period_ranking_title", lang, subject=subject,
-                first=period_label(ordered[0], lang), last=period_label(ordered[-1], lang))
+                first=period_label(ordered[0], lang, fye),
+                last=period_label(ordered[-1], lang, fye))
     columns = (say("col_period", lang), g.label("metric", metric, lang),
                say("col_source", lang))
-    missing = [period_label(p, lang) for p, c in cells if c.value is None]
-    notes = (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+    missing = [period_label(p, lang, fye) for p, c in cells if c.value is None]
+    notes: tuple[str, ...] = (
+        (say("no_figure_for", lang, items=join_list(missing, lang)),) if missing else ()
+    )
     if len(ranked) > MAX_ROWS:
         notes += (say("bound_rows", lang, shown=MAX_ROWS, total=len(ranked)),)
     # drawn in the unit the axis label reads (亿欧元 plots 5.604 for €560.4M), as every chart
-    points = tuple((period_label(p, lang), plotted(g, c.value, c.unit, lang))
+    points = tuple((period_label(p, lang, fye), plotted(g, c.value, c.unit, lang))
                    for p, c in ranked[:MAX_ROWS] if c.value is not None)
     out.segments.append(Table("ranking", title, columns, tuple(rows), points,
                               _unit_text(g, unit, lang), notes))

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from core.catalog.formats import percent
 from core.catalog.lookup import join_list, say
+from core.contracts.context import RequestContext
 from core.contracts.types import Assumption, FactResult, FactStatus, Line, Period
+from core.documents.source_titles import source_title
 from core.figures.derived import DerivedFact, derived_sentence, running_name
 from core.figures.disclosed import WithheldTotal, together_label
 from core.figures.structured import Difference
@@ -20,9 +22,10 @@ TOTAL = "TOTAL"
 
 def subject(glossary: Glossary, r: FactResult, language: str) -> str:
     """ "Orbis China revenue (online), FY2024" / "中国区2024财年营收（线上）"."""
+    fye = glossary.fiscal_year_end
     metric = glossary.label("metric", r.metric or "", language)
     entity = glossary.label("entity", r.entity or "", language)
-    period = period_label(r.period, language) if isinstance(r.period, Period) else ""
+    period = period_label(r.period, language, fye) if isinstance(r.period, Period) else ""
     channel = ""
     if r.channel and r.channel != TOTAL:
         channel = glossary.label("channel", r.channel, language)
@@ -45,7 +48,7 @@ def withheld_lines(glossary: Glossary, r: WithheldTotal, language: str) -> list[
                        channel=r.channel)
     lines = [say(key, language, subject=subject(glossary, plain, language))]
     if r.together is not None:
-        titles = list(dict.fromkeys(glossary.source_title(s, language) for s in r.sources))
+        titles = list(dict.fromkeys(source_title(s, language, glossary.titles) for s in r.sources))
         sep = "；" if language == "zh" else "; "
         value = say("found", language, subject=together_label(glossary, r, language),
                     value=glossary.show_value(r.together, r.unit, language)).rstrip()
@@ -65,7 +68,7 @@ def fact_line(glossary: Glossary, r: FactResult, language: str) -> str:
             subject=subject(glossary, r, language),
             value=glossary.show_value(f.value, f.unit, language),
         ).rstrip()
-        src = say("source", language, title=glossary.source_title(f.source, language))
+        src = say("source", language, title=source_title(f.source, language, glossary.titles))
         return f"{value} ({src})" if language != "zh" else f"{value}（{src}）"
     if r.status is FactStatus.NOT_FOUND:
         return say("not_found", language, subject=subject(glossary, r, language))
@@ -93,8 +96,8 @@ def difference_line(glossary: Glossary, d: Difference, language: str) -> str:
     return say(
         "difference",
         language,
-        later=period_label(d.later.period, language),
-        earlier=period_label(d.earlier.period, language),
+        later=period_label(d.later.period, language, glossary.fiscal_year_end),
+        earlier=period_label(d.earlier.period, language, glossary.fiscal_year_end),
         delta=sign + glossary.show_value(d.delta, unit, language),
         pct=pct,
     )
@@ -112,12 +115,12 @@ def structured_lines(
     glossary: Glossary,
     results: list[FactResult],
     difference: Difference | None,
-    language: str,
-    *,
-    cleared: bool,
+    request: RequestContext,
 ) -> list[Line]:
-    """One line per result (bulleted when there are several), then the difference; a line
-    said twice (two unknown names alike) is said once."""
+    """One line per result (bulleted when there are several), then the difference, in the
+    request's language and for what its chat may see; a line said twice (two unknown names
+    alike) is said once."""
+    language, cleared = request.language, request.cleared
     lines: list[Line] = []
     for r in results:
         if isinstance(r, DerivedFact) and r.metric not in glossary.derived:

@@ -65,7 +65,7 @@ class StructuredChannel:
             return FactResult(FactStatus.UNRECOGNIZED, param="metric", raw=metric)
         entity_code = self.names.normalize("entity", entity)
         term = self.glossary.entities.get(entity_code or "")
-        if term is None or (term.restricted and not cleared):
+        if entity_code is None or term is None or (term.restricted and not cleared):
             # a restricted entity is out of scope for this chat: indistinguishable from unknown
             return FactResult(FactStatus.UNRECOGNIZED, param="entity", raw=entity)
         channel_code = TOTAL if channel in (None, "") else self.names.normalize("channel", channel)
@@ -88,10 +88,10 @@ class StructuredChannel:
         fact = self.facts.lookup(metric_code, entity_code, period_value, channel_code)
         if fact is None:
             for variant in self.variants.get(metric_code, ()):  # its own currency's figure
-                held = self.query_metric(variant, entity_code, period_value, channel_code,
-                                         cleared=cleared, reference_date=reference_date)
-                if held.status is FactStatus.FOUND:
-                    return held
+                found = self.query_metric(variant, entity_code, period_value, channel_code,
+                                          cleared=cleared, reference_date=reference_date)
+                if found.status is FactStatus.FOUND:
+                    return found
             return FactResult(
                 FactStatus.NOT_FOUND,
                 metric=metric_code,

@@ -60,7 +60,7 @@ _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 @lru_cache(maxsize=8192)
 def fold_char(ch: str) -> str:
     """The comparable form of one character: "" for an invisible one, else 1+ characters."""
-    out = []
+    out: list[str] = []
     ch = CONFUSABLES.get(ch, ch)  # before NFKC too: it turns some look-alikes (`Ϲ`) into others
     for c in unicodedata.normalize("NFKC", ch):
         # look-alikes before casefolding (capital Greek `Ν` is N, small `ν` is v), marks after

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from core.figures.formulas import Formula
+    from core.knowledge.formulas import Formula
     from core.knowledge.unit_kinds import UnitKind
 
 

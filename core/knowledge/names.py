@@ -21,7 +21,8 @@ from core.knowledge.comparable import (
     squash,
     squash_with_offsets,
 )
-from core.knowledge.glossary import Glossary, Term
+from core.knowledge.glossary import Glossary
+from core.knowledge.glossary_terms import Term
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from core.contracts.types import Period, PeriodType
-from core.question.periods import fiscal_year_of, period_bounds
+from core.fiscal_calendar import fiscal_year_of, period_bounds
 
 _HALVES = ((1, 2), (3, 4))  # the quarters of each half
 

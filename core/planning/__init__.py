@@ -5,7 +5,6 @@ imported here, so importing one loads only what it needs."""
 
 __all__ = [
     "answering",
-    "answering_service",
     "bounds",
     "catalog",
     "core_lock",
@@ -13,5 +12,4 @@ __all__ = [
     "model_planner",
     "plan",
     "planner",
-    "thinking",
 ]

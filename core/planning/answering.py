@@ -19,12 +19,20 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import cast
+from typing import Protocol, cast
 
 from core.catalog.lookup import say
-from core.chat.presentation import plain_text
+from core.catalog.presentation import plain_text
+from core.contracts import thinking
+from core.contracts.context import RequestContext
 from core.contracts.deferred import Deferred, deferred
-from core.contracts.ports import ConversationStore, FactStore, TurnRecord, TurnStore
+from core.contracts.ports import (
+    ConversationContext,
+    ConversationStore,
+    FactStore,
+    TurnRecord,
+    TurnStore,
+)
 from core.contracts.types import (
     Answer,
     Citation,
@@ -37,13 +45,13 @@ from core.contracts.types import (
     Source,
     Table,
 )
+from core.documents.source_titles import source_title
 from core.figures import render
 from core.figures.clarify import fill_slots, metric_options
 from core.figures.structured import StructuredChannel, two_period_difference
 from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
 from core.language import question_language
-from core.planning import thinking
 from core.planning.bounds import (
     Bounds,
     bound_segments,
@@ -56,7 +64,7 @@ from core.planning.bounds import (
 )
 from core.planning.catalog import Catalog
 from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
-from core.planning.model_planner import MODEL, WORDS, Failure, ModelPlanner, ModelResult
+from core.planning.model_planner import WORDS, Failure, ModelResult
 from core.planning.plan import SLOT_KINDS, Plan
 from core.planning.planner import plan_for
 from core.question.arguments import extract_arguments
@@ -68,14 +76,14 @@ from core.question.conversation import (
     carried_line,
 )
 from core.question.currency_asked import currency_notice
-from core.question.intent import Intent, RuleIntentParser
+from core.question.intent import Intent, IntentParser, RuleIntentParser
 from core.question.language_words import language_words
-from core.question.period_labels import period_label, use_fiscal_year_end
+from core.question.period_labels import period_label
 from core.question.periods import normalize_period
-from core.question.range_parse import MAX_SERIES, from_shape
 from core.question.read_as import read_as_notices
 from core.question.scale_asked import scale_notice, shown_in_scale
-from core.question.security import SecurityGate
+from core.question.security import Gate, SecurityGate
+from core.question.table_shape import MAX_SERIES, from_shape
 from core.question.tool_intents import detect_tool
 
 log = logging.getLogger("ricorda.answer")
@@ -89,20 +97,41 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffd\ufeff]+"
 _NOT_PLANNED = object()
 
 
+class ReadsQuestions(Protocol):
+    """What the answerer asks of a model planner (core.planning.model_planner.ModelPlanner; a
+    test may hand in a fake): a reading of the question, or the failure that leaves the rules'
+    answer standing."""
+
+    def read(
+        self, question: str, *, cleared: bool, reference: dt.date,
+        context: ConversationContext | None = None,
+    ) -> ModelResult: ...
+
+
 @dataclass
 class Prepared:
     """A request that passed the gates: what planning and replay both start from."""
 
     request: Request
-    text: str
-    language: str
-    cleared: bool
-    reference: dt.date
+    context: RequestContext  # language, clearance, reference date, calendar: decided once
     intent: Intent
     tool: str | None
     notices: list[str] = field(default_factory=list)
-    # the planner's plan, made once: the cascade plans, then a replay's fit check asks again
+    # the planner's plan, made once: the pipeline plans, then a replay's fit check asks again
     planned: Plan | object | None = field(default=_NOT_PLANNED, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """The question as cleaned and read (what is planned and cached)."""
+        return self.context.text
+
+    @property
+    def language(self) -> str:
+        return self.context.language
+
+    @property
+    def cleared(self) -> bool:
+        return self.context.cleared
 
     @property
     def is_planned(self) -> bool:
@@ -131,22 +160,31 @@ class Answerer:
         conversations: ConversationStore | Deferred[ConversationStore] | None = None,
         conversation_ttl: dt.timedelta = DEFAULT_TTL,
         bounds: Bounds | None = None,
-        model_planner: ModelPlanner | None = None,
+        model_planner: ReadsQuestions | None = None,
+        names: NameIndex | None = None,
+        parser: IntentParser | None = None,
+        gate: Gate | None = None,
+        glossary_version: int = 0,
     ) -> None:
         """`catalog`: this application's executors (built-ins plus approved macros).
         `narrative`, `conversations`: the documents channel and where follow-ups find their
         context (None: every question stands alone; a context older than `conversation_ttl` is
         not used); either may be handed built or as a `Deferred`, built on first use.
-        `model_planner`: the last tier for what the rules cannot read (None: off)."""
+        `model_planner`: the last tier for what the rules cannot read (None: off).
+        `names`, `parser`, `gate`: the glossary's name index, the intent parser and the
+        security gate, as the builder made them (None: the rules' own, built from the
+        glossary); a test may hand in fakes. `glossary_version`: which glossary this is (the
+        builder's generation), carried by every request's context."""
         self.model_planner = model_planner
         self.last_model_result: ModelResult | None = None  # for the benchmark and logs
         self.glossary = glossary
         self._facts = facts
         self.catalog = catalog if catalog is not None else Catalog()
-        self.names = NameIndex(glossary)
+        self.names = names if names is not None else NameIndex(glossary)
         self.language_words = language_words(glossary)  # its names are no language evidence
-        self.gate = SecurityGate(self.names)
-        self.parser = RuleIntentParser(self.names)
+        self.gate: Gate = gate if gate is not None else SecurityGate(self.names)
+        self.parser: IntentParser = parser if parser is not None else RuleIntentParser(self.names)
+        self.glossary_version = glossary_version
         self.structured = StructuredChannel(names=self.names, facts=facts)
         self.turns = turns
         self.narrative = deferred(narrative)  # built by the first plan that reads documents
@@ -165,26 +203,6 @@ class Answerer:
         # live; kept per answerer (a glossary reload builds a new one)
         self._named_in = functools.lru_cache(maxsize=_NAMED_KEPT)(self._parse_named)
 
-    # -- the planner path ------------------------------------------------------------------
-
-    def answer(self, request: Request) -> Answer:
-        """Plan and answer (no cache); record the turn."""
-        started = time.perf_counter()
-        request = self.resolve(request)
-        prepared = self.prepare(request)
-        if isinstance(prepared, Answer):
-            ans = prepared
-        else:
-            plan = self.plan(prepared)
-            made = self.model_plan(prepared)  # the last tier, when one is configured
-            if made is not None:
-                ans = self.run(made[0], made[1], served_by=MODEL)
-            else:
-                ans = self.run(plan, prepared) if plan is not None else self.clarify(prepared)
-        ans = self.finish(request, ans, started)
-        self.remember(request, prepared, ans)
-        return ans
-
     # -- conversations (core.question.conversation)
     # -------------------------------------------------
 
@@ -192,7 +210,6 @@ class Answerer:
         """A follow-up ("and Italy?") with the slots it inherits from its conversation fixed;
         any other request unchanged. Everything after this -- the gate, the cache, the
         record -- sees the resolved request."""
-        use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         if self.conversations is None:
             return request
         text, _ = self._clean(request.text)
@@ -240,7 +257,6 @@ class Answerer:
 
     def prepare(self, request: Request) -> Prepared | Answer:
         """Clean, gate and parse; a refusal, a usage hint or a bad option is answered here."""
-        use_fiscal_year_end(self.glossary.fiscal_year_end)  # periods labelled on our calendar
         text, truncated = self._clean(request.text)
         language = (question_language(text, self.language_words)
                     or self._chat_language(request))
@@ -277,19 +293,25 @@ class Answerer:
         limit = min(self.bounds.max_range_periods, MAX_SERIES)
         analysis = intent.analysis
         clipped = analysis is not None and bool(analysis.asked)  # answered over the data's part
+        # the parser's periods, when it read the text as given (a reading rewrote it otherwise)
+        found = intent.period_matches if not intent.readings else None
         long = overlong_range(verdict.text, reference, self.glossary.fiscal_year_end, limit,
-                              language) if tool is None and not clipped else None
+                              language, found) if tool is None and not clipped else None
         if long is not None:  # never the range's two ends, silently
             ans = self._new(Route.STRUCTURED, language, "")
-            ans.segments = long_range_lines(language, long, limit)
+            ans.segments = [*long_range_lines(language, long, limit)]
             return self._with_notices(_bounded(ans), notices)
         asked = lookups_asked(intent, self.glossary)
         if asked > self.bounds.max_lookups:  # refused before a plan of that size is made
             ans = self._new(Route.STRUCTURED, language, "")
-            ans.segments = too_much_lines(language, kind="lookups", asked=asked,
-                                          limit=self.bounds.max_lookups)
+            ans.segments = [*too_much_lines(language, kind="lookups", asked=asked,
+                                            limit=self.bounds.max_lookups)]
             return self._with_notices(_bounded(ans), notices)
-        return Prepared(request, text, language, cleared, reference, intent, tool, notices)
+        context = RequestContext(
+            chat=request.chat, user=request.user, text=text, language=language, cleared=cleared,
+            reference=reference, fiscal_year_end=self.glossary.fiscal_year_end,
+            glossary_version=self.glossary_version)
+        return Prepared(request, context, intent, tool, notices)
 
     def plan(self, prepared: Prepared) -> Plan | None:
         """The plan for this request, or None when it must be clarified or is not understood."""
@@ -305,7 +327,7 @@ class Answerer:
             if intent.route in (Route.STRUCTURED, Route.COMPOSITE) and not intent.metrics:
                 return None
         arguments = extract_arguments(
-            prepared.text, prepared.reference, self.glossary.fiscal_year_end
+            prepared.text, prepared.context.reference, self.glossary.fiscal_year_end
         )
         plan = plan_for(
             intent,
@@ -338,7 +360,7 @@ class Answerer:
         context = self.conversations.context(prepared.request) if self.conversations else None
         thinking.started()
         result = self.model_planner.read(
-            prepared.text, cleared=prepared.cleared, reference=prepared.reference,
+            prepared.text, cleared=prepared.cleared, reference=prepared.context.reference,
             context=context,
         )
         self.last_model_result = result
@@ -376,7 +398,7 @@ class Answerer:
         verdict = self.gate.check(prepared.text, cleared=prepared.cleared, fixed_slots=fixed)
         if not verdict.allowed:
             return None
-        if self._apply_fixed_slots(intent, fixed, prepared.reference) is not None:
+        if self._apply_fixed_slots(intent, fixed, prepared.context.reference) is not None:
             return None
         route = reading.get(ROUTE, "")
         if route == Route.NARRATIVE.value:
@@ -391,11 +413,12 @@ class Answerer:
     def understood_line(self, intent: Intent, language: str) -> Line:
         """"Understood as: Revenue · ACME HK · FY2023": what a model-made plan read, to check."""
         g = self.glossary
+        fye = g.fiscal_year_end
         items = [", ".join(g.label("metric", c, language) for c in intent.metrics)]
         if intent.entities:
             items.append(", ".join(g.label("entity", c, language) for c in intent.entities))
         if intent.periods:
-            items.append(", ".join(period_label(p, language) for p in intent.periods))
+            items.append(", ".join(period_label(p, language, fye) for p in intent.periods))
         if intent.channels:
             items.append(", ".join(g.label("channel", c, language) for c in intent.channels))
         if intent.route is Route.NARRATIVE:
@@ -404,7 +427,6 @@ class Answerer:
 
     def clarify(self, prepared: Prepared) -> Answer:
         """Not understood, or a number was asked for without saying which: ask."""
-        use_fiscal_year_end(self.glossary.fiscal_year_end)
         language = prepared.language
         if prepared.intent.route is Route.UNKNOWN:
             ans = self._plain(Route.UNKNOWN, "not_understood", language, prepared.cleared)
@@ -418,7 +440,7 @@ class Answerer:
 
             chosen = prepared.intent.metrics or prepared.intent.metric_choices
             subject = prepared.intent.unnamed_metric or ("" if chosen else (
-                missing_subject(prepared.text, self.names, prepared.reference, language)))
+                missing_subject(prepared.text, self.names, prepared.context.reference, language)))
             if subject:  # "customer churn rate": no such figure, said before the menu
                 return self._with_notices(
                     ans, [*prepared.notices, no_figure_notice(subject, language)])
@@ -428,7 +450,6 @@ class Answerer:
 
     def run(self, plan: Plan, prepared: Prepared, *, served_by: str = "planner") -> Answer:
         """Execute the plan against this request; Unresolvable when a slot is missing."""
-        use_fiscal_year_end(self.glossary.fiscal_year_end)
         intent = prepared.intent
         glossary = shown_in_scale(self.glossary, intent.scale)  # "in millions": as asked
         ctx = ExecutionContext(
@@ -437,7 +458,7 @@ class Answerer:
             language=prepared.language,
             cleared=prepared.cleared,
             chat=prepared.request.chat,
-            reference_date=prepared.reference,
+            reference_date=prepared.context.reference,
             now=self.now(),
             glossary=glossary,
             structured=self.structured,
@@ -451,7 +472,7 @@ class Answerer:
         over = self._past_bounds(plan, prepared)
         if over is not None:  # nothing runs: the reply says what was asked and the bound
             ans = self._new(Route.STRUCTURED, language, "")
-            ans.served_by, ans.plan, ans.segments = served_by, plan.to_dict(), over
+            ans.served_by, ans.plan, ans.segments = served_by, plan.to_dict(), [*over]
             return self._with_notices(_bounded(ans), prepared.notices)
         state = execute(plan, ctx, self.catalog)
         route = {"tool": Route.STRUCTURED}.get(plan.route) or Route(plan.route)
@@ -463,14 +484,8 @@ class Answerer:
             ans.facts, ans.assumptions = state.results, state.assumptions
             segments += state.tables
         elif plan.route in ("structured", "composite"):
-            slots = fill_slots(
-                intent,
-                glossary=glossary,
-                structured=self.structured,
-                reference_date=prepared.reference,
-                language=language,
-                cleared=prepared.cleared,
-            )
+            slots = fill_slots(intent, glossary=glossary, structured=self.structured,
+                               request=prepared.context)
             results = state.results + [
                 FactResult(FactStatus.UNRECOGNIZED, param="entity", raw=raw)
                 for raw in intent.unknown_entities
@@ -482,12 +497,7 @@ class Answerer:
                 ]
             ans.facts, ans.assumptions, ans.options = results, slots.assumptions, slots.options
             segments += render.structured_lines(
-                glossary,
-                results,
-                two_period_difference(results),
-                language,
-                cleared=prepared.cleared,
-            )
+                glossary, results, two_period_difference(results), prepared.context)
             if slots.assumptions:
                 segments.append(
                     Line("assumed", render.assumptions_line(slots.assumptions, language)))
@@ -517,7 +527,7 @@ class Answerer:
             numbered += list(enumerate(state.listed, 1))
         ans.segments = segments
         ans.citations = [
-            Citation(n, src, self.glossary.source_title(src, language))
+            Citation(n, src, source_title(src, language, self.glossary.titles))
             for n, src in numbered
         ]
         ans.sources = list(dict.fromkeys(state.sources))
@@ -778,3 +788,17 @@ def _units_shown(facts: list[FactResult]) -> list[str]:
             out.append(unit)
         out += _units_shown(list(getattr(f, "inputs", ()) or ()))
     return out
+
+
+def resolved_by_rules(prepared: Prepared, plan: Plan | None) -> bool:
+    """The rule planner understood every part of a structured request: no unknown names or
+    periods, a plan to run. Only its own plan could then answer it, whatever level served."""
+    intent = prepared.intent
+    return (
+        plan is not None
+        and plan.route == "structured"
+        and prepared.tool is None
+        and bool(plan.steps)
+        and not intent.unknown_entities
+        and not intent.bad_periods
+    )

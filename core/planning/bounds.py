@@ -10,13 +10,14 @@ reader's language, what was left out and how to narrow, and nothing is silently 
   its two ends, as it used to be), with a shorter range to ask instead;
 - answer length: the parts past the bound are cut, and the answer says how many;
 the turn stores the bounded answer. Messages per answer per chat are bounded by the adapters
-(core.chat.presentation.bound_messages).
+(core.catalog.presentation.bound_messages).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -24,11 +25,12 @@ from typing import Any
 from core.catalog.formats import number
 from core.catalog.lookup import say
 from core.contracts.types import Line, Period, PeriodType, Segment, Table
+from core.fiscal_calendar import PER_YEAR, last_complete_fiscal_year, shift_period
+from core.question.analysis_cues import AND_GAP, GRAIN, RANGE_BEFORE, RANGE_GAP
 from core.question.period_labels import period_label
-from core.question.periods import find_periods, last_complete_fiscal_year, shift_period
-from core.question.range_parse import _AND_GAP, _GRAIN, _RANGE_BEFORE, _RANGE_GAP, MAX_SERIES
+from core.question.periods import find_periods
+from core.question.table_shape import MAX_SERIES
 
-_PER_YEAR = {PeriodType.FY: 1, PeriodType.HY: 2, PeriodType.Q: 4, PeriodType.M: 12}
 _YEARS = re.compile(r"(?<!\d)(\d{4})\s*(?:-|–|—|~|～|to|till|until|through|a|al|fino\s+al|至|到)"
                     r"\s*(\d{4})(?!\d)", re.IGNORECASE)
 
@@ -91,11 +93,14 @@ def table_cells(intent: Any, glossary: Any, cleared: bool) -> int:
 
 
 def overlong_range(text: str, reference: Any, fiscal_year_end: str, limit: int,
-                   language: str) -> LongRange | None:
+                   language: str, matches: Sequence[Any] | None = None) -> LongRange | None:
     """A range asked for ("from 2001 to 2024", "monthly from 2001 to 2024", "from 1900 to
-    2100") with more periods than `limit`, or None."""
-    grain = next((kind for kind, pattern in _GRAIN if pattern.search(text)), None)
-    ends = _range_ends(text, find_periods(text, reference, fiscal_year_end))
+    2100") with more periods than `limit`, or None. `matches`: the periods the parser already
+    found in `text` (offsets kept), so the question is not parsed again; None: found here."""
+    grain = next((kind for kind, pattern in GRAIN if pattern.search(text)), None)
+    if matches is None:
+        matches = find_periods(text, reference, fiscal_year_end)
+    ends = _range_ends(text, matches)
     if ends is None:
         years = _YEARS.search(text)  # years outside what a period may be (1900) count too
         if years is None or int(years.group(2)) <= int(years.group(1)):
@@ -108,7 +113,7 @@ def overlong_range(text: str, reference: Any, fiscal_year_end: str, limit: int,
     unit = first.type
     if grain is not None and first.type is PeriodType.FY:
         unit = PeriodType(grain)
-        count *= _PER_YEAR[unit]
+        count *= PER_YEAR[unit]
     if count <= limit:
         return None
     end = _last_of(last, unit)
@@ -116,27 +121,28 @@ def overlong_range(text: str, reference: Any, fiscal_year_end: str, limit: int,
     if first.value[:4] <= latest.value[:4] < end.value[:4]:
         end = latest  # a suggestion with figures in it, not the far future
     start = shift_period(end, -(limit - 1))
-    narrower = f"{period_label(start, language)}–{period_label(end, language)}"
-    return LongRange(period_label(first, language), period_label(last, language), count,
-                     narrower)
+    narrower = (f"{period_label(start, language, fiscal_year_end)}–"
+                f"{period_label(end, language, fiscal_year_end)}")
+    return LongRange(period_label(first, language, fiscal_year_end),
+                     period_label(last, language, fiscal_year_end), count, narrower)
 
 
-def _range_ends(text: str, matches: list[Any]) -> tuple[Period, Period] | None:
+def _range_ends(text: str, matches: Sequence[Any]) -> tuple[Period, Period] | None:
     """The two periods a range connector joins ("from A to B", "A-B", "tra A e B")."""
     for a, b in itertools.pairwise(matches):
         if a.period is None or b.period is None:
             continue
         gap = text[a.end : b.start]
         before = text[max(0, a.start - 12) : a.start]
-        joined = _RANGE_GAP.fullmatch(gap) is not None or (
-            _AND_GAP.fullmatch(gap) is not None and _RANGE_BEFORE.search(before) is not None)
+        joined = RANGE_GAP.fullmatch(gap) is not None or (
+            AND_GAP.fullmatch(gap) is not None and RANGE_BEFORE.search(before) is not None)
         if joined:
             return a.period, b.period
     return None
 
 
 def _distance(first: Period, last: Period) -> int:
-    per = _PER_YEAR[first.type]
+    per = PER_YEAR[first.type]
     return (last.year - first.year) * per + (_index(last) - _index(first))
 
 

@@ -1,6 +1,6 @@
 """One answer at a time in core, except while a model thinks.
 
-Core's state (the fact store's catch-up, the glossary swap, the cascade's memos) is used by one
+Core's state (the fact store's catch-up, the glossary swap, the pipeline's memos) is used by one
 thread at a time: `serve` runs every core call under this lock. A model planner's call takes
 seconds; holding the lock through it would stop every other chat's question, which needs no
 model. So the model step runs `outside()` the lock: the answer's thread lets go, other questions

@@ -31,16 +31,16 @@ from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import WithheldTotal
 from core.figures.structured import TOTAL, StructuredChannel
+from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.glossary import Glossary
 from core.planning.plan import Plan, slot_ref
 from core.question.intent import Intent
-from core.question.periods import last_complete_fiscal_year
 from core.question.subject import mentioned, not_known
 
 if TYPE_CHECKING:  # the document, table and arithmetic tools import their modules when run
     from core.contracts.deferred import Deferred
     from core.documents.narrative import NarrativeResult
-    from core.figures.tabulate import Built
+    from core.figures.table_parts import Built
 
 
 class Unresolvable(RicordaError):
@@ -325,7 +325,7 @@ def _arithmetic_built(
     ctx: ExecutionContext,
 ) -> Built:
     """What an arithmetic step adds, its assumptions said last, as a table's are."""
-    from core.figures.tabulate import Built
+    from core.figures.table_parts import Built
 
     out = Built()
     make(out, args, ctx)

@@ -1,4 +1,4 @@
-"""The model planner: the cascade's last tier, for the questions the rules could not read.
+"""The model planner: the last tier of the pipeline, for the questions the rules could not read.
 
 A configured chat model (core.contracts.ports.LLM: a local GGUF through llama.cpp, or an
 OpenAI-compatible server) reads the question and *chooses*, under constrained decoding, a
@@ -30,10 +30,11 @@ from typing import Any
 
 from core.contracts.errors import ModelError
 from core.contracts.ports import LLM, ChatMessage, ConversationContext
-from core.knowledge.glossary import Glossary, Term
+from core.fiscal_calendar import last_complete_fiscal_year
+from core.knowledge.glossary import Glossary
+from core.knowledge.glossary_terms import Term
 from core.planning.core_lock import ModelBusy
 from core.question.conversation import ROUTE, TABLE
-from core.question.periods import last_complete_fiscal_year
 
 log = logging.getLogger("ricorda.model_planner")
 

@@ -13,7 +13,7 @@ import re
 from core.contracts.types import Route
 from core.knowledge.names import NameIndex, blank
 from core.planning.plan import Plan
-from core.question.arguments import Arguments
+from core.question.argument_scan import Arguments
 from core.question.intent import Intent
 from core.question.tool_intents import CLOCK
 

@@ -31,7 +31,7 @@ from core.knowledge.glossary import Glossary
 from core.question.intent import Intent
 from core.question.period_labels import period_label
 from core.question.periods import normalize_period
-from core.question.range_parse import expand
+from core.question.series_parse import expand
 
 log = logging.getLogger("ricorda.conversation")
 
@@ -247,5 +247,6 @@ def _period_items(values: list[str], reference: dt.date, fye: str, language: str
     periods = [normalize_period(v, reference, fye) for v in values]
     known = [p for p in periods if p is not None]
     if len(values) >= 3 and len(known) == len(values) and expand(known[0], known[-1]) == known:
-        return [f"{period_label(known[0], language)}–{period_label(known[-1], language)}"]
-    return [period_label(p, language) if p else v for p, v in zip(periods, values, strict=True)]
+        return [f"{period_label(known[0], language, fye)}–{period_label(known[-1], language, fye)}"]
+    return [period_label(p, language, fye) if p else v
+            for p, v in zip(periods, values, strict=True)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from core.contracts.types import Period
 
@@ -105,7 +106,9 @@ def _plain_digits(raw: str, decimal_comma: bool) -> str:
     return raw.replace(grouping, "").replace(decimal, ".")
 
 
-def detect_count(text: str, periods: list[Period], metrics: list[str]) -> dict | None:
+def detect_count(
+    text: str, periods: list[Period], metrics: list[str]
+) -> dict[str, Any] | None:
     """What a counting question counts: {"over": "entity"|"period", "grain": FY|Q|HY|M,
     "test": "above"|"below"|"fell"|"rose", "amount": Decimal|None, "scaled": bool,
     "span": (start, end)}; None for any other question. `text` has the glossary's names and

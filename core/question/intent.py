@@ -1,8 +1,8 @@
 """Rule-based intent parsing: four slots (metric, entity, period, channel) plus a route.
 
-No model is involved: the glossary's names, the period grammar and short cue lists decide. The
-parser sits behind the `IntentParser` Protocol so a smarter one can replace it without touching
-the gates or channels.
+No model is involved: the glossary's names, the period grammar and short cue lists
+(core.question.intent_words) decide. The parser sits behind the `IntentParser` Protocol so a
+smarter one can replace it without touching the gates or channels.
 """
 
 from __future__ import annotations
@@ -16,133 +16,25 @@ from core.contracts.types import Period, Route
 from core.knowledge.fuzzy import Reading, Readings
 from core.knowledge.names import NameIndex, blank
 from core.question.currency_asked import AskedCurrency, asked_currency
-from core.question.periods import find_periods
-from core.question.range_parse import Analysis, detect_analysis
+from core.question.intent_words import (
+    NARRATIVE,
+    NOT_ENTITIES,
+    QUESTION,
+    STRONG_NUMERIC,
+    TOPIC,
+    TREND_ASKED,
+    WEAK_NUMERIC,
+    WORDS,
+    subject_terms,
+    unknown_names,
+)
+from core.question.periods import PeriodMatch, find_periods
+from core.question.range_parse import detect_analysis
 from core.question.scale_asked import AskedScale, asked_scale
+from core.question.table_shape import Analysis
 
 if TYPE_CHECKING:
     from core.knowledge.metric_phrase import MetricPhrases
-
-# Cues are matched on the casefolded text; Latin ones at word boundaries.
-# Strong cues ask for a quantity even without a metric ("how much did we make?" -> which metric?);
-# weak ones ("what is") only count when something structured (a metric, entity, period) is named,
-# otherwise "what is Project Heron?" is a question for the documents.
-_STRONG_NUMERIC_CUES = {
-    "en": ["how much", "how many", "number of", "value of", "total", "figure", "figures"],
-    "it": ["quanto", "quanta", "quanti", "quante", "a quanto", "valore"],
-    "zh": ["多少", "几", "数字", "数据"],
-}
-_WEAK_NUMERIC_CUES = {
-    "en": ["what is", "what's", "whats", "what was", "what were", "what are"],
-    "it": ["qual è", "qual e", "qual era", "quale", "qual'è"],
-    "zh": ["是什么"],
-}
-_NARRATIVE_CUES = {
-    "en": [
-        "why",
-        "reason",
-        "reasons",
-        "driver",
-        "drivers",
-        "drove",
-        "driven",
-        "trend",
-        "trends",
-        "regulation",
-        "regulations",
-        "regulatory",
-        "impact",
-        "impacted",
-        "explain",
-        "cause",
-        "caused",
-        "causes",
-        "what happened",
-        "how come",
-        "outlook",
-        "strategy",
-    ],
-    "it": [
-        "perché",
-        "perche",
-        "motivo",
-        "motivi",
-        "causa",
-        "cause",
-        "andamento",
-        "tendenza",
-        "regolamento",
-        "regolamentazione",
-        "normativa",
-        "impatto",
-        "spiega",
-        "spiegami",
-        "come mai",
-        "strategia",
-    ],
-    "zh": ["为什么", "为何", "原因", "趋势", "监管", "影响", "怎么回事", "解释", "策略", "战略"],
-}
-_ENTITY_PREPOSITIONS = re.compile(
-    r"\b(?:of|for|at|di|del|della|dello|dei|degli|delle|per)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)"
-)
-_LOOKBACK = 120  # characters: longer than any real entity name
-_PARTIAL_WORD = re.compile(r"^\S+")
-_LOWER = re.compile(r"[a-z\u00df-\u00ff]")
-_CAPITALISED = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s+$")
-# Words that start or fill a question, capitalised only because they come first ("Show …",
-# "Please …", "Dimmi …", "Confronta …"): never a company name. Casefolded; en and it (Chinese
-# has no capitals). Checked word by word, so "Please show Foobar revenue" still reports Foobar.
-_SENTENCE_WORDS_EN = """
-    i me my we us our you your they it this that these those the a an and or but also then now
-    so just only again too hi hello hey thanks thank ok okay yes no sorry please kindly
-    what which who whose how why when where whats is was are were be been do does did can
-    could would will should may might must shall let lets need want like
-    show tell give list compare display get find fetch report provide calculate compute check
-    send share pull look see explain break remind update summarize summarise sum total overall
-    current latest last next previous annual yearly quarterly monthly net gross same both all
-    each every any some about regarding re summary breakdown quick exact exactly approximately
-    roughly in for of on at by from to with during since between vs versus year quarter month
-    fiscal fy
-    yoy qoq ytd average avg mean combined cumulative growth share media medio crescita quota
-    group company companies unit units business segment segments division
-    january february march april june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec ended ending end twelve months
-    sell sold people
-"""
-_SENTENCE_WORDS_IT = """
-    il lo la l gli le un uno una e ed o ma anche poi ora allora ciao salve grazie si sì no
-    per favore perfavore mostra mostrami dimmi dammi fammi elenca elencami confronta calcola
-    trova cerca dai dici dicci vorrei voglio vogliamo puoi potresti può sai sapresti scusa
-    qual quale quali quanto quanta quanti quante come cosa che chi dove quando perché perche
-    mi ci ti vi ecco solo totale complessivo ultimo ultima ultimi ultime prossimo scorso
-    anno trimestre mese esercizio nel nella nei del della dei di da in su con tra fra al alla
-    riepilogo riassunto confronto dati valore
-    gruppo società societa azienda unità unita divisione settore
-    gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre
-    dicembre chiuso chiusura
-"""
-_NOT_ENTITIES = frozenset((_SENTENCE_WORDS_EN + _SENTENCE_WORDS_IT).split())
-
-
-def _cue_pattern(cues: dict[str, list[str]]) -> re.Pattern[str]:
-    alts = []
-    for cue in sorted({c for lst in cues.values() for c in lst}, key=len, reverse=True):
-        body = re.escape(cue).replace(r"\ ", r"\s+")
-        alts.append(rf"(?<!\w){body}(?!\w)" if cue[0].isascii() else body)
-    return re.compile("|".join(alts), re.IGNORECASE)
-
-
-# A question that names nothing structured is still a question for the documents.
-_QUESTION = re.compile(
-    r"[?？]\s*$|^\W*(?:which|who|whose|what|when|where|how|does|did|is there|are there"
-    r"|tell me about|chi|cosa|quale|quali|quando|dove|come|parlami)(?!\w)"
-    r"|什么|哪|谁|何时|怎么|如何|[吗呢]\W*$",
-    re.IGNORECASE,
-)
-_WORDS = re.compile(r"[\u4e00-\u9fff]|[^\W\d_]{2,}")
-_STRONG_NUMERIC = _cue_pattern(_STRONG_NUMERIC_CUES)
-_WEAK_NUMERIC = _cue_pattern(_WEAK_NUMERIC_CUES)
-_NARRATIVE = _cue_pattern(_NARRATIVE_CUES)
 
 
 @dataclass
@@ -164,7 +56,7 @@ class Intent:
     question: bool = False  # phrased as a question (for the documents when nothing else fits)
     narrative_cue: bool = False
     topic_cue: bool = False  # "tell me about", "parlami di", "介绍": about a thing, not a figure
-    analysis: Analysis | None = None  # a table (core.question.range_parse)
+    analysis: Analysis | None = None  # a table (core.question.table_shape)
     # words read as a name they were not written as (core.knowledge.fuzzy), and the question
     # as read with them; the answer states each one
     readings: list[Reading] = field(default_factory=list)
@@ -178,6 +70,9 @@ class Intent:
     unnamed_metric: str = ""
     scale: AskedScale | None = None  # "in millions", "以亿元计": the figures shown so
     currency: AskedCurrency | None = None  # "in US dollars": a figure in another is said so
+    # the periods found in the text read (names blanked, offsets kept): later steps read
+    # these rather than parse the question's periods again
+    period_matches: tuple[PeriodMatch, ...] = ()
 
 
 class IntentParser(Protocol):
@@ -192,7 +87,7 @@ class RuleIntentParser:
         distance (core.knowledge.fuzzy), and the question re-read with the corrections."""
         self.names = names
         self.fiscal_year_end = names.glossary.fiscal_year_end
-        self.readings = Readings(names.glossary, never=_NOT_ENTITIES) if loose else None
+        self.readings = Readings(names.glossary, never=NOT_ENTITIES) if loose else None
         self.loose = loose
         self._phrases: MetricPhrases | None = None  # built on the first unread phrase
 
@@ -236,6 +131,7 @@ class RuleIntentParser:
                 target.append(m.code)
         rest = blank(text, [(m.start, m.end) for m in found])
         named, matches = rest, find_periods(rest, reference_date, self.fiscal_year_end)
+        intent.period_matches = tuple(matches)
         for pm in matches:
             if pm.period is None:
                 intent.bad_periods.append(pm.raw)
@@ -248,15 +144,15 @@ class RuleIntentParser:
         taken = [(m.start, m.end) for m in found] + [(pm.start, pm.end) for pm in matches]
         if money is not None:  # "in Australian dollars": read, never a misspelt name
             taken.append((money.start, money.end))
-        intent.strong_numeric_cue = bool(_STRONG_NUMERIC.search(rest))
-        intent.numeric_cue = intent.strong_numeric_cue or bool(_WEAK_NUMERIC.search(rest))
-        intent.narrative_cue = bool(_NARRATIVE.search(rest))
-        intent.question = bool(_QUESTION.search(rest)) and len(_WORDS.findall(rest)) >= 2
+        intent.strong_numeric_cue = bool(STRONG_NUMERIC.search(rest))
+        intent.numeric_cue = intent.strong_numeric_cue or bool(WEAK_NUMERIC.search(rest))
+        intent.narrative_cue = bool(NARRATIVE.search(rest))
+        intent.question = bool(QUESTION.search(rest)) and len(WORDS.findall(rest)) >= 2
         if intent.metrics or intent.numeric_cue:
-            intent.unknown_entities = _unknown_entities(rest, bool(intent.metrics))
+            intent.unknown_entities = unknown_names(rest, bool(intent.metrics))
         if not intent.metrics:
-            intent.subject = _subject(rest, named_any=bool(found))
-        intent.topic_cue = bool(_TOPIC.search(rest))
+            intent.subject = subject_terms(rest, named_any=bool(found))
+        intent.topic_cue = bool(TOPIC.search(rest))
         intent.scale = asked_scale(rest)
         intent.currency = asked_currency(rest)  # "in US dollars": said, never converted
         self._analyse(intent, named, matches, reference_date)
@@ -264,7 +160,8 @@ class RuleIntentParser:
         return intent, taken
 
 
-    def _analyse(self, intent: Intent, named: str, matches: list, reference: dt.date) -> None:
+    def _analyse(self, intent: Intent, named: str, matches: list[PeriodMatch],
+                 reference: dt.date) -> None:
         """A series, breakdown or ranking: its periods replace the end points, and a "trend"
         cue asks for the series, not for a "why" (one that is left still makes a composite)."""
         analysis = detect_analysis(
@@ -275,14 +172,14 @@ class RuleIntentParser:
         )
         if analysis is None:
             return
-        why = bool(_NARRATIVE.search(blank(named, list(analysis.spans))))
+        why = bool(NARRATIVE.search(blank(named, list(analysis.spans))))
         if why and (analysis.kind != "growth" or not intent.strong_numeric_cue):
             return  # "why did China revenue fall?": the figure and why, no growth asked
         if (
             analysis.kind == "series"
             and intent.strong_numeric_cue
             and len(matches) <= 1
-            and _TREND_ASKED.search(named)
+            and TREND_ASKED.search(named)
         ):
             # "…是多少，趋势如何": the figure asked for, and its trend explained (a composite),
             # not a series of periods it did not name
@@ -298,40 +195,6 @@ class RuleIntentParser:
             intent.metrics = [analysis.assumed_metric]
 
 
-_TOPIC = re.compile(
-    r"(?<!\w)(?:tell\s+me\s+about|what\s+about|news\s+(?:on|about|from)|update\s+on"
-    r"|parlami|dimmi\s+(?:di|della|del|dello|degli|delle)|novit[aà]|cos['’]?\s*[eè]"
-    r"|cosa\s+(?:è|e|succede|è\s+successo))(?!\w)|介绍|情况|怎么样|发生了什么|最新",
-    re.IGNORECASE,
-)
-_TREND_ASKED = re.compile(r"(?<!\w)(?:trends?|andamento|tendenza)(?!\w)|趋势|走势", re.IGNORECASE)
-_ACRONYM = re.compile(r"(?<![A-Za-z0-9-])[A-Z][A-Z0-9]{1,5}(?![A-Za-z0-9-])")
-_LONG_WORD = re.compile(r"[^\W\d_]{6,}")
-# question words that name no subject (with the sentence words above and the cue words)
-_QUESTION_WORDS = """
-    happened happen happens happening going please whether should become became
-    successo succede successa succedendo parlami informazioni notizie nuovo nuova
-"""
-_NOT_SUBJECT = frozenset(_QUESTION_WORDS.split())
-
-
-def _subject(rest: str, *, named_any: bool) -> list[str]:
-    """What the question asks about that no name covers: acronyms ("NPS", "KPI"); in a
-    question naming nothing of the glossary, also its longer words ("magazzino")."""
-    terms = [a for a in _ACRONYM.findall(rest) if a.casefold() not in _NOT_ENTITIES]
-    if not named_any:
-        cues = _NARRATIVE.pattern + _STRONG_NUMERIC.pattern + _WEAK_NUMERIC.pattern
-        terms += [
-            w
-            for w in _LONG_WORD.findall(rest)
-            if w.casefold() not in _NOT_ENTITIES
-            and w.casefold() not in _NOT_SUBJECT
-            and w.casefold() not in cues
-            and not w.isupper()
-        ]
-    return list(dict.fromkeys(terms))
-
-
 _CONTENT_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{4,}")  # Latin: "margin" in "margin是多少"
 
 
@@ -341,7 +204,7 @@ def _unread(intent: Intent, text: str, taken: list[tuple[int, int]]) -> bool:
     if intent.unknown_entities or not intent.metrics:
         return True
     rest = blank(text, taken)
-    if any(w.casefold() not in _NOT_ENTITIES for w in _CONTENT_WORD.findall(rest)):
+    if any(w.casefold() not in NOT_ENTITIES for w in _CONTENT_WORD.findall(rest)):
         return True
     from core.knowledge.metric_phrase import names_basis  # "like-for-like": another figure
 
@@ -422,34 +285,3 @@ def _route(intent: Intent) -> Route:
     if intent.numeric_cue or intent.question:
         return Route.NARRATIVE  # "what is Project Heron?", "which store has a tea bar?"
     return Route.UNKNOWN
-
-
-def _unknown_entities(rest: str, has_metric: bool) -> list[str]:
-    """Capitalised names in an entity position ("revenue of Acme", "Acme revenue") that the
-    glossary does not know. Known names are already blanked out of `rest`. In text without
-    lower-case letters ("SHOW REVENUE CHINA") capitals say nothing, so nothing is reported."""
-    out: list[str] = []
-    if not _LOWER.search(rest):
-        return out
-    for m in _ENTITY_PREPOSITIONS.finditer(rest):
-        _add_candidate(out, m.group(1))
-    if has_metric:
-        # "What was Acme revenue": a capitalised word right before a blanked metric name
-        # only a bounded look-back (cut at a word start): searching the whole head for every
-        # gap made one 2,000-character question cost seconds
-        for gap in re.finditer(r"\S\s{2,}", rest):
-            start = max(0, gap.start() + 1 - _LOOKBACK)
-            head = rest[start : gap.start() + 1]
-            if start and not rest[start - 1].isspace():
-                head = _PARTIAL_WORD.sub("", head)
-            m = _CAPITALISED.search(head + " ")
-            if m:
-                _add_candidate(out, m.group(1))
-    return out
-
-
-def _add_candidate(out: list[str], candidate: str) -> None:
-    words = [w for w in candidate.split() if w.strip(".-&").casefold() not in _NOT_ENTITIES]
-    name = " ".join(words).strip(".-")
-    if len(name) >= 2 and name not in out and not name.isdigit():
-        out.append(name)

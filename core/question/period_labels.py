@@ -7,37 +7,22 @@ which months it covers: "Q3 FY2024 (Jan–Mar 2024)", "H1 FY2025 (Jul–Dec 2024
 "FY2024 (Jul 2023–Jun 2024)"; zh "2024财年第三季度（2024年1月–3月）". Months are calendar months
 and read the same on every calendar.
 
-The year end is the knowledge base's (glossary `scope.fiscal_year_end`). Dozens of places label
-periods, all while one request is answered; rather than thread the year end through each, the
-answerer sets it for the request (`use_fiscal_year_end`) and `period_label` reads it. A
-context variable, so concurrent requests on other threads or tasks never see each other's.
+The year end is the knowledge base's (glossary `scope.fiscal_year_end`, carried by every
+request's context): each caller passes the one it labels with, so a label never depends on
+which request ran last on a thread.
 """
 
 from __future__ import annotations
 
-from contextvars import ContextVar
-
 from core.catalog.formats import month_name
 from core.contracts.types import Period, PeriodType
-from core.question.periods import period_bounds
+from core.fiscal_calendar import period_bounds
 
 __all__ = [
-    "current_fiscal_year_end", "fiscal_label", "period_label", "use_fiscal_year_end",
-    "year_end_day",
+    "fiscal_label", "period_label", "year_end_day",
 ]
 
-_FISCAL_YEAR_END: ContextVar[str] = ContextVar("fiscal_year_end", default="12-31")
-
 _ZH_QUARTER = "一二三四"
-
-
-def use_fiscal_year_end(fiscal_year_end: str) -> None:
-    """The year end that labels in this request (thread, task) are made with."""
-    _FISCAL_YEAR_END.set(fiscal_year_end)
-
-
-def current_fiscal_year_end() -> str:
-    return _FISCAL_YEAR_END.get()
 
 
 def fiscal_label(period: Period, language: str, fiscal_year_end: str = "12-31") -> str:
@@ -66,10 +51,10 @@ def fiscal_label(period: Period, language: str, fiscal_year_end: str = "12-31") 
     return f"{head}FY{year} ({months})"
 
 
-def period_label(period: Period, language: str) -> str:
-    """The period as the reader reads it, on the fiscal calendar of the request being answered:
-    "Q3 2023" on a December year end, "Q3 FY2024 (Jan–Mar 2024)" on a June one."""
-    return fiscal_label(period, language, current_fiscal_year_end())
+def period_label(period: Period, language: str, fiscal_year_end: str) -> str:
+    """The period as the reader reads it, on the company's fiscal calendar: "Q3 2023" on a
+    December year end, "Q3 FY2024 (Jan–Mar 2024)" on a June one."""
+    return fiscal_label(period, language, fiscal_year_end)
 
 
 def year_end_day(fiscal_year_end: str, language: str) -> str:

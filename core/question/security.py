@@ -15,6 +15,7 @@ that spells a public name exactly is that name, never a misspelt restricted one:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from core.knowledge.comparable import squash
 from core.knowledge.fuzzy import near_protected, protected_keys
@@ -26,6 +27,16 @@ class GateVerdict:
     allowed: bool
     text: str  # the question with competitor names blanked
     reason: str = ""  # "competitor" | "restricted" when refused (for logs, never shown)
+
+
+class Gate(Protocol):
+    """What the answerer asks of a security gate (SecurityGate; a test may hand in a fake)."""
+
+    def check(
+        self, text: str, *, cleared: bool, fixed_slots: dict[str, str] | None = None
+    ) -> GateVerdict: ...
+
+    def any_restricted(self, codes: list[str]) -> bool: ...
 
 
 class SecurityGate:

@@ -1,7 +1,7 @@
 """An unknown subject: the honest "I don't have that" instead of unrelated passages.
 
 The rule, kept simple so it can be tested: a question for the documents whose subject words
-(core.question.intent: acronyms such as "NPS"; in a question naming nothing of the glossary,
+(core.question.intent_words: acronyms such as "NPS"; in a question naming nothing of the glossary,
 its longer words such as "magazzino") occur in none of the passages retrieval found is not
 known. Passages retrieved for other words of the question would only pad the answer. The
 sentence never repeats the question's words, so it says the same about a restricted subject

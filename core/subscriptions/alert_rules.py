@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
+from core.catalog.lookup import say
 from core.contracts.subscriptions import AlertRecord
 from core.contracts.types import Fact, Period, PeriodType
 
@@ -119,3 +120,23 @@ def check(rule: AlertRule, facts: list[Fact]) -> Check | None:
 def check_alert(alert: AlertRecord, facts: list[Fact]) -> Check | None:
     """A stored alert's rule over the facts it reads."""
     return check(AlertRule("", alert.kind, Decimal(alert.threshold)), facts)
+
+
+def figure(fact: Fact) -> str:
+    """The fact table's value exactly as loaded, with its unit and period."""
+    return f"{fact.value:f} {fact.unit} ({fact.period.label})"
+
+
+def source(fact: Fact) -> str:
+    return f"{fact.source.doc}{', ' + fact.source.locator if fact.source.locator else ''}"
+
+
+def comparison(check: Check, language: str) -> str:
+    """"2026-02: 100 USD_M against 2026-01: 120 USD_M, −16.67% (sources: …)"."""
+    if check.previous is not None and check.change_pct is not None:
+        change = check.change_pct.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN)
+        return say("alert_change", language, latest=figure(check.latest),
+                   previous=figure(check.previous), change=f"{change:+f}%",
+                   sources=f"{source(check.latest)}; {source(check.previous)}")
+    return say("alert_level", language, latest=figure(check.latest),
+               sources=source(check.latest))

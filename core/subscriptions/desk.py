@@ -34,7 +34,7 @@ class SubscriptionDesk:
     # an alert's subject read by the question parser, for a chat: (metric, entity, channel),
     # or None when it names no one metric the chat may see (run on the core worker)
     read_subject: Callable[[str, str], tuple[str, str, str] | None] | None = None
-    # an alert checked against the facts now (core.subscriptions.alert_watch.AlertWatch)
+    # an alert checked against the facts now (core.scheduled.alert_watch.AlertWatch)
     evaluate: Callable[[AlertRecord], Check | None] | None = None
 
     def zone_of(self, chat: str) -> str:

@@ -3,7 +3,7 @@
 A serving process holds facts, the glossary and the document index in memory. Before each
 answer (and each admin command) it reads the knowledge-base versions through the `KbVersions`
 port and reloads what moved (core.knowledge.freshness): the facts catch up, the glossary is
-replaced and the cascade gets an answerer built from it. A one-shot process has nothing to
+replaced and the pipeline gets an answerer built from it. A one-shot process has nothing to
 check: it read the database just now.
 """
 
@@ -14,9 +14,9 @@ from typing import Protocol
 
 from core.contracts.ports import KbVersions
 from core.contracts.types import Answer, Request
-from core.fastpath.cascade import Cascade
 from core.knowledge.current_glossary import CurrentGlossary
 from core.knowledge.freshness import DOCUMENTS, FACTS, GLOSSARY, Freshness
+from core.pipeline.pipeline import Pipeline
 from core.planning.answering import Answerer
 
 
@@ -27,12 +27,12 @@ class CatchingUp(Protocol):
 
 
 class AnsweringService:
-    """Freshness first, then the cascade. `answerer_for_glossary` builds the answerer of the
+    """Freshness first, then the pipeline. `answerer_for_glossary` builds the answerer of the
     current glossary (names, gates and clearance depend on it)."""
 
     def __init__(
         self,
-        cascade: Cascade,
+        pipeline: Pipeline,
         *,
         glossary: CurrentGlossary,
         answerer_for_glossary: Callable[[], Answerer],
@@ -41,7 +41,7 @@ class AnsweringService:
         baseline: Mapping[str, int] | None = None,
         interval_s: float = 0.0,
     ) -> None:
-        self.cascade = cascade
+        self.pipeline = pipeline
         self._glossary = glossary
         self._answerer = answerer_for_glossary
         self.freshness: Freshness | None = None
@@ -58,9 +58,9 @@ class AnsweringService:
             self.freshness.baseline(baseline)
 
     def answer(self, request: Request) -> Answer:
-        """Bring the knowledge base up to date (one version read), then run the cascade."""
+        """Bring the knowledge base up to date (one version read), then run the pipeline."""
         self.ensure_fresh()
-        return self.cascade.answer(request)
+        return self.pipeline.answer(request)
 
     def ensure_fresh(self, *, force: bool = False) -> None:
         """Reload facts / glossary that another process (or replica) changed since the last
@@ -74,4 +74,4 @@ class AnsweringService:
 
     def _reload_glossary(self) -> None:
         if self._glossary.reload_if_valid():
-            self.cascade.answerer = self._answerer()
+            self.pipeline.answerer = self._answerer()

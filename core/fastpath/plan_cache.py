@@ -1,16 +1,17 @@
-"""The request cascade: security gate, L0a (exact hash), L0b (cosine), L1 (autopath), planner.
+"""The plan cache: L0a (exact hash), L0b (cosine), L1 (autopath), asked and told by the pipeline.
 
-Every level replays a *plan* through the same executor the planner uses, with every slot
-re-resolved from the current request; a plan that does not fit the request is a miss, never
-a reuse. Successful turns register their plan (last writer wins) and leave an L1 observation.
-A question whose answer was rejected is answered by the planner alone until it is confirmed
-(core.fastpath.rejections).
+The pipeline (core.pipeline.pipeline) asks it for a plan that answers a prepared request and
+tells it what an answer left behind; the order of an answer is not decided here. A cached plan
+is never an answer by itself: the pipeline replays it through the same executor the planner
+uses, with every slot re-read from the current request (`Replays`), and a plan that does not fit
+is a miss, never a reuse. Successful turns register their plan (last writer wins) and leave an
+L1 observation. A question whose answer was rejected is answered by the planner alone until it
+is confirmed (core.fastpath.rejections).
 
 What an answer leaves behind is written by the learning writer (core.fastpath.learning): in a
-serving process off the answer path, except the turn, which is durable before the answer is
-returned. A plan registered by an answer is served from memory by this process until it is
-stored (the writer is woken as the answer returns, so another replica finds it a moment
-later; losing it to a crash costs one cache miss, never an answer).
+serving process off the answer path. A plan registered by an answer is served from memory by
+this process until it is stored (the writer is woken as the answer returns, so another replica
+finds it a moment later; losing it to a crash costs one cache miss, never an answer).
 """
 
 from __future__ import annotations
@@ -18,22 +19,22 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
-import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from core.contracts.context import RequestContext
 from core.contracts.deferred import Deferred, deferred
 from core.contracts.fastpath import FastpathEntry, new_fastpath_id
 from core.contracts.ports import Embedder, FastpathStore, TurnRecord
-from core.contracts.types import Answer, Request
+from core.contracts.types import Answer
 from core.fastpath.canonical import cache_key
 from core.fastpath.learning import BackgroundLearning, InlineLearning, Learning
 from core.fastpath.rejections import is_rejection
 from core.fastpath.thresholds import CosineThresholds
 from core.fastpath.verified import is_verified, with_mark
-from core.planning.answering import Answerer, Prepared
 from core.planning.executors import Executor, cacheable
 from core.planning.model_planner import MODEL
 from core.planning.plan import Plan, intent_hash
@@ -50,12 +51,38 @@ LEVELS = (L0A, L0B, L1, PLANNER, MODEL)
 ORIGIN = {PLANNER: "planner", L0B: "cosine", L1: "autopath", MODEL: MODEL}
 
 
-class Cascade:
+class Replays(Protocol):
+    """What the cache needs of the request it is asked about, bound by the pipeline: it
+    replays a cached plan on the request, asks whether a plan fits it, and asks for the
+    rules' own plan (made once, and only when a cached level needs it)."""
+
+    def replay(self, plan: Plan, served_by: str) -> Answer | None: ...
+
+    def fits(self, plan: Plan) -> bool: ...
+
+    def own_plan(self) -> Plan | None: ...
+
+    def resolved_by_rules(self) -> bool: ...
+
+
+@dataclass
+class Found:
+    """What a lookup found: an answer replayed from a level (None: a miss), the question's
+    embedding when one was made, the L1 cluster that served, and whether a ✗ sent this
+    question to the planner alone (then nothing it answers is cached)."""
+
+    answer: Answer | None = None
+    embedding: np.ndarray | None = None
+    cluster: str | None = None
+    rejected: bool = False
+
+
+class PlanCache:
     def __init__(
         self,
         *,
-        answerer: Answerer,
         fastpaths: FastpathStore,
+        catalog: Mapping[str, Executor] | None = None,
         autopaths: Autopaths | Deferred[Autopaths] | None = None,
         embedder: Callable[[], Embedder | None] = lambda: None,
         thresholds: Callable[[], CosineThresholds | None] = lambda: None,
@@ -63,33 +90,29 @@ class Cascade:
         clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
         new_id: Callable[[], str] = new_fastpath_id,
         exact_only: bool = False,
-        on_answer: Callable[[Answer], None] | None = None,
         background: bool = False,
         observe_on_feedback: bool = False,
     ) -> None:
-        """`autopaths` (L1; None: off) may be handed built or as a `Deferred`: a one-shot
-        `exact_only` process and an answer served from L0a never build it.
+        """`catalog`: the executors a registrable plan may use (built-ins plus approved
+        macros; None: the built-ins). `autopaths` (L1; None: off) may be handed built or as a
+        `Deferred`: a one-shot `exact_only` process and an answer served from L0a never build
+        it.
 
-        `exact_only` (a one-shot `ricorda ask`): L0a and the planner only. Loading the
-        embedder costs a second, more than the question; entries it registers get their
-        embedding the first time a long-running process (chat, serve) serves them.
-
-        `on_answer` observes every answer (metrics); it cannot break or change one.
+        `exact_only` (a one-shot `ricorda ask`): L0a only. Loading the embedder costs a
+        second, more than the question; entries it registers get their embedding the first
+        time a long-running process (chat, serve) serves them.
 
         `background` (a long-running process): a new plan's registration, the conversation's
         context, L1 observations, use counts and embeddings are written by one writer thread
         in batches (core.fastpath.learning), off the answer path; the turn is still written
-        before the answer is returned (a verdict on the answer must find it). The writer is
-        woken as an answer that registered a plan returns, so the next question on a replica
-        finds the plan; here it is served from memory until stored. Call `close()`.
+        before the answer is returned (a verdict on the answer must find it). Call `close()`.
 
         `observe_on_feedback`: a request the rules resolve into a structured plan is observed
         for L1 when a verdict on it comes (`observe_turn`, which feedback calls), not when it
         is answered: its observation would cost an embedding, and until a verdict it only
-        seeds a cluster. The feedback wiring must call `observe_turn` (bot.wiring.core_services
-        does)."""
-        self.answerer = answerer
+        seeds a cluster."""
         self.fastpaths = fastpaths
+        self.catalog = catalog
         self.autopaths = deferred(autopaths)
         self._embedder = embedder
         self._thresholds = thresholds
@@ -97,9 +120,7 @@ class Cascade:
         self.clock = clock
         self.new_id = new_id  # ids of the entries it registers (injected, like the clock)
         self.exact_only = exact_only
-        self.on_answer = on_answer
         self.observe_on_feedback = observe_on_feedback
-        self._requests = RequestMemo()
         # a repeat's observation embeds the text its first ask embedded: once is enough
         self._known_vectors = VectorMemo()
         self._answering = 0  # answers being made now (the writer waits for none)
@@ -111,16 +132,23 @@ class Cascade:
             else InlineLearning(self._learn)
         )
 
-    def answer(self, request: Request) -> Answer:
-        # the guarantee a chat relies on: a plan its last answer registered is stored before
-        # its next question is answered (a paraphrase right after is served by L0b, not planned
-        # again); other chats never wait for it
-        if self._pending.waiting_for(request.chat):
+    # -- the pipeline's side ---------------------------------------------------------------
+
+    def settle(self, chat: str) -> None:
+        """The guarantee a chat relies on: a plan its last answer registered is stored before
+        its next question is answered (a paraphrase right after is served by L0b, not planned
+        again); other chats never wait for it."""
+        if self._pending.waiting_for(chat):
             self.learning.flush()
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Around one answer: the writer waits while answers are being made, and is woken
+        when one that registered a plan returns (another replica finds it a moment later)."""
         with self._answering_cond:
             self._answering += 1
         try:
-            ans = self._answer(request)
+            yield
         finally:
             with self._answering_cond:
                 self._answering -= 1
@@ -128,12 +156,44 @@ class Cascade:
                     self._answering_cond.notify_all()
         if self._pending:  # the answer is made: a plan it registered is stored now
             self.learning.wake()
-        if self.on_answer is not None:
-            try:
-                self.on_answer(ans)
-            except Exception:  # an observer's failure must never cost the user an answer
-                log.exception("on_answer observer failed; ignored")
-        return ans
+
+    def lookup(self, key: str, canonical: str, request: Replays) -> Found:
+        """A cached plan replayed on the request, or a miss."""
+        entry = self.fastpaths.by_hash(key) or self._pending.get(key)
+        if is_rejection(entry):  # a ✗ on this question: the planner alone, no caching
+            return Found(rejected=True)
+        ans, embedding, cluster = self._fast(request, canonical, entry)
+        return Found(ans, embedding, cluster)
+
+    def tell(
+        self,
+        ans: Answer,
+        found: Found,
+        *,
+        own_plan: Plan | None,
+        canonical: str,
+        key: str,
+        context: RequestContext,
+        observe: bool,
+    ) -> None:
+        """What a successful answer leaves: its plan registered (unless a cached level served
+        it exactly, or a ✗ keeps the question out), and an L1 observation when `observe`.
+        Asked from a cleared chat, both are shown to cleared viewers only."""
+        if ans.served_by != L0A and not found.rejected:
+            self._register(ans, own_plan, canonical, key, found.embedding,
+                           restricted=context.cleared, chat=context.chat)
+        if observe:
+            self._submit(_Observe(ans.turn_id, ans.plan, ans.latency_ms, canonical,
+                                  found.embedding, found.cluster, context.cleared))
+
+    def observes(self, found: Found) -> bool:
+        """Whether an answer is observed for L1 now (an embedding is at hand, or a serving
+        process will make one)."""
+        return self.autopaths is not None and (found.embedding is not None or not self.exact_only)
+
+    def later(self, write: Callable[[], None]) -> None:
+        """A write that can wait for the writer (a conversation's context)."""
+        self._submit(_Write(write))
 
     def flush(self) -> None:
         """Wait until every learning write queued so far is stored (before feedback and admin
@@ -147,65 +207,6 @@ class Cascade:
     def _wait_idle(self, timeout: float) -> None:
         with self._answering_cond:
             self._answering_cond.wait_for(lambda: not self._answering, timeout)
-
-    def _answer(self, request: Request) -> Answer:
-        started = time.perf_counter()
-        # a follow-up is keyed, replayed and recorded as what it resolves to ("and Italy?" +
-        # the conversation's slots), never as its text alone: another chat's "and Italy?"
-        # carries other slots, hence another key
-        request = self.answerer.resolve(request)
-        memo = self._requests.key(self.answerer, request)
-        known = self._requests.reuse(memo, request)
-        if known is not None:
-            prepared, canonical, key = known
-        else:
-            made = self.answerer.prepare(request)
-            if isinstance(made, Answer):  # refused, empty, bad option: never cached
-                return self.answerer.finish(request, made, started)
-            prepared = made
-            canonical, key = cache_key(prepared.text, prepared.language, request.fixed_slots)
-        entry = self.fastpaths.by_hash(key) or self._pending.get(key)
-        rejected = is_rejection(entry)  # a ✗ on this question: the planner alone, no caching
-        ans, embedding, hit_cluster = (
-            (None, None, None) if rejected else self._fast(prepared, canonical, key, entry)
-        )
-        own_plan = self.answerer.plan(prepared) if ans is None else None
-        # the last tier: a model plans what the rules left unresolved (None: off, or it failed
-        # and the rules' answer stands)
-        made = self.answerer.model_plan(prepared) if ans is None else None
-        if made is not None:
-            ans = self.answerer.run(made[0], made[1], served_by=MODEL)
-        if ans is None:
-            ans = (
-                self.answerer.run(own_plan, prepared)
-                if own_plan is not None
-                else self.answerer.clarify(prepared)
-            )
-        self._requests.keep(memo, prepared, canonical, key)
-        ans = self.answerer.finish(request, ans, started)  # the turn is durable from here
-        self.answerer.remember(request, prepared, ans, later=self._later)
-        if not ans.succeeded:
-            return ans
-        observe = self.autopaths is not None and (embedding is not None or not self.exact_only)
-        if observe and self.observe_on_feedback and embedding is None:
-            # the rules resolved it: its observation is made if a verdict comes (observe_turn)
-            observe = not resolved_by_rules(prepared, prepared.plan_made)
-        if ans.served_by != L0A and not rejected:
-            self._register(ans, own_plan, canonical, key, embedding, restricted=prepared.cleared,
-                           chat=request.chat)
-        if observe:
-            self._submit(
-                _Observe(
-                    ans.turn_id,
-                    ans.plan,
-                    ans.latency_ms,
-                    canonical,
-                    embedding,
-                    hit_cluster,
-                    prepared.cleared,
-                )
-            )
-        return ans
 
     def observe_turn(self, turn: TurnRecord) -> None:
         """Make sure a turn has its L1 observation before a verdict on it counts: a one-shot
@@ -228,7 +229,7 @@ class Cascade:
     # -- levels ----------------------------------------------------------------------------
 
     def _fast(
-        self, prepared: Prepared, canonical: str, key: str, entry: FastpathEntry | None
+        self, request: Replays, canonical: str, entry: FastpathEntry | None
     ) -> tuple[Answer | None, np.ndarray | None, str | None]:
         """L0a, then -- only where they can save work -- the embedding, L0b and L1.
 
@@ -237,9 +238,9 @@ class Cascade:
         with every slot re-read from the request, so L0b or L1 could only run the planner's
         plan after paying for an embedding and a cosine search. The one exception is an
         active autopath of that very framework: L1 then serves (and counts its use).
-        `entry`: this question's own L0 entry (by hash), looked up by the caller."""
+        `entry`: this question's own L0 entry (by hash)."""
         if entry is not None:
-            ans = self.answerer.replay(Plan.from_dict(entry.plan), prepared, served_by=L0A)
+            ans = request.replay(Plan.from_dict(entry.plan), L0A)
             if ans is not None and is_verified(entry):
                 with_mark(ans)  # core.fastpath.verified
             if ans is not None:
@@ -251,8 +252,8 @@ class Cascade:
                 return ans, entry.embedding, None
         if self.exact_only:
             return None, None, None
-        own_plan = self.answerer.plan(prepared)
-        if resolved_by_rules(prepared, own_plan) and not self._l1_serves(own_plan):
+        own_plan = request.own_plan()
+        if request.resolved_by_rules() and not self._l1_serves(own_plan):
             return None, None, None
         embedder = self._embedder()
         embedding = _embed(embedder, canonical)
@@ -268,7 +269,7 @@ class Cascade:
             for near, cosine in self.fastpaths.nearest(embedding, embedder=embedder.name, k=3):
                 if cosine < l0 or near.query_specific:
                     continue
-                ans = self.answerer.replay(Plan.from_dict(near.plan), prepared, served_by=L0B)
+                ans = request.replay(Plan.from_dict(near.plan), L0B)
                 if ans is not None and is_verified(near):
                     with_mark(ans)
                 if ans is not None:
@@ -282,8 +283,8 @@ class Cascade:
                 Plan.from_dict(hit.plan) if hit is not None and isinstance(hit.plan, dict) else None
             )
             # a champion that does not fit this request is not its failure: no use is counted
-            if hit is not None and plan is not None and self.answerer.fits(plan, prepared):
-                ans = self.answerer.replay(plan, prepared, served_by=L1)
+            if hit is not None and plan is not None and request.fits(plan):
+                ans = request.replay(plan, L1)
                 autopaths.note_use(
                     hit.autopath_id,
                     ok=ans is not None,
@@ -328,7 +329,7 @@ class Cascade:
         `_fast`): it is stored without an embedding."""
         # the planner's own plan when it answered (ans.plan is its dict), else the replayed one
         plan = own_plan if ans.served_by == PLANNER and own_plan else Plan.from_dict(ans.plan)
-        if not registrable(plan, self.answerer.catalog):
+        if not registrable(plan, self.catalog):
             return
         if not l0b_servable(plan.route) and plan.reading is None:
             embedding = None  # a model's plan is found by cosine: its paraphrases need it
@@ -354,10 +355,6 @@ class Cascade:
         self._pending.put(entry, chat)
         self._submit(_Register(entry, plan))
 
-    def _later(self, write: Callable[[], None]) -> None:
-        """A write that can wait for the writer (a conversation's context)."""
-        self._submit(_Write(write))
-
     def _observe(
         self,
         turn_id: str,
@@ -370,7 +367,7 @@ class Cascade:
     ) -> None:
         assert self.autopaths is not None
         plan = Plan.from_dict(plan_dict)
-        if not registrable(plan, self.answerer.catalog):
+        if not registrable(plan, self.catalog):
             return
         self.autopaths.get().observe(
             turn_id=turn_id,
@@ -427,7 +424,7 @@ class Cascade:
     ) -> None:
         if isinstance(record, _Register):
             pending, plan = record.entry, record.plan
-            embedder = self._embedder() if pending.embedding is not None else None
+            model = self._embedder() if pending.embedding is not None else None
             try:
                 stored = self.fastpaths.upsert(
                     replace(
@@ -435,7 +432,7 @@ class Cascade:
                         id=self.new_id(),
                         intent_hash=intent_hash(plan.intent),
                         framework_hash=plan.framework_hash(),
-                        embedder=embedder.name if embedder else "",
+                        embedder=model.name if model else "",
                     )
                 )
                 pending.id = stored.id  # the row's id (an older row of this hash keeps its own)
@@ -525,20 +522,6 @@ def l0b_servable(route: str) -> bool:
     return route != "structured"
 
 
-def resolved_by_rules(prepared: Prepared, plan: Plan | None) -> bool:
-    """The rule planner understood every part of a structured request: no unknown names or
-    periods, a plan to run. Only its own plan could then answer it, whatever level served."""
-    intent = prepared.intent
-    return (
-        plan is not None
-        and plan.route == "structured"
-        and prepared.tool is None
-        and bool(plan.steps)
-        and not intent.unknown_entities
-        and not intent.bad_periods
-    )
-
-
 class PendingPlans:
     """Entries queued for the writer and not stored yet, by cache key: an exact repeat asked
     before the writer's turn is served by L0a from here, as it would be from the store."""
@@ -600,68 +583,6 @@ class VectorMemo:
                 self._vectors.popitem(last=False)
 
 
-class RequestMemo:
-    """An exact request as the answerer prepared and planned it, kept so an exact repeat
-    (L0a) need not parse it and plan it again to check that the stored plan fits.
-
-    Preparing (cleaning, the security gate, parsing, tapped slots) and planning are functions
-    of the request's text and tapped slots, its reference date, the chat's clearance, the
-    glossary (the answerer: a glossary reload builds a new one, which empties the memo) and
-    the approved macros (the catalog's generation). All of them are the key, so a hit is
-    exactly what the answerer would make now; nothing read when the plan runs (facts,
-    documents, the clock, earlier turns) is kept. Refusals and usage answers are not kept."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self._size = size
-        self._kept: OrderedDict[tuple[Any, ...], tuple[Prepared, str, str]] = OrderedDict()
-        self._owner: object | None = None
-        self._lock = threading.Lock()
-
-    def key(self, answerer: Answerer, request: Request) -> tuple[Any, ...]:
-        with self._lock:
-            if answerer is not self._owner:
-                self._kept.clear()
-                self._owner = answerer
-        return (
-            getattr(answerer.catalog, "generation", 0),
-            request.text,
-            tuple(sorted(request.fixed_slots.items())),
-            request.reference_date or answerer.today(),
-            answerer.glossary.is_cleared(request.chat),
-        )
-
-    def reuse(self, key: tuple[Any, ...], request: Request) -> tuple[Prepared, str, str] | None:
-        """(prepared for this request, canonical text, cache key), or None."""
-        with self._lock:
-            kept = self._kept.get(key)
-            if kept is None:
-                return None
-            self._kept.move_to_end(key)
-        prepared, canonical, cache_hash = kept
-        # the intent is shared: nothing changes an intent once it is prepared
-        return (
-            replace(prepared, request=request, notices=list(prepared.notices)),
-            canonical,
-            (cache_hash),
-        )
-
-    def clear(self) -> None:
-        """Forget every kept request (a benchmark's first ask must prepare its request)."""
-        with self._lock:
-            self._kept.clear()
-
-    def keep(
-        self, key: tuple[Any, ...], prepared: Prepared, canonical: str, cache_hash: str
-    ) -> None:
-        if not prepared.is_planned:
-            return
-        with self._lock:
-            self._kept[key] = (prepared, canonical, cache_hash)
-            self._kept.move_to_end(key)
-            while len(self._kept) > self._size:
-                self._kept.popitem(last=False)
-
-
 def registrable(plan: Plan, catalog: Mapping[str, Executor] | None = None) -> bool:
     """Design section 3: no absolute dates, no context-dependent tools, something to run."""
     return bool(plan.steps) and cacheable(plan, catalog) and not plan.has_absolute_date()
@@ -673,7 +594,8 @@ def _embed(embedder: Embedder | None, canonical: str) -> np.ndarray | None:
     if embedder is None:
         return None
     try:
-        return embedder.embed([canonical])[0]
+        vector: np.ndarray = embedder.embed([canonical])[0]
+        return vector
     except Exception:
         log.exception("the embedder failed; answering without the cached levels")
         return None

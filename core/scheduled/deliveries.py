@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.catalog.lookup import say
+from core.catalog.presentation import present
 from core.chat.chat_turn import ChatTurns
-from core.chat.presentation import present
 from core.contracts.subscriptions import DeliveryRecord, SubscriptionRecord, SubscriptionStore
 from core.contracts.types import Request
 from core.subscriptions.desk import describe_record, next_after, unreadable

@@ -13,35 +13,13 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_EVEN, Decimal
 
 from core.catalog.lookup import say
 from core.contracts.subscriptions import AlertRecord, SubscriptionStore
-from core.contracts.types import Fact
-from core.subscriptions.alert_rules import Check
-from core.subscriptions.delivery import Target
+from core.scheduled.deliveries import Target
+from core.subscriptions.alert_rules import Check, comparison
 
 log = logging.getLogger("ricorda.subscriptions")
-
-
-def figure(fact: Fact) -> str:
-    """The fact table's value exactly as loaded, with its unit and period."""
-    return f"{fact.value:f} {fact.unit} ({fact.period.label})"
-
-
-def source(fact: Fact) -> str:
-    return f"{fact.source.doc}{', ' + fact.source.locator if fact.source.locator else ''}"
-
-
-def comparison(check: Check, language: str) -> str:
-    """"2026-02: 100 USD_M against 2026-01: 120 USD_M, −16.67% (sources: …)"."""
-    if check.previous is not None and check.change_pct is not None:
-        change = check.change_pct.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN)
-        return say("alert_change", language, latest=figure(check.latest),
-                   previous=figure(check.previous), change=f"{change:+f}%",
-                   sources=f"{source(check.latest)}; {source(check.previous)}")
-    return say("alert_level", language, latest=figure(check.latest),
-               sources=source(check.latest))
 
 
 @dataclass
