@@ -212,11 +212,14 @@ def serve_mode(
             without[name] = kb_app(Path(stack.enter_context(tempfile.TemporaryDirectory())))
             stack.callback(without[name].close)
             take_out(without[name])
-        bare = Answerer(glossary=app.core.glossary, facts=app.storage.facts, today=lambda: REF)
-        with_turn = Answerer(
+        # the bare answer: every question planned, no plan cache (built once, outside the loop)
+        bare = Pipeline(
+            Answerer(glossary=app.core.glossary, facts=app.storage.facts, today=lambda: REF)
+        )
+        with_turn = Pipeline(Answerer(
             glossary=app.core.glossary, facts=app.storage.facts, turns=app.storage.turns,
             today=lambda: REF,
-        )
+        ))
         return serve_loop(
             app, ask, bare, with_turn, n, busy_processes, start, before, stripped, order, without
         )
@@ -408,7 +411,9 @@ def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, flo
             apps.append(app)
             stack.callback(app.close)
         first = apps[0]
-        bare = Answerer(glossary=first.core.glossary, facts=first.storage.facts, today=lambda: REF)
+        bare = Pipeline(
+            Answerer(glossary=first.core.glossary, facts=first.storage.facts, today=lambda: REF)
+        )
         timings: list[Timings] = [
             {k: [] for k in ("answer_only", "serve_first", "serve_repeat")} for _ in apps
         ]

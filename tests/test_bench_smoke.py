@@ -108,6 +108,8 @@ SMOKE: dict[str, tuple[Smoke, ...] | str] = {
                                 r"burst\s+2\s+\d+\s+[\d.]+"),),
     "bench_understanding.py": (Smoke(("--ids", "en-control-01,en-control-02", "--embedder",
                                       "hashing"), r"score \d+/2 = [\d.]+%"),),
+    "walk_one_question.py": (Smoke((), r"structured \(first\)\s+\d+ files, \d+/\d+ returns"
+                                        r"[\s\S]*why \(repeat\)\s+\d+ files"),),
     "calibrate_l0.py": (Smoke(("--embedder", "hashing", "--pairs", "6", "--thresholds",
                                "0.6,0.9"), r"lowest threshold with no wrong answer"),),
     "calibrate_thresholds.py": (Smoke(("--embedder", "hashing"),
