@@ -1,4 +1,4 @@
-"""The L0 plan cache on SQLite or PostgreSQL (`core.contracts.ports.FastpathStore`).
+"""The L0 plan cache on SQLite or PostgreSQL (`core.contracts.learning_ports.FastpathStore`).
 
 The database is the source of truth. L0a (`by_hash`) is one indexed Core SELECT. L0b
 (`nearest`) searches in-memory cosine indexes (one per embedder and dimension), built from the

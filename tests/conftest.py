@@ -25,7 +25,7 @@ from sqlalchemy.engine import Engine
 from storage.db import open_database
 
 if TYPE_CHECKING:
-    from core.contracts.ports import FastpathStore
+    from core.contracts.learning_ports import FastpathStore
 
 pytest_plugins = ["tests.acme"]  # the ACME knowledge-base fixtures
 

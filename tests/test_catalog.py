@@ -144,9 +144,9 @@ ALLOWED_TEXT = {
 # (file, variable): tables keyed by language that hold what readers write, not what the bot says
 ALLOWED_TABLES = {
     ("core/fastpath/canonical.py", "_STOPWORDS"),  # words dropped when matching questions
-    ("core/question/intent.py", "_STRONG_NUMERIC_CUES"),  # words that ask for a number
-    ("core/question/intent.py", "_WEAK_NUMERIC_CUES"),
-    ("core/question/intent.py", "_NARRATIVE_CUES"),  # words that ask why
+    ("core/question/intent_words.py", "_STRONG_NUMERIC_CUES"),  # words that ask for a number
+    ("core/question/intent_words.py", "_WEAK_NUMERIC_CUES"),
+    ("core/question/intent_words.py", "_NARRATIVE_CUES"),  # words that ask why
 }
 
 

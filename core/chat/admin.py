@@ -13,7 +13,7 @@ from core.catalog.lookup import LANGUAGES, say
 from core.chat.turn_report import Report, parse_since, report_text
 from core.contracts.deferred import Deferred, deferred
 from core.contracts.fastpath import FastpathEntry
-from core.contracts.ports import FastpathStore
+from core.contracts.learning_ports import FastpathStore
 from core.contracts.ports import RecentTurns as RecentTurns  # declared with every storage port
 from core.fastpath.autopath_score import autopath_score
 from core.fastpath.canonical import canonical_hash, canonical_text

@@ -16,6 +16,7 @@ __all__ = [
     "errors",
     "fact_sources",
     "fastpath",
+    "learning_ports",
     "maintenance",
     "ports",
     "promotion",

@@ -23,3 +23,8 @@ class ModelError(RicordaError):
 
 class EmbedderMismatchError(StorageError):
     """The vector collection was built with another embedding model than the configured one."""
+
+
+class Unresolvable(RicordaError):
+    """A slot the plan needs is not in the current request: the plan must not be served (a
+    cached plan that does not fit is a miss, never an answer)."""

@@ -1,4 +1,4 @@
-"""An L0 plan-cache entry (its store is `core.contracts.ports.FastpathStore`).
+"""An L0 plan-cache entry (its store is `core.contracts.learning_ports.FastpathStore`).
 
 An entry remembers one answered question (its canonical text and hash, its embedding) and the plan
 that answered it, so the same or an equivalent question replays the plan instead of planning

@@ -13,6 +13,7 @@ __all__ = [
     "locator_words",
     "narrative",
     "narrative_channel",
+    "narrative_tools",
     "passage_pick",
     "query_rewrite",
     "rerank",

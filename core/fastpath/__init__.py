@@ -7,6 +7,7 @@ __all__ = [
     "autopath",
     "autopath_index",
     "autopath_score",
+    "autopath_verdicts",
     "canonical",
     "cosine_index",
     "feedback",

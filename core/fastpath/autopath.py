@@ -22,7 +22,8 @@ an intent *cluster* (the cluster of the nearest earlier observation when their c
   verdicts is *demoted*: never served, kept so maintenance can prune it (design 4.3).
 
 Every state change carries a timestamp from the injected clock. The database is the source of
-truth; the recent embeddings of each cluster are mirrored in memory for speed.
+truth; the recent embeddings of each cluster are mirrored in memory for speed. The counting
+itself is core.fastpath.autopath_verdicts.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import datetime as dt
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -44,12 +45,13 @@ from core.contracts.autopaths import (
     Observation,
     Plan,
 )
-from core.contracts.ports import AutopathStore as AutopathStore
-from core.contracts.ports import (  # declared with every storage port
-    AutopathTransaction as AutopathTransaction,
+from core.contracts.learning_ports import (  # declared with the stores the bot learns in
+    AutopathStore as AutopathStore,
 )
+from core.contracts.learning_ports import AutopathTransaction as AutopathTransaction
 from core.fastpath.autopath_index import ClusterIndex, unit
-from core.fastpath.autopath_score import anti_blocks, autopath_score, status_for
+from core.fastpath.autopath_score import anti_blocks, autopath_score
+from core.fastpath.autopath_verdicts import VerdictCounts
 from core.fastpath.thresholds import CosineThresholds
 
 __all__ = ["AutopathStore", "AutopathTransaction", "Autopaths", "champion_key"]
@@ -92,12 +94,12 @@ class Autopaths:
                 raise ValueError(f"{name} must be at least 1, got {value}")
         self._store = store
         self._thresholds = thresholds
-        self._min_confirmations = min_confirmations
-        self._anti_failures = anti_failures
-        self._anti_span = dt.timedelta(days=anti_days)
         self._clock = clock
-        self._demotion_floor = demotion_floor
-        self._demotion_min_verdicts = demotion_min_verdicts
+        self._counts = VerdictCounts(
+            store, min_confirmations=min_confirmations, anti_failures=anti_failures,
+            anti_days=anti_days, demotion_floor=demotion_floor,
+            demotion_min_verdicts=demotion_min_verdicts, clock=clock,
+        )
         self._lock = threading.Lock()
         self._per_cluster = recent_per_cluster
         self._index = ClusterIndex(per_cluster=recent_per_cluster)
@@ -198,7 +200,7 @@ class Autopaths:
     # --- verdicts and uses ----------------------------------------------------------------
 
     def confirm(self, turn_id: str, *, user: str | None = None) -> None:
-        """A positive verdict on the turn's observation (by `user`: see `_verdict`)."""
+        """A positive verdict on the turn's observation (by `user`: see `VerdictCounts.count`)."""
         self._verdict(turn_id, "positive", +1, user)
 
     def reject(self, turn_id: str, *, user: str | None = None) -> None:
@@ -228,7 +230,7 @@ class Autopaths:
                 mean_latency_ms=previous + (float(latency_ms) - previous) / uses,
                 last_used_at=now,
             )
-            tx.save_autopath(self._with_status(updated, now))
+            tx.save_autopath(self._counts.with_status(updated, now))
 
     # --- listing --------------------------------------------------------------------------
 
@@ -288,145 +290,6 @@ class Autopaths:
 
     def _verdict(self, turn_id: str, verdict: str, delta: int, user: str | None = None) -> None:
         try:
-            self._count_verdict(turn_id, verdict, delta, user)
+            self._counts.count(turn_id, verdict, delta, user)
         finally:
             self._active_at = None  # it may have promoted or demoted: read them again
-
-    def _count_verdict(
-        self, turn_id: str, verdict: str, delta: int, user: str | None = None
-    ) -> None:
-        """Move the counts. A user counts once per plan: a verdict of `user` moves the
-        autopath's count (its cluster and framework) and the anti-autopath's (its intent and
-        framework) only when it is the user's one verdict of that kind there, so one person's
-        three 👎 on their own turns do not block a plan for everyone, and one person's ✓s do not
-        promote it. The feedback table already holds the verdict (or no longer holds a withdrawn
-        one) when this runs. `user` None (no feedback table: tests, tools) counts every one."""
-        now = self._clock()
-        with self._store.transaction() as tx:
-            obs = tx.observation(turn_id)
-            if obs is None:
-                log.info("%s verdict on unobserved turn %s ignored", verdict, turn_id)
-                return
-            positives, negatives = obs.positives, obs.negatives
-            if verdict == "positive":
-                positives += delta
-            else:
-                negatives += delta
-            if positives < 0 or negatives < 0:
-                return  # nothing left to withdraw
-            tx.set_verdict_counts(turn_id, positives=positives, negatives=negatives)
-
-            def first(**scope: str) -> bool:
-                """The user's one verdict of this kind in `scope`, other turns excluded."""
-                if user is None:
-                    return True
-                return not tx.other_verdicts(
-                    user, verdict, turn_id, framework_hash=obs.framework_hash, **scope
-                )
-
-            if not obs.query_specific and first(cluster_id=obs.cluster_id):
-                self._count_on_autopath(tx, obs, verdict, delta, now)
-            if verdict == "positive":
-                if delta > 0:
-                    for anti in tx.antis(obs.intent_hash, obs.framework_hash):
-                        tx.delete_anti(anti.cluster_id, anti.intent_hash, anti.framework_hash)
-                        if anti_blocks(anti, now):
-                            log.info("anti-autopath %s lifted by turn %s", _key(anti), turn_id)
-            elif first(intent_hash=obs.intent_hash):
-                self._count_on_anti(tx, obs, delta, now)
-
-    def _count_on_autopath(
-        self,
-        tx: AutopathTransaction,
-        obs: Observation,
-        verdict: str,
-        delta: int,
-        now: dt.datetime,
-    ) -> None:
-        current = tx.autopath(obs.cluster_id, obs.framework_hash)
-        if current is None:
-            if delta < 0:
-                return
-            current = AutopathView(
-                id=None,
-                cluster_id=obs.cluster_id,
-                framework_hash=obs.framework_hash,
-                intent_hash=obs.intent_hash,
-                plan=obs.plan,
-                created_at=now,
-                updated_at=now,
-            )
-        if verdict == "positive":
-            current = replace(current, confirmations=max(0, current.confirmations + delta))
-            if delta > 0:  # the latest confirmed wording of the plan is the one replayed
-                current = replace(current, plan=obs.plan, intent_hash=obs.intent_hash)
-        else:
-            current = replace(current, failures=max(0, current.failures + delta))
-        tx.save_autopath(self._with_status(current, now))
-
-    def _count_on_anti(
-        self, tx: AutopathTransaction, obs: Observation, delta: int, now: dt.datetime
-    ) -> None:
-        rows = tx.antis(obs.intent_hash, obs.framework_hash)
-        if delta > 0 and any(r.blocked_until is not None and r.blocked_until <= now for r in rows):
-            for row in rows:  # the block expired: counting starts afresh
-                tx.delete_anti(row.cluster_id, row.intent_hash, row.framework_hash)
-            rows = []
-        mine = next((r for r in rows if r.cluster_id == obs.cluster_id), None)
-        if mine is None:
-            if delta < 0:
-                return
-            mine = AntiView(obs.cluster_id, obs.intent_hash, obs.framework_hash, 0, None, now)
-            rows.append(mine)
-        updated = replace(mine, failures=max(0, mine.failures + delta), updated_at=now)
-        rows = [updated if r is mine else r for r in rows]
-        if sum(r.failures for r in rows) >= self._anti_failures:
-            if delta > 0:
-                until = now + self._anti_span
-                rows = [replace(r, blocked_until=until, updated_at=now) for r in rows]
-                log.info("anti-autopath %s blocks until %s", _key(updated), until.isoformat())
-        else:
-            rows = [
-                replace(r, blocked_until=None, updated_at=now) if r.blocked_until else r
-                for r in rows
-            ]
-        self._save_antis(tx, rows)
-
-    @staticmethod
-    def _save_antis(tx: AutopathTransaction, rows: Iterable[AntiView]) -> None:
-        for row in rows:
-            if row.failures > 0:
-                tx.save_anti(row)
-            else:
-                tx.delete_anti(row.cluster_id, row.intent_hash, row.framework_hash)
-
-    def _with_status(self, autopath: AutopathView, now: dt.datetime) -> AutopathView:
-        status = status_for(
-            confirmations=autopath.confirmations,
-            fail=autopath.failures + autopath.failed_uses,
-            min_confirmations=self._min_confirmations,
-            demotion_floor=self._demotion_floor,
-            demotion_min_verdicts=self._demotion_min_verdicts,
-        )
-        autopath = replace(autopath, updated_at=now)
-        if status == autopath.status:
-            return autopath
-        log.info(
-            "autopath %s (cluster %s, framework %s): %s -> %s",
-            autopath.id,
-            autopath.cluster_id,
-            autopath.framework_hash,
-            autopath.status,
-            status,
-        )
-        if status == "active":
-            return replace(autopath, status=status, promoted_at=now, demoted_at=None)
-        if status == "demoted":
-            return replace(autopath, status=status, demoted_at=now)
-        return replace(autopath, status=status, promoted_at=None, demoted_at=None)
-
-
-def _key(anti: AntiView) -> str:
-    return (
-        f"(cluster {anti.cluster_id}, intent {anti.intent_hash}, framework {anti.framework_hash})"
-    )

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.contracts.deferred import Deferred, deferred
-from core.contracts.ports import FastpathStore, TurnRecord
+from core.contracts.learning_ports import FastpathStore
 from core.contracts.ports import FeedbackTurns as FeedbackTurns  # declared with every storage port
+from core.contracts.ports import TurnRecord
 from core.fastpath.canonical import cache_key
 from core.fastpath.rejections import lift_rejection, mark_rejected
 from core.fastpath.verified import is_verified

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from core.contracts.context import RequestContext
 from core.contracts.deferred import Deferred, deferred
 from core.contracts.fastpath import FastpathEntry, new_fastpath_id
-from core.contracts.ports import Embedder, FastpathStore, TurnRecord
+from core.contracts.learning_ports import FastpathStore
+from core.contracts.ports import Embedder, TurnRecord
 from core.contracts.types import Answer
 from core.fastpath.canonical import cache_key
 from core.fastpath.learning import BackgroundLearning, InlineLearning, Learning

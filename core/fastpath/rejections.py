@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 
 from core.contracts.fastpath import FastpathEntry, new_fastpath_id
-from core.contracts.ports import FastpathStore
+from core.contracts.learning_ports import FastpathStore
 
 REJECTED = "rejected"
 

@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from core.catalog.lookup import LANGUAGES, say
 from core.contracts.fastpath import FastpathEntry
-from core.contracts.ports import FastpathStore, TurnRecord
+from core.contracts.learning_ports import FastpathStore
+from core.contracts.ports import TurnRecord
 from core.contracts.types import Answer, Line
 from core.fastpath.canonical import cache_key, canonical_hash, canonical_text
 from core.fastpath.rejections import is_rejection

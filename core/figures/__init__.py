@@ -20,6 +20,7 @@ __all__ = [
     "period_rank",
     "plotted",
     "render",
+    "step_context",
     "structured",
     "table_parts",
     "tabulate",

@@ -32,6 +32,7 @@ from core.figures.derived import running_name
 from core.figures.disclosed import WITHHELD, withheld_input
 from core.figures.period_coverage import clip_to_data, coarser_grain
 from core.figures.render import unrecognized_line
+from core.figures.step_context import ExecutionContext, asked_table
 from core.figures.structured import TOTAL
 from core.figures.table_parts import Built
 from core.fiscal_calendar import last_complete_fiscal_year
@@ -39,11 +40,11 @@ from core.knowledge.currency_variants import currency_of_unit
 from core.question.period_labels import period_label
 
 
-def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
+def aggregate(out: Built, args: dict[str, Any], ctx: ExecutionContext) -> None:
     """A sum or an average over the question's periods or over its named members."""
     fye = ctx.glossary.fiscal_year_end
-    analysis = ctx.intent.analysis
-    g, lang = ctx.glossary, ctx.language
+    analysis = asked_table(ctx)
+    g, lang = ctx.glossary, ctx.request.language
     metric = args["metric"]
     dim = analysis.dimension
     if dim == "period":
@@ -128,12 +129,12 @@ def aggregate(out: Built, args: dict[str, Any], ctx: Any) -> None:
     out.segments.append(Line("derived", sentence))
 
 
-def share(out: Built, args: dict[str, Any], ctx: Any) -> None:
+def share(out: Built, args: dict[str, Any], ctx: ExecutionContext) -> None:
     """One member's share of its whole: an entity of its parent (the group), a channel of
     its entity's total."""
-    g, lang = ctx.glossary, ctx.language
+    g, lang = ctx.glossary, ctx.request.language
     metric = args["metric"]
-    dim = ctx.intent.analysis.dimension
+    dim = asked_table(ctx).dimension
     period = one_period(out, args, ctx)
     if dim == "channel":
         entity = first_entity(out, ctx)
@@ -196,23 +197,23 @@ def share(out: Built, args: dict[str, Any], ctx: Any) -> None:
 # --------------------------------------------------------------------------- shared helpers
 
 
-def first_entity(out: Built, ctx: Any) -> str:
+def first_entity(out: Built, ctx: ExecutionContext) -> str:
     """The entity the question names, else the default one (stated as an assumption)."""
     if ctx.intent.entities:
         return str(ctx.intent.entities[0])
     code: str = ctx.glossary.default_entity
     out.assumptions.append(Assumption(
-        "entity", ctx.glossary.label("entity", code, ctx.language), "default entity"))
+        "entity", ctx.glossary.label("entity", code, ctx.request.language), "default entity"))
     return code
 
 
-def one_period(out: Built, args: dict[str, Any], ctx: Any) -> Period:
+def one_period(out: Built, args: dict[str, Any], ctx: ExecutionContext) -> Period:
     """The period the question names, else the last complete fiscal year (stated)."""
     fye = ctx.glossary.fiscal_year_end
     if ctx.intent.periods:
-        return ctx.intent.periods[0]  # type: ignore[no-any-return]
-    period = last_complete_fiscal_year(ctx.reference_date, fye)
-    out.assumptions.append(Assumption("period", period_label(period, ctx.language, fye),
+        return ctx.intent.periods[0]
+    period = last_complete_fiscal_year(ctx.request.reference, fye)
+    out.assumptions.append(Assumption("period", period_label(period, ctx.request.language, fye),
                                       "last complete fiscal year"))
     return period
 
@@ -280,19 +281,19 @@ def _ancestor(g: Any, maybe: str, of: str) -> bool:
     return False
 
 
-def refuse_unrecognized(out: Built, cells: list[Cell], ctx: Any) -> bool:
+def refuse_unrecognized(out: Built, cells: list[Cell], ctx: ExecutionContext) -> bool:
     """A name this chat may not use (or does not exist): said as for any lookup."""
     bad = next((c for c in cells if c.unrecognized), None)
     if bad is None:
         return False
     out.results.append(bad.result)
     out.segments.append(Line("unrecognized", unrecognized_line(
-        ctx.glossary, bad.result, ctx.language, cleared=ctx.cleared)))
+        ctx.glossary, bad.result, ctx.request.language, cleared=ctx.request.cleared)))
     return True
 
 
 def name_missing(out: Built, cells: list[Cell], labels: list[str], what: str,
-             common: dict[str, Any], ctx: Any) -> bool:
+                 common: dict[str, Any], ctx: ExecutionContext) -> bool:
     """Every input is needed: a missing one makes the result not_found, named."""
     gaps = [(label, c) for label, c in zip(labels, cells, strict=True) if not c.found]
     if not gaps:
@@ -300,7 +301,7 @@ def name_missing(out: Built, cells: list[Cell], labels: list[str], what: str,
     if any(withheld_input(c.result) is not None for _, c in gaps):
         # a total withheld from this chat (core.figures.disclosed): so is what rests on it
         out.results[:0] = [ArithmeticFact(FactStatus.NOT_FOUND, reason=WITHHELD, **common)]
-        out.segments.append(Line("not_found", say("derived_withheld", ctx.language,
+        out.segments.append(Line("not_found", say("derived_withheld", ctx.request.language,
                                                   subject=what)))
         return True
     fact = ArithmeticFact(FactStatus.NOT_FOUND, reason=MISSING_INPUT,
@@ -308,19 +309,19 @@ def name_missing(out: Built, cells: list[Cell], labels: list[str], what: str,
                           missing_rows=tuple(c.result for _, c in gaps), **common)
     out.results[:0] = [fact, *fact.inputs]
     out.segments.append(Line("not_found", say(
-        "missing", ctx.language, what=what,
-        missing=join_list([label for label, _ in gaps], ctx.language))))
+        "missing", ctx.request.language, what=what,
+        missing=join_list([label for label, _ in gaps], ctx.request.language))))
     return True
 
 
 def one_unit(out: Built, cells: list[Cell], what: str, common: dict[str, Any],
-              ctx: Any) -> str | None:
+              ctx: ExecutionContext) -> str | None:
     """The inputs' one unit, or None (said) when they are in several: never added."""
     units = list(dict.fromkeys(c.unit for c in cells))
     if len(units) == 1:
         return units[0]
     out.results[:0] = [ArithmeticFact(FactStatus.NOT_FOUND, reason=UNIT_MISMATCH, **common)]
-    g, lang = ctx.glossary, ctx.language
+    g, lang = ctx.glossary, ctx.request.language
     currencies = list(dict.fromkeys(cur for u in units if (cur := currency_of_unit(g, u))))
     if len(currencies) < 2:
         out.segments.append(Line("not_found", say("unit_mismatch", lang, what=what,

@@ -18,6 +18,7 @@ from core.contracts.types import (
 )
 from core.figures.derived import running_name
 from core.figures.disclosed import WithheldTotal
+from core.figures.step_context import ExecutionContext
 from core.figures.structured import TOTAL
 from core.figures.table_parts import (
     PCT,
@@ -42,9 +43,10 @@ from core.question.period_labels import period_label
 from core.question.table_shape import Analysis
 
 
-def breakdown_table(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+def breakdown_table(out: Built, analysis: Analysis, args: dict[str, Any],
+                    ctx: ExecutionContext) -> None:
     fye = ctx.glossary.fiscal_year_end
-    g, lang = ctx.glossary, ctx.language
+    g, lang = ctx.glossary, ctx.request.language
     metric = args["metric"]
     periods = list(analysis.periods) or [table_period(out, analysis, args, ctx)]
     if len(ctx.intent.metrics) > 1:
@@ -82,7 +84,7 @@ def breakdown_table(out: Built, analysis: Analysis, args: dict[str, Any], ctx: A
         _one_period(out, g, lang, metric, periods[0], members, total_key, cells[periods[0]],
                     label, unit, subject, by_dim, dim,
                     hidden=0 if held else len(hidden_members(g, dim, total_key,
-                                                             cleared=ctx.cleared)))
+                                                             cleared=ctx.request.cleared)))
         return
     columns = (say(f"dim_{dim}", lang), *(period_label(p, lang, fye) for p in periods),
                say("col_source", lang))
@@ -110,12 +112,12 @@ def breakdown_table(out: Built, analysis: Analysis, args: dict[str, Any], ctx: A
                               unit_text(g, unit, lang), table_notes(missing, lang, out, g), groups))
 
 
-def _several_metrics(out: Built, analysis: Analysis, ctx: Any, metrics: list[str],
+def _several_metrics(out: Built, analysis: Analysis, ctx: ExecutionContext, metrics: list[str],
                      period: Period, args: dict[str, Any]) -> None:
     """"Revenue and EBITDA by entity, FY2024": a column per metric, a row per member and the
     total, each row citing the rows its cells come from. No shares and no chart: the columns
     are in different units."""
-    g, lang, dim = ctx.glossary, ctx.language, analysis.dimension
+    g, lang, dim = ctx.glossary, ctx.request.language, analysis.dimension
     entity = (ctx.intent.entities or [""])[0] if dim == "channel" else ""
     if dim == "channel" and not entity:
         entity = default_entity_of(out, ctx)

@@ -17,6 +17,7 @@ from typing import Any
 from core.contracts.types import FactResult, FactStatus, Period, PeriodType, Source
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import WITHHELD
+from core.figures.step_context import ExecutionContext
 
 MISSING_INPUT = "missing_input"
 UNIT_MISMATCH = "unit_mismatch"
@@ -42,12 +43,12 @@ class Cell:
         return self.result.status is FactStatus.UNRECOGNIZED
 
 
-def lookup(ctx: Any, metric: str, entity: str, channel: str, period: Period) -> Cell:
+def lookup(ctx: ExecutionContext, metric: str, entity: str, channel: str, period: Period) -> Cell:
     """The figure of `metric` for entity/channel/period, stored or derived, as this chat may
     see it (`ctx`: core.planning.executors.ExecutionContext)."""
     if metric in ctx.glossary.derived:
-        d = query_derived(ctx.structured, metric, entity, period, channel, cleared=ctx.cleared,
-                          reference_date=ctx.reference_date)
+        d = query_derived(ctx.structured, metric, entity, period, channel,
+                          cleared=ctx.request.cleared, reference_date=ctx.request.reference)
         if isinstance(d, DerivedFact) and d.status is FactStatus.FOUND and d.value is not None:
             return Cell(d, d.value, d.unit, tuple(d.sources))
         if isinstance(d, DerivedFact) and d.reason == WITHHELD:  # kept: it says why
@@ -57,8 +58,8 @@ def lookup(ctx: Any, metric: str, entity: str, channel: str, period: Period) -> 
                                    period=d.period, channel=d.channel))
         return Cell(d)
     r: FactResult = ctx.structured.query_metric(metric, entity, period, channel,
-                                                cleared=ctx.cleared,
-                                                reference_date=ctx.reference_date)
+                                                cleared=ctx.request.cleared,
+                                                reference_date=ctx.request.reference)
     if r.fact is None:
         return Cell(r)
     return Cell(r, r.fact.value, r.fact.unit, (r.fact.source,))

@@ -30,6 +30,7 @@ from core.figures.aggregate import (
     subject_of,
 )
 from core.figures.cells import ZERO_BASE, ArithmeticFact, input_facts, lookup
+from core.figures.step_context import ExecutionContext, asked_table
 from core.figures.structured import TOTAL
 from core.figures.table_parts import Built
 from core.fiscal_calendar import PER_YEAR, shift_period
@@ -52,22 +53,22 @@ class Growth:
     shown_text: str = ""  # "+7.8%", "-1.7 pp"
 
 
-def growth(out: Built, args: dict[str, Any], ctx: Any) -> None:
+def growth(out: Built, args: dict[str, Any], ctx: ExecutionContext) -> None:
     """"EBITDA growth for Italy last year", "净利润同比", "H1 2025 vs previous"."""
     metric = args["metric"]
     entity = first_entity(out, ctx)
     channel = args.get("channel") or TOTAL
     later = one_period(out, args, ctx)
-    g = growth_of(out, ctx, metric, entity, channel, later, ctx.intent.analysis.measure)
+    g = growth_of(out, ctx, metric, entity, channel, later, asked_table(ctx).measure)
     if g.fact is not None:
         out.results[:0] = [g.fact, *g.fact.inputs]
         out.segments.append(Line("derived", g.sentence))
 
 
-def growth_comparison(out: Built, args: dict[str, Any], ctx: Any) -> None:
+def growth_comparison(out: Built, args: dict[str, Any], ctx: ExecutionContext) -> None:
     """"Did China grow faster than Italy in FY2024?": both growth rates, then the answer."""
-    analysis = ctx.intent.analysis
-    gl, lang = ctx.glossary, ctx.language
+    analysis = asked_table(ctx)
+    gl, lang = ctx.glossary, ctx.request.language
     metric = args["metric"]
     period = one_period(out, args, ctx)
     if analysis.assumed_metric:
@@ -116,12 +117,13 @@ def growth_comparison(out: Built, args: dict[str, Any], ctx: Any) -> None:
     out.segments += [Line("derived", f"• {p.sentence}") for p in parts]
 
 
-def growth_of(out: Built, ctx: Any, metric: str, entity: str, channel: str, later: Period,
+def growth_of(out: Built, ctx: ExecutionContext, metric: str, entity: str, channel: str,
+    later: Period,
               basis: str) -> Growth:
     """The growth of `metric` in `later` against its comparable period; on failure the
     reason is said in `out` and `fact` is None."""
     fye = ctx.glossary.fiscal_year_end
-    gl, lang = ctx.glossary, ctx.language
+    gl, lang = ctx.glossary, ctx.request.language
     earlier = comparable(later, basis)
     cells = [lookup(ctx, metric, entity, channel, later),
              lookup(ctx, metric, entity, channel, earlier)]

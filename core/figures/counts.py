@@ -27,6 +27,7 @@ from core.figures.aggregate import (
 from core.figures.cells import ArithmeticFact, Cell, input_facts, lookup, span
 from core.figures.disclosed import withheld_note
 from core.figures.levels import level_members
+from core.figures.step_context import ExecutionContext, asked_table
 from core.figures.structured import TOTAL
 from core.figures.table_parts import Built
 from core.fiscal_calendar import shift_period
@@ -35,9 +36,9 @@ from core.question.period_labels import period_label
 __all__ = ["count"]
 
 
-def count(out: Built, args: dict[str, Any], ctx: Any) -> None:
-    analysis = ctx.intent.analysis
-    g, lang = ctx.glossary, ctx.language
+def count(out: Built, args: dict[str, Any], ctx: ExecutionContext) -> None:
+    analysis = asked_table(ctx)
+    g, lang = ctx.glossary, ctx.request.language
     metric, channel = args["metric"], args.get("channel") or TOTAL
     unit = g.metrics[metric].unit if metric in g.metrics else ""
     threshold = _in_unit(g, analysis.threshold, analysis.scaled, unit)
@@ -93,14 +94,14 @@ def count(out: Built, args: dict[str, Any], ctx: Any) -> None:
     out.results[:0] = [fact, *[c.result for c in cells]]
 
 
-def _members(out: Built, ctx: Any) -> list[str]:
+def _members(out: Built, ctx: ExecutionContext) -> list[str]:
     """The entities counted: those of the level the question names ("how many regions …"),
     else the leaves of a deeper hierarchy (the reading stated), else the default entity's
     children; never a total beside its own members."""
     g = ctx.glossary
-    visible = [t.code for t in g.visible_entities(ctx.cleared)
+    visible = [t.code for t in g.visible_entities(ctx.request.cleared)
                if t.parent is not None and t.code != g.default_entity]
-    levelled = level_members(g, visible, ctx.text, ctx.language)
+    levelled = level_members(g, visible, ctx.request.text, ctx.request.language)
     if levelled is not None:
         members, reading = levelled
         if reading is not None:
@@ -118,7 +119,8 @@ def _in_unit(g: Any, amount: Decimal | None, scaled: bool, unit: str) -> Decimal
     return amount / kind.scale if kind is not None and kind.scale else amount
 
 
-def _stored(ctx: Any, metric: str, entity: str, channel: str, grain: str) -> list[Period]:
+def _stored(ctx: ExecutionContext, metric: str, entity: str, channel: str,
+            grain: str) -> list[Period]:
     stored = sorted(p for p in ctx.structured.available_periods(metric, entity, channel)
                     if p.type is PeriodType(grain))
     return stored[-max(1, getattr(ctx, "max_lookups", len(stored))):]

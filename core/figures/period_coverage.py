@@ -8,10 +8,9 @@ stays a missing figure, said as such (a sum over it is never shown as the sum as
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.catalog.lookup import say
 from core.contracts.types import Line, Period, PeriodType
+from core.figures.step_context import ExecutionContext
 from core.fiscal_calendar import period_bounds
 from core.question.period_labels import period_label
 from core.question.table_shape import MAX_SERIES
@@ -20,14 +19,15 @@ __all__ = ["clip_to_data", "coarser_grain"]
 
 
 def clip_to_data(
-    periods: list[Period], asked: tuple[Period, ...], ctx: Any, metric: str, entity: str,
+    periods: list[Period], asked: tuple[Period, ...], ctx: ExecutionContext, metric: str,
+    entity: str,
     channel: str,
 ) -> tuple[list[Period], Line | None]:
     """`periods` without those outside the stored span of `metric` for entity/channel, and the
     notice naming the range used (None when nothing was left out, or nothing would be left)."""
     fye = ctx.glossary.fiscal_year_end
     term = ctx.glossary.entities.get(entity)
-    if not periods or (term is not None and term.restricted and not ctx.cleared):
+    if not periods or (term is not None and term.restricted and not ctx.request.cleared):
         return periods, None  # what a restricted unit holds is not said to an uncleared chat
     kind = periods[0].type
     stored = [p for p in ctx.structured.available_periods(metric, entity, channel)
@@ -39,7 +39,7 @@ def clip_to_data(
     first, last = asked if len(asked) == 2 else (periods[0], periods[-1])
     if not used or (used == periods and not asked):
         return periods, None
-    lang = ctx.language
+    lang = ctx.request.language
     notice = say("range_used", lang, first=period_label(used[0], lang, fye),
                  last=period_label(used[-1], lang, fye), asked_first=period_label(first, lang, fye),
                  asked_last=period_label(last, lang, fye), limit=MAX_SERIES)
@@ -47,7 +47,7 @@ def clip_to_data(
 
 
 def coarser_grain(
-    periods: list[Period], ctx: Any, metric: str, entity: str, channel: str,
+    periods: list[Period], ctx: ExecutionContext, metric: str, entity: str, channel: str,
 ) -> tuple[list[Period], Line | None]:
     """A sum over months the fact table does not hold at that grain ("year to date" for a
     company that reports by quarter): the stored quarters (else halves, else years) that lie
@@ -55,7 +55,7 @@ def coarser_grain(
     month asked has a figure, or no coarser period fits."""
     term = ctx.glossary.entities.get(entity)
     if (not periods or any(p.type is not PeriodType.M for p in periods)
-            or (term is not None and term.restricted and not ctx.cleared)):
+            or (term is not None and term.restricted and not ctx.request.cleared)):
         return periods, None
     stored = ctx.structured.available_periods(metric, entity, channel)
     if set(periods) & set(stored):
@@ -68,7 +68,7 @@ def coarser_grain(
                          and period_bounds(p, fye)[1] <= end),
                         key=lambda p: period_bounds(p, fye)[0])
         if inside:
-            lang = ctx.language
+            lang = ctx.request.language
             notice = say("grain_used", lang, first=period_label(inside[0], lang, fye),
                          last=period_label(inside[-1], lang, fye),
                          asked_first=period_label(periods[0], lang, fye),

@@ -18,6 +18,7 @@ from core.documents.source_titles import source_title
 from core.figures.arithmetic import exact_sum
 from core.figures.cells import ArithmeticFact, Cell, input_facts, lookup
 from core.figures.derived import DerivedFact
+from core.figures.step_context import ExecutionContext
 from core.knowledge.metric_kind import adds_over_time
 from core.knowledge.period_relations import fiscal_year, time_relations
 from core.question.period_labels import period_label
@@ -28,7 +29,7 @@ PARTS = "parts"  # formula["over"] of a period summed from its parts
 _GRAIN = {PeriodType.HY: "halves", PeriodType.Q: "quarters", PeriodType.M: "months"}
 
 
-def sum_of_parts(ctx: Any, metric: str, entity: str, channel: str,
+def sum_of_parts(ctx: ExecutionContext, metric: str, entity: str, channel: str,
                  period: Period) -> ArithmeticFact | None:
     """`period` of a flow as the sum of its parts at the first grain where all have a figure
     (`ctx`: core.planning.executors.ExecutionContext), or None."""

@@ -26,6 +26,7 @@ from core.figures.aggregate import (
 from core.figures.cells import Cell, lookup
 from core.figures.disclosed import withheld_input
 from core.figures.plotted import plotted
+from core.figures.step_context import ExecutionContext, asked_table
 from core.figures.structured import TOTAL
 from core.figures.table_parts import Built
 from core.question.period_labels import period_label
@@ -34,10 +35,10 @@ from core.question.table_shape import MAX_SERIES
 MAX_ROWS = MAX_SERIES  # rows of the ranking shown; the headline is over every period ranked
 
 
-def rank_periods(out: Built, args: dict[str, Any], ctx: Any) -> None:
+def rank_periods(out: Built, args: dict[str, Any], ctx: ExecutionContext) -> None:
     fye = ctx.glossary.fiscal_year_end
-    analysis = ctx.intent.analysis
-    g, lang = ctx.glossary, ctx.language
+    analysis = asked_table(ctx)
+    g, lang = ctx.glossary, ctx.request.language
     metric = args["metric"]
     entity = first_entity(out, ctx)
     channel = args.get("channel") or TOTAL

@@ -28,6 +28,7 @@ from core.figures.derived import DerivedFact, query_derived, running_name
 from core.figures.disclosed import WithheldTotal, together_label, withheld_note
 from core.figures.levels import level_members
 from core.figures.plotted import plotted
+from core.figures.step_context import ExecutionContext, asked_table
 from core.figures.structured import TOTAL, exact_difference
 from core.fiscal_calendar import last_complete_fiscal_year
 from core.knowledge.currency_variants import currency_of_unit, other_currency
@@ -76,18 +77,18 @@ class Built:
         return "".join(f"[{n}]" for n in numbers)
 
 
-def disclosure_lines(out: Built, kind: str, ctx: Any) -> list[Line]:
+def disclosure_lines(out: Built, kind: str, ctx: ExecutionContext) -> list[Line]:
     """Under a table: what a protected total is (core.figures.disclosed), or, where the policy
     discloses totals, that a member of the breakdown's total is not shown in this chat."""
-    g, lang = ctx.glossary, ctx.language
+    g, lang = ctx.glossary, ctx.request.language
     note = withheld_note(g, out.results, lang)
     if note is not None:
         return [note]
-    if kind != "breakdown" or ctx.cleared:
+    if kind != "breakdown" or ctx.request.cleared:
         return []
-    dim = ctx.intent.analysis.dimension
+    dim = asked_table(ctx).dimension
     total = g.default_entity if dim == "entity" else TOTAL
-    hidden = hidden_members(g, dim, total, cleared=ctx.cleared)
+    hidden = hidden_members(g, dim, total, cleared=ctx.request.cleared)
     if not hidden or not any(r.fact is not None for r in out.results):
         return []
     name = g.label("entity", total, lang) if dim == "entity" else say("total_row", lang)
@@ -143,14 +144,15 @@ def visible_sum(out: Built, r: FactResult, label: str | None, g: Any, lang: str
     return cell
 
 
-def lookup_cell(out: Built, ctx: Any, metric: str, entity: str, channel: str,
-            period: Period, *, alone: bool = False) -> FactResult:
+def lookup_cell(out: Built, ctx: ExecutionContext, metric: str, entity: str, channel: str,
+                period: Period, *, alone: bool = False) -> FactResult:
     """One cell as this chat may see it. `alone`: the only column (one unit's series), so a
     figure in the unit's own currency is shown in it, beside nothing of another currency."""
     if metric in ctx.glossary.derived:
         return derived_cell(out, ctx, metric, entity, channel, period)
     r: FactResult = ctx.structured.query_metric(
-        metric, entity, period, channel, cleared=ctx.cleared, reference_date=ctx.reference_date
+        metric, entity, period, channel, cleared=ctx.request.cleared,
+        reference_date=ctx.request.reference
     )
     declared = ctx.glossary.metrics[metric].unit if metric in ctx.glossary.metrics else ""
     if r.fact is not None and declared and r.fact.unit not in ("", declared):
@@ -168,15 +170,15 @@ def lookup_cell(out: Built, ctx: Any, metric: str, entity: str, channel: str,
     return r
 
 
-def derived_cell(out: Built, ctx: Any, metric: str, entity: str, channel: str,
-             period: Period) -> FactResult:
+def derived_cell(out: Built, ctx: ExecutionContext, metric: str, entity: str, channel: str,
+                 period: Period) -> FactResult:
     """A derived metric's cell (EBITDA margin by entity): both inputs looked up exactly, the
     formula applied (core.figures.derived). The answer's facts get the computed figure with
     its inputs; the table gets the value as shown in a one-figure answer (the glossary's
     decimals: a change between two cells is what a reader recomputes from them), citing both
     inputs' rows. A missing input or a zero denominator is a missing cell."""
-    d = query_derived(ctx.structured, metric, entity, period, channel, cleared=ctx.cleared,
-                      reference_date=ctx.reference_date)
+    d = query_derived(ctx.structured, metric, entity, period, channel, cleared=ctx.request.cleared,
+                      reference_date=ctx.request.reference)
     out.results.append(d)
     if not isinstance(d, DerivedFact) or d.status is not FactStatus.FOUND or d.shown is None:
         return FactResult(FactStatus.NOT_FOUND, metric=metric, entity=entity, period=period,
@@ -188,7 +190,7 @@ def derived_cell(out: Built, ctx: Any, metric: str, entity: str, channel: str,
     return cell
 
 
-def member_results(out: Built, ctx: Any, metric: str, members: list[str], dim: str,
+def member_results(out: Built, ctx: ExecutionContext, metric: str, members: list[str], dim: str,
                     entity: str, channel: str, period: Period) -> list[tuple[str, FactResult]]:
     return [(code, lookup_cell(out, ctx, metric, *member_key(dim, code, entity, channel), period))
             for code in members]
@@ -199,7 +201,7 @@ def member_key(dim: str, code: str, entity: str, channel: str) -> tuple[str, str
     return (code, channel) if dim == "entity" else (entity, code)
 
 
-def table_members(ctx: Any, dim: str, *, named: list[str], out: Built | None = None
+def table_members(ctx: ExecutionContext, dim: str, *, named: list[str], out: Built | None = None
              ) -> tuple[list[str], str]:
     """The members of a dimension this chat may see, in glossary order, and the total's code;
     entities of the level the question names, else the leaves of a deeper hierarchy, the
@@ -207,12 +209,13 @@ def table_members(ctx: Any, dim: str, *, named: list[str], out: Built | None = N
     g = ctx.glossary
     if dim == "channel":  # a restricted channel is a member only for a cleared chat
         shown = [c for c in g.channels if c != TOTAL
-                 and (ctx.cleared or not getattr(g.channels[c], "restricted", False))]
+                 and (ctx.request.cleared or not getattr(g.channels[c], "restricted", False))]
         return (named or shown), TOTAL
-    visible = [t.code for t in g.visible_entities(ctx.cleared) if t.code != g.default_entity]
+    cleared = ctx.request.cleared
+    visible = [t.code for t in g.visible_entities(cleared) if t.code != g.default_entity]
     if named:
         return [c for c in named if c in visible], g.default_entity
-    levelled = level_members(g, visible, ctx.text, ctx.language)
+    levelled = level_members(g, visible, ctx.request.text, ctx.request.language)
     if levelled is not None:
         members, reading = levelled
         if reading is not None and out is not None:
@@ -222,22 +225,25 @@ def table_members(ctx: Any, dim: str, *, named: list[str], out: Built | None = N
     return (children or visible), g.default_entity
 
 
-def table_period(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> Period:
+def table_period(out: Built, analysis: Analysis, args: dict[str, Any],
+                 ctx: ExecutionContext) -> Period:
     if ctx.intent.periods:
         first: Period = ctx.intent.periods[0]
         return first
     fye = ctx.glossary.fiscal_year_end
-    period = normalize_period(str(args.get("period", "")), ctx.reference_date, fye)
-    period = period or last_complete_fiscal_year(ctx.reference_date, fye)
+    period = normalize_period(str(args.get("period", "")), ctx.request.reference, fye)
+    period = period or last_complete_fiscal_year(ctx.request.reference, fye)
     out.assumptions.append(
-        Assumption("period", period_label(period, ctx.language, fye), "last complete fiscal year"))
+        Assumption("period", period_label(period, ctx.request.language, fye),
+                "last complete fiscal year"))
     return period
 
 
-def default_entity_of(out: Built, ctx: Any) -> str:
+def default_entity_of(out: Built, ctx: ExecutionContext) -> str:
     code: str = ctx.glossary.default_entity
     out.assumptions.append(
-        Assumption("entity", ctx.glossary.label("entity", code, ctx.language), "default entity"))
+        Assumption("entity", ctx.glossary.label("entity", code, ctx.request.language),
+                "default entity"))
     return code
 
 
@@ -321,7 +327,7 @@ def table_notes(missing: list[str], lang: str, out: Built, g: Any) -> tuple[str,
     return tuple(notes)
 
 
-def own_currency_metric(ctx: Any, metric: str, entity: str, channel: str) -> str:
+def own_currency_metric(ctx: ExecutionContext, metric: str, entity: str, channel: str) -> str:
     """`metric`, or the metric holding it in the unit's own currency when the unit has no
     figure of its own ("China revenue FY2023–FY2026": Revenue in CNY)."""
     variants = ctx.structured.variants.get(metric, ())

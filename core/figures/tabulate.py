@@ -31,6 +31,7 @@ from core.contracts.types import (
 from core.figures.breakdown import breakdown_table
 from core.figures.period_coverage import clip_to_data
 from core.figures.plotted import plotted
+from core.figures.step_context import ExecutionContext, asked_table
 from core.figures.structured import TOTAL, exact_difference
 from core.figures.table_parts import (
     Built,
@@ -54,26 +55,26 @@ from core.question.period_labels import period_label
 from core.question.table_shape import Analysis
 
 
-def build(kind: str, args: dict[str, Any], ctx: Any) -> Built:
+def build(kind: str, args: dict[str, Any], ctx: ExecutionContext) -> Built:
     """The table `kind` for the current request (`ctx`:
     core.planning.executors.ExecutionContext)."""
-    analysis: Analysis = ctx.intent.analysis
+    analysis: Analysis = asked_table(ctx)
     maker = {"series": _series, "breakdown": breakdown_table, "ranking": _ranking,
              "comparison": _comparison}[kind]
     out = Built()
     maker(out, analysis, args, ctx)
     # a table with no row at all is one honest sentence, not an empty grid
     out.segments = [
-        Line("not_found", say("not_found", ctx.language, subject=s.title))
+        Line("not_found", say("not_found", ctx.request.language, subject=s.title))
         if isinstance(s, Table) and not s.rows else s
         for s in out.segments
     ]
     out.segments += disclosure_lines(out, kind, ctx)
     if out.assumptions:
         items = "; ".join(
-            say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions
+            say(f"assumed_{a.slot}", ctx.request.language, value=a.value) for a in out.assumptions
         )
-        out.segments.append(Line("assumed", say("assumed", ctx.language, items=items)))
+        out.segments.append(Line("assumed", say("assumed", ctx.request.language, items=items)))
     return out
 
 
@@ -82,9 +83,9 @@ def build(kind: str, args: dict[str, Any], ctx: Any) -> Built:
 
 
 
-def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+def _series(out: Built, analysis: Analysis, args: dict[str, Any], ctx: ExecutionContext) -> None:
     fye = ctx.glossary.fiscal_year_end
-    g, lang = ctx.glossary, ctx.language
+    g, lang = ctx.glossary, ctx.request.language
     metrics = list(ctx.intent.metrics) or [args["metric"]]
     entities = list(ctx.intent.entities) or [default_entity_of(out, ctx)]
     channels = list(ctx.intent.channels) or [args.get("channel") or TOTAL]
@@ -171,9 +172,9 @@ def _column_label(g: Any, key: tuple[str, str, str], metrics: list[str], entitie
     return ("" if lang == "zh" else " ").join(parts)
 
 
-def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: ExecutionContext) -> None:
     fye = ctx.glossary.fiscal_year_end
-    g, lang = ctx.glossary, ctx.language
+    g, lang = ctx.glossary, ctx.request.language
     between = analysis.measure == "growth" and len(analysis.periods) == 2  # "between A and B"
     metric = args["metric"]
     period = analysis.periods[1] if between else table_period(out, analysis, args, ctx)
@@ -243,9 +244,10 @@ def _ranking(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> 
                               table_notes(missing, lang, out, g)))
 
 
-def _comparison(out: Built, analysis: Analysis, args: dict[str, Any], ctx: Any) -> None:
+def _comparison(out: Built, analysis: Analysis, args: dict[str, Any],
+                ctx: ExecutionContext) -> None:
     fye = ctx.glossary.fiscal_year_end
-    g, lang = ctx.glossary, ctx.language
+    g, lang = ctx.glossary, ctx.request.language
     metric, period = args["metric"], table_period(out, analysis, args, ctx)
     dim = analysis.dimension
     members = list(ctx.intent.entities if dim == "entity" else ctx.intent.channels)

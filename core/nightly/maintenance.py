@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.contracts.maintenance import FASTPATH, Removal
-from core.contracts.ports import (  # declared with every storage port
+from core.contracts.learning_ports import (  # declared with the stores the bot learns in
     MaintenanceStore as MaintenanceStore,
 )
-from core.contracts.ports import RunLock as RunLock
+from core.contracts.learning_ports import RunLock as RunLock
+from core.contracts.maintenance import FASTPATH, Removal
 from core.knowledge.clearance import shown_question
 from core.nightly.maintenance_rules import (
     RULES,

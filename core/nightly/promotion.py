@@ -20,9 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from core.catalog.lookup import say
 from core.contracts.composites import CompositeSpec
-from core.contracts.ports import (  # declared with every storage port
-    PromotionStore as PromotionStore,
-)
+from core.contracts.learning_ports import PromotionStore as PromotionStore
 from core.contracts.promotion import (
     APPROVED,
     AUTO,

@@ -19,13 +19,14 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from core.catalog.lookup import say
 from core.catalog.presentation import plain_text
 from core.contracts import thinking
 from core.contracts.context import RequestContext
 from core.contracts.deferred import Deferred, deferred
+from core.contracts.errors import Unresolvable
 from core.contracts.ports import (
     ConversationContext,
     ConversationStore,
@@ -48,6 +49,7 @@ from core.contracts.types import (
 from core.documents.source_titles import source_title
 from core.figures import render
 from core.figures.clarify import fill_slots, metric_options
+from core.figures.step_context import ExecutionContext
 from core.figures.structured import StructuredChannel, two_period_difference
 from core.knowledge.glossary import Glossary
 from core.knowledge.names import NameIndex
@@ -63,7 +65,7 @@ from core.planning.bounds import (
     too_much_lines,
 )
 from core.planning.catalog import Catalog
-from core.planning.executors import ExecutionContext, NarrativeTools, Unresolvable, execute
+from core.planning.executors import execute
 from core.planning.model_planner import WORDS, Failure, ModelResult
 from core.planning.plan import SLOT_KINDS, Plan
 from core.planning.planner import plan_for
@@ -85,6 +87,9 @@ from core.question.scale_asked import scale_notice, shown_in_scale
 from core.question.security import Gate, SecurityGate
 from core.question.table_shape import MAX_SERIES, from_shape
 from core.question.tool_intents import detect_tool
+
+if TYPE_CHECKING:  # a "why" question builds the channel; a number never loads it
+    from core.documents.narrative_tools import NarrativeTools
 
 log = logging.getLogger("ricorda.answer")
 
@@ -453,12 +458,8 @@ class Answerer:
         intent = prepared.intent
         glossary = shown_in_scale(self.glossary, intent.scale)  # "in millions": as asked
         ctx = ExecutionContext(
-            text=prepared.text,
+            request=prepared.context,
             intent=intent,
-            language=prepared.language,
-            cleared=prepared.cleared,
-            chat=prepared.request.chat,
-            reference_date=prepared.context.reference,
             now=self.now(),
             glossary=glossary,
             structured=self.structured,

@@ -21,15 +21,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from core.contracts.composites import CompositeSpec
-from core.contracts.errors import RicordaError
-from core.planning.executors import (
-    BUILTIN,
-    ExecutionContext,
-    ExecutionState,
-    Executor,
-    Unresolvable,
-    resolve_args,
-)
+from core.contracts.errors import RicordaError, Unresolvable
+from core.figures.step_context import ExecutionContext
+from core.planning.executors import BUILTIN, ExecutionState, Executor, resolve_args
 from core.planning.plan import Plan
 
 log = logging.getLogger("ricorda.catalog")

@@ -7,17 +7,16 @@ control (restricted data) is enforced inside the tools with the requesting chat'
 
 from __future__ import annotations
 
-import datetime as dt
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from core.catalog.formats import date as date_text
 from core.catalog.lookup import say
-from core.contracts.errors import RicordaError
-from core.contracts.ports import ScoredChunk, TurnStore
+from core.contracts.errors import Unresolvable
+from core.contracts.ports import ScoredChunk
 from core.contracts.types import (
     Assumption,
     FactResult,
@@ -30,62 +29,15 @@ from core.contracts.types import (
 from core.figures.default_period import default_period
 from core.figures.derived import DerivedFact, query_derived
 from core.figures.disclosed import WithheldTotal
-from core.figures.structured import TOTAL, StructuredChannel
+from core.figures.step_context import ExecutionContext
+from core.figures.structured import TOTAL
 from core.fiscal_calendar import last_complete_fiscal_year
-from core.knowledge.glossary import Glossary
 from core.planning.plan import Plan, slot_ref
-from core.question.intent import Intent
 from core.question.subject import mentioned, not_known
 
 if TYPE_CHECKING:  # the document, table and arithmetic tools import their modules when run
-    from core.contracts.deferred import Deferred
     from core.documents.narrative import NarrativeResult
     from core.figures.table_parts import Built
-
-
-class Unresolvable(RicordaError):
-    """A slot the plan needs is not in the current request: the plan must not be served."""
-
-
-class NarrativeTools(Protocol):
-    def search(
-        self, query: str, *, filters: dict[str, str], cleared: bool
-    ) -> list[ScoredChunk]: ...
-
-    def compose(
-        self,
-        question: str,
-        *,
-        language: str,
-        snippets: list[ScoredChunk],
-        cleared: bool,
-        rerank: bool,
-        reuse: bool = False,
-        entities: Sequence[str] = (),
-    ) -> NarrativeResult:
-        """The narrative parts; `reuse` (a replay) may reuse an identical earlier synthesis;
-        `entities`, the codes the question names, steer which passages are quoted."""
-        ...
-
-
-@dataclass
-class ExecutionContext:
-    """Everything a tool may read about the current request."""
-
-    text: str
-    intent: Intent
-    language: str
-    cleared: bool
-    chat: str
-    reference_date: dt.date
-    now: dt.datetime
-    glossary: Glossary
-    structured: StructuredChannel
-    narrative: Deferred[NarrativeTools] | None = None  # built by the first search
-    turns: TurnStore | None = None
-    turn_lookup: Callable[[str], list[Any]] | None = None  # chat -> recent turns, newest first
-    replay: bool = False  # a cached plan: model work on identical inputs may be reused
-    max_lookups: int = 200  # fact lookups one question may make (core.planning.bounds)
 
 
 @dataclass
@@ -119,11 +71,11 @@ def resolve(value: Any, ctx: ExecutionContext) -> Any:
     if default == "default" and kind == "entity":
         return ctx.glossary.default_entity
     if default == "last_fy" and kind == "period":
-        return last_complete_fiscal_year(ctx.reference_date, ctx.glossary.fiscal_year_end).code
+        return last_complete_fiscal_year(ctx.request.reference, ctx.glossary.fiscal_year_end).code
     if default == "total" and kind == "channel":
         return TOTAL
     if kind == "query":
-        return ctx.text
+        return ctx.request.text
     lists = {
         "metric": intent.metrics,
         "entity": intent.entities,
@@ -156,7 +108,7 @@ def _default_period(args: dict[str, Any], ctx: ExecutionContext) -> str:
         return str(args["period"])
     chosen = default_period(
         ctx.structured, args["metric"], args["entity"], args.get("channel"),
-        reference_date=ctx.reference_date, cleared=ctx.cleared,
+        reference_date=ctx.request.reference, cleared=ctx.request.cleared,
     )
     return chosen.period.code
 
@@ -167,8 +119,8 @@ def _query_metric(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionS
         args["entity"],
         args["period"],
         args.get("channel"),
-        cleared=ctx.cleared,
-        reference_date=ctx.reference_date,
+        cleared=ctx.request.cleared,
+        reference_date=ctx.request.reference,
     )
     if (result.status is FactStatus.NOT_FOUND and not isinstance(result, WithheldTotal)
             and result.metric and result.entity and result.period is not None):
@@ -198,8 +150,8 @@ def _derived_metric(args: dict[str, Any], ctx: ExecutionContext, state: Executio
         args["entity"],
         args["period"],
         args.get("channel"),
-        cleared=ctx.cleared,
-        reference_date=ctx.reference_date,
+        cleared=ctx.request.cleared,
+        reference_date=ctx.request.reference,
     )
     state.results.append(result)
     if isinstance(result, DerivedFact):
@@ -214,28 +166,29 @@ def _search_documents(args: dict[str, Any], ctx: ExecutionContext, state: Execut
     narrative = ctx.narrative.get()
     again = getattr(narrative, "search_again", None) if ctx.replay else None
     search = again if again is not None else narrative.search
-    state.snippets = search(args["query"], filters=filters, cleared=ctx.cleared)
+    state.snippets = search(args["query"], filters=filters, cleared=ctx.request.cleared)
 
 
 def _compose_narrative(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -> None:
     from core.documents.narrative import empty_result  # loaded when a plan reads documents
 
     if ctx.narrative is None:
-        state.narrative = empty_result(say("no_documents", ctx.language), ctx.language)
+        language = ctx.request.language
+        state.narrative = empty_result(say("no_documents", language), language)
         state.narrative_found = False
         return
     subject = ctx.intent.subject
     if subject and ctx.intent.route is Route.NARRATIVE and not mentioned(
         subject, (s.chunk.text for s in state.snippets)
     ):  # what it asks about is in no passage found: not known (core.question.subject)
-        state.narrative = empty_result(not_known(ctx.language), ctx.language)
+        state.narrative = empty_result(not_known(ctx.request.language), ctx.request.language)
         state.narrative_found = False
         return
     result = ctx.narrative.get().compose(
-        ctx.text,
-        language=ctx.language,
+        ctx.request.text,
+        language=ctx.request.language,
         snippets=state.snippets,
-        cleared=ctx.cleared,
+        cleared=ctx.request.cleared,
         rerank=bool(args.get("rerank")),
         reuse=ctx.replay,
         entities=tuple(ctx.intent.entities),
@@ -248,9 +201,9 @@ def _clock(args: dict[str, Any], ctx: ExecutionContext, state: ExecutionState) -
     now = ctx.now
     state.tool_text = say(
         "clock",
-        ctx.language,
+        ctx.request.language,
         time=now.strftime("%H:%M"),
-        date=date_text(now.date(), ctx.language),
+        date=date_text(now.date(), ctx.request.language),
         tz=now.tzname() or "",
     )
 
@@ -259,18 +212,18 @@ def _previous_sources(args: dict[str, Any], ctx: ExecutionContext, state: Execut
     """The sources of this chat's last answer that had any. Clearance is checked now, not when
     that answer was given: once a chat is no longer cleared, an answer it got while cleared
     (which may cite RESTRICTED documents) has its sources withheld."""
-    previous = ctx.turn_lookup(ctx.chat) if ctx.turn_lookup else []
+    previous = ctx.turn_lookup(ctx.request.chat) if ctx.turn_lookup else []
     for turn in previous:
         sources = (turn.answer or {}).get("sources") or []
         if sources:
-            if getattr(turn, "restricted", False) and not ctx.cleared:
-                state.tool_text = say("previous_sources_withheld", ctx.language)
+            if getattr(turn, "restricted", False) and not ctx.request.cleared:
+                state.tool_text = say("previous_sources_withheld", ctx.request.language)
                 return
             state.sources = [Source(s["doc"], s.get("locator", "")) for s in sources]
             state.listed = list(state.sources)
-            state.tool_text = say("previous_sources", ctx.language)
+            state.tool_text = say("previous_sources", ctx.request.language)
             return
-    state.tool_text = say("no_previous_sources", ctx.language)
+    state.tool_text = say("no_previous_sources", ctx.request.language)
 
 
 def _table(kind: str) -> Callable[[dict[str, Any], ExecutionContext, ExecutionState], None]:
@@ -331,9 +284,9 @@ def _arithmetic_built(
     make(out, args, ctx)
     if out.assumptions:
         items = "; ".join(
-            say(f"assumed_{a.slot}", ctx.language, value=a.value) for a in out.assumptions
+            say(f"assumed_{a.slot}", ctx.request.language, value=a.value) for a in out.assumptions
         )
-        out.segments.append(Line("assumed", say("assumed", ctx.language, items=items)))
+        out.segments.append(Line("assumed", say("assumed", ctx.request.language, items=items)))
     return out
 
 
