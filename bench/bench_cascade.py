@@ -86,6 +86,9 @@ BEFORE_ROWS = ("before_first", "before_repeat")  # --compare: the same, as befor
 FLOOR_ROWS = ("floor_first", "floor_repeat")  # --floor: the cascade's least possible work
 
 
+EMBEDDER = "use"  # --embedder; hashing only for the smoke test (no model to load)
+
+
 def kb_question(i: int) -> str:
     """The i-th of 10,000 distinct structured questions (one per fact)."""
     from bench_structured import N_ENTITIES, N_METRICS
@@ -98,7 +101,7 @@ def kb_app(data_dir: Path, *, one_shot: bool = False):  # type: ignore[no-untype
     """An application on bench_structured's 10,000 facts, built as serve (or ask) builds it."""
     from bench_structured import facts, glossary_text
 
-    settings = load_settings(data_dir=data_dir, embedder="use", reference_date=REF.isoformat())
+    settings = load_settings(data_dir=data_dir, embedder=EMBEDDER, reference_date=REF.isoformat())
     app = build_app(settings, one_shot=one_shot)
     if not app.storage.glossaries.load():
         app.storage.glossaries.save(glossary_text(), "bench")
@@ -209,11 +212,14 @@ def serve_mode(
             without[name] = kb_app(Path(stack.enter_context(tempfile.TemporaryDirectory())))
             stack.callback(without[name].close)
             take_out(without[name])
-        bare = Answerer(glossary=app.core.glossary, facts=app.storage.facts, today=lambda: REF)
-        with_turn = Answerer(
+        # the bare answer: every question planned, no plan cache (built once, outside the loop)
+        bare = Pipeline(
+            Answerer(glossary=app.core.glossary, facts=app.storage.facts, today=lambda: REF)
+        )
+        with_turn = Pipeline(Answerer(
             glossary=app.core.glossary, facts=app.storage.facts, turns=app.storage.turns,
             today=lambda: REF,
-        )
+        ))
         return serve_loop(
             app, ask, bare, with_turn, n, busy_processes, start, before, stripped, order, without
         )
@@ -272,7 +278,7 @@ def serve_loop(
         writer(which)
 
     out["writer"] = []
-    warm = 50
+    warm = min(50, n)  # a smoke run (n of 2) warms as many as it measures
     shuffle = random.Random(15).shuffle
     with busy(busy_processes):
         for i in range(start, start + warm + n):
@@ -389,7 +395,7 @@ def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, flo
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             clusters = max(10, min(1000, size // 20))
             kb_app(tmp).close()
-            builder = build_app(load_settings(data_dir=tmp, embedder="use"))
+            builder = build_app(load_settings(data_dir=tmp, embedder=EMBEDDER))
             seconds = fill_history(builder, size, clusters)
             builder.close()
             t = time.perf_counter()
@@ -405,7 +411,9 @@ def history(sizes: list[int], n: int, busy_processes: int) -> list[dict[str, flo
             apps.append(app)
             stack.callback(app.close)
         first = apps[0]
-        bare = Answerer(glossary=first.core.glossary, facts=first.storage.facts, today=lambda: REF)
+        bare = Pipeline(
+            Answerer(glossary=first.core.glossary, facts=first.storage.facts, today=lambda: REF)
+        )
         timings: list[Timings] = [
             {k: [] for k in ("answer_only", "serve_first", "serve_repeat")} for _ in apps
         ]
@@ -458,7 +466,7 @@ def first_and_repeat(app, question: str, n: int) -> Timings:  # type: ignore[no-
 
 def structured(n: int) -> Timings:
     with tempfile.TemporaryDirectory() as tmp:
-        app = build_app(load_settings(data_dir=Path(tmp), embedder="use"))
+        app = build_app(load_settings(data_dir=Path(tmp), embedder=EMBEDDER))
         ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv"])
         question = "What was Orbis China revenue in FY2024?"
         first_and_repeat(app, question, 20)  # warm-up
@@ -473,7 +481,7 @@ def autopath(n: int) -> list[float]:
 
     with tempfile.TemporaryDirectory() as tmp:
         app = build_app(
-            load_settings(data_dir=Path(tmp), embedder="use", l0_cosine_threshold=0.9999)
+            load_settings(data_dir=Path(tmp), embedder=EMBEDDER, l0_cosine_threshold=0.9999)
         )  # L0b: exact matches only
         ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv"])
         confirmed = app.core.pipeline.answer(Request("What was Orbis China revenue in FY2024?"))
@@ -504,7 +512,7 @@ def narrative(runs: int) -> Timings | None:
         app = build_app(
             load_settings(
                 data_dir=Path(tmp),
-                embedder="use",
+                embedder=EMBEDDER,
                 llm="llama-cpp",
                 llm_model_path=str(model),
                 llm_threads=1,
@@ -654,7 +662,7 @@ def narrative_no_llm(n: int) -> Timings:
     """The narrative question without an LLM (extractive answer): a repeat replays the plan
     and reuses the retrieval its first ask made (the documents have not changed)."""
     with tempfile.TemporaryDirectory() as tmp:
-        app = build_app(load_settings(data_dir=Path(tmp), embedder="use"))
+        app = build_app(load_settings(data_dir=Path(tmp), embedder=EMBEDDER))
         ingest_paths(app, [DEMO / "glossary.toml", DEMO / "facts.csv", DEMO / "docs"])
         question = "What drove the decline of the online channel?"
         first_and_repeat(app, question, 5)  # warm-up: BM25, the vector store
@@ -676,6 +684,8 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=1, help="other processes kept busy")
     parser.add_argument("--llm-runs", type=int, default=3)
     parser.add_argument("--no-llm", action="store_true")
+    parser.add_argument("--embedder", choices=("use", "hashing"), default="use",
+                        help="hashing: no model to load (the smoke test), figures not USE's")
     parser.add_argument("--json", action="store_true", help="figures as JSON (bench/run_all)")
     parser.add_argument(
         "--compare", action="store_true", help="also serve mode as before the last change"
@@ -697,6 +707,8 @@ def main() -> None:
         "going first in a fixed cycle (how earlier figures were measured)",
     )
     args = parser.parse_args()
+    global EMBEDDER
+    EMBEDDER = args.embedder
     serve = serve_summary(
         serve_mode(
             args.serve_n,

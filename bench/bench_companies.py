@@ -44,6 +44,7 @@ from bench.bench_understanding import (  # noqa: E402
     select,
     summarise,
     table,
+    use_embedder,
     write_report,
 )
 from bench.understanding.expected import company_data, load_set  # noqa: E402
@@ -131,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", type=int, default=0, metavar="N",
                         help="also ask N questions per company the other way; report changes")
     args = parser.parse_args(argv)
+    use_embedder(args.embedder)
 
     folders = [Path(c) if "/" in c else COMPANIES / c for c in args.company.split(",")]
     out = sys.stderr if args.json_path == "-" else sys.stdout

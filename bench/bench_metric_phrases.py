@@ -13,11 +13,13 @@ against the same names:
   bot.models.embedders.UseEmbedder: cosine of phrase and name, best name at or above 0.6).
 
 Reported per matcher: right, wrong (a reading of another metric: the error that matters), and
-none (no reading, or a choice offered). Run: `python bench/bench_metric_phrases.py`.
+none (no reading, or a choice offered). Run: `python bench/bench_metric_phrases.py [-v]
+[--matchers stems,token_set,use]` (-v lists every phrase a matcher read otherwise).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -132,12 +134,24 @@ def use(phrases: list[str]) -> list[str]:
     return out
 
 
+MATCHERS = {"stems": stems, "token_set": token_set, "use": use}
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    parser.add_argument("--matchers", default=",".join(MATCHERS),
+                        help="comma-separated: stems, token_set, use (use loads the model)")
+    args = parser.parse_args()
+    chosen = [m.strip() for m in args.matchers.split(",") if m.strip()]
+    unknown = [m for m in chosen if m not in MATCHERS]
+    if unknown or not chosen:
+        parser.error(f"--matchers: choose among {', '.join(MATCHERS)} (not {unknown or 'none'})")
     phrases = [p for p, _ in CASES]
     print(f"{len(CASES)} paraphrases, {len(NAMES)} metric names")
     print("| matcher | right | wrong | none | ms per phrase |")
     print("|---|---|---|---|---|")
-    for matcher in (stems, token_set, use):
+    for matcher in (MATCHERS[m] for m in chosen):
         started = time.perf_counter()
         got = matcher(phrases)
         ms = (time.perf_counter() - started) * 1000 / len(phrases)
@@ -145,7 +159,7 @@ def main() -> None:
         wrong = sum(bool(g) and g != e for g, (_, e) in zip(got, CASES, strict=True))
         none = len(CASES) - right - wrong
         print(f"| {matcher.__name__} | {right} | {wrong} | {none} | {ms:.2f} |")
-        if "-v" in sys.argv:
+        if args.verbose:
             for g, (p, e) in zip(got, CASES, strict=True):
                 if g != e:
                     print(f"    {p!r}: {g or '-'} (expected {e or 'none'})")

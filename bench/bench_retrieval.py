@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/bench_retrieval.py [--chunks 10000] [--iterations 200]
     .venv/bin/python bench/bench_retrieval.py --quality     # the labeled corpus instead
+    .venv/bin/python bench/bench_retrieval.py --chunks 200 --iterations 2 --ingest-docs 2 \
+        --query-sets 2 --embedder hashing                    # seconds: the smoke test
 
 Retrieval is timed with the query embeddings computed beforehand (BM25 for 5 rewritten queries
 + 5 vector queries + RRF + chunk lookup); the query embedding is timed on its own, per
@@ -152,7 +154,11 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
     return out
 
 
-def bench_retrieval(n_chunks: int, iterations: int, embedder: Any, tmp: Path) -> list[tuple]:
+def bench_retrieval(
+    n_chunks: int, iterations: int, embedder: Any, tmp: Path, query_sets: int | None = None
+) -> list[tuple]:
+    """Hybrid retrieval timings over `n_chunks` synthetic chunks; `query_sets`: how many of
+    the rewritten question sets are asked (default all, 4 per question)."""
     rng = random.Random(7)
     chunks = synthetic_chunks(n_chunks, rng)
     names = [name for group in ENTITIES + METRICS for name in group]
@@ -167,7 +173,7 @@ def bench_retrieval(n_chunks: int, iterations: int, embedder: Any, tmp: Path) ->
         q.format(e=rng.choice(ENTITIES)[i % 3 % len(ENTITIES[0])], m=rng.choice(METRICS)[0])
         for i, q in enumerate(QUESTIONS * 4)
     ]
-    query_sets = [rewrite_queries(q, ENTITIES + METRICS, 5) for q in questions]
+    query_sets = [rewrite_queries(q, ENTITIES + METRICS, 5) for q in questions][:query_sets]
     embed_ms = [timed(lambda qs=qs: embedder.embed(qs), 1)[0] for qs in query_sets]  # warm-up
     embed_ms = [timed(lambda qs=qs: embedder.embed(qs), 1)[0] for qs in query_sets]
     embeddings = [embedder.embed(qs) for qs in query_sets]
@@ -316,6 +322,10 @@ def main() -> None:
     parser.add_argument(
         "--embed-threads", type=int, default=None, help="BLAS threads for USE (default: all cores)"
     )
+    parser.add_argument("--query-sets", type=int, default=None,
+                        help="rewritten question sets asked (default all)")
+    parser.add_argument("--embedder", choices=("use", "hashing"), default="use",
+                        help="hashing: no model to load (the smoke test), figures not USE's")
     parser.add_argument(
         "--quality", action="store_true", help="measure answer quality on the labeled corpus"
     )
@@ -325,11 +335,12 @@ def main() -> None:
             bench_quality(Path(tmp))
         return
 
-    from bot.models.embedders import UseEmbedder
+    from bot.models.embedders import HashingEmbedder, UseEmbedder
 
-    embedder = UseEmbedder(threads=args.embed_threads)
+    embedder = (HashingEmbedder() if args.embedder == "hashing"
+                else UseEmbedder(threads=args.embed_threads))
     with tempfile.TemporaryDirectory() as tmp:
-        rows = bench_retrieval(args.chunks, args.iterations, embedder, Path(tmp))
+        rows = bench_retrieval(args.chunks, args.iterations, embedder, Path(tmp), args.query_sets)
         rows += bench_ingest(args.ingest_docs, embedder, Path(tmp))
     width = max(len(r[0]) for r in rows)
     print(f"\n{'measure':{width}}  {'p50':>8}  {'p99':>8}  unit / note")

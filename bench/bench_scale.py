@@ -31,9 +31,10 @@ with USE would take hours); queries are embedded with USE, the offline default. 
 monthly, quarterly, half-year and yearly figures per unit, metric and channel.
 
 `--lexical-only` times BM25 search alone in one process (no database: the index is built from
-the generated chunks), the 5 rewritten queries of each hybrid retrieval; `--compare-with DIR`
-also searches the same arrays with another checkout's core/documents/lexical.py (e.g. main,
-from `git archive`) and counts the rankings that differ. The bench runs against such a copy
+the generated chunks), the 5 rewritten queries of each hybrid retrieval; each `--compare-with
+DIR` (repeatable: e.g. `git worktree add --detach /tmp/t 9409d2f`) also searches the same index
+with that checkout's core/documents/lexical.py, the trees taking turns query set by query set,
+and counts the rankings that differ from this tree's. The bench runs against such a copy
 too (then no tokens are stored at ingest): the before column of docs/scale.md.
 """
 
@@ -45,6 +46,7 @@ import os
 import random
 import resource
 import secrets
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -343,57 +345,109 @@ def run_replica(args: argparse.Namespace) -> None:
 # --- the lexical channel alone ----------------------------------------------------------------
 
 
-def run_lexical_only(args: argparse.Namespace) -> dict[str, Any]:
-    """BM25 search alone over `args.chunks` chunks, in this process: the 5 rewritten queries of
-    a hybrid retrieval, uncleared, at the retriever's depth. With `--compare-with DIR` the
-    same index (its arrays, not rebuilt) is also searched by that checkout's
-    core/documents/lexical.py, and the two rankings compared."""
+def load_lexical(tree: Path) -> Any:
+    """Another checkout's core/documents/lexical.py, loaded apart from this tree's modules."""
     import importlib.util
 
+    path = tree / "core" / "documents" / "lexical.py"
+    if not path.is_file():
+        raise SystemExit(f"--compare-with {tree}: no core/documents/lexical.py there")
+    spec = importlib.util.spec_from_file_location(f"lexical_{abs(hash(str(tree)))}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tree_label(tree: Path) -> str:
+    """A compared tree's name in the table: its commit when it is a git checkout."""
+    done = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else tree.name
+
+
+def run_lexical_only(args: argparse.Namespace) -> dict[str, Any]:
+    """BM25 search alone over `args.chunks` chunks, in this process: the 5 rewritten queries of
+    a hybrid retrieval, uncleared, at the retriever's depth. Each `--compare-with DIR` tree's
+    core/documents/lexical.py searches the same index (its arrays, not rebuilt; a tree from
+    before the saved index, like 9409d2f, builds its own from the same tokens), the trees take
+    turns query set by query set (who goes first rotates), and the rankings are compared."""
     from core.documents.lexical import Bm25Index, Tokenizer
     from core.documents.retrieval import DEPTH_PER_K, MIN_DEPTH
 
     names = tuple(sorted({n for group in ENTITIES + METRICS for n in group}))
+    others = {tree_label(tree): load_lexical(tree) for tree in args.compare_with or ()}
+    # a tree whose index cannot map this one's arrays is built from the chunks and tokens
+    keep = [label for label, module in others.items()
+            if not hasattr(module.Bm25Index, "from_state")]
+    kept_chunks: list[Any] = []
+    kept_tokens: list[list[str]] = []
     start = time.perf_counter()
-    index = Bm25Index((), Tokenizer(names))
+    tokenizer = Tokenizer(names)
+    index = Bm25Index((), tokenizer)
     batch = 50_000
     for b in range(0, args.chunks, batch):  # never the whole corpus in memory as text
-        part = synthetic_chunks(min(batch, args.chunks - b), random.Random(7 + b))
-        index._append([replace(c, id=f"c{b + i:07d}", doc=f"doc{(b + i) // CHUNKS_PER_DOC:06d}")
-                       for i, c in enumerate(part)], None)
+        part = [replace(c, id=f"c{b + i:07d}", doc=f"doc{(b + i) // CHUNKS_PER_DOC:06d}")
+                for i, c in enumerate(synthetic_chunks(min(batch, args.chunks - b),
+                                                       random.Random(7 + b)))]
+        tokens = [tokenizer.tokenize(c.text) for c in part]
+        index._append(part, tokens)
+        if keep:
+            kept_chunks += part
+            kept_tokens += tokens
     out: dict[str, Any] = {"chunks": args.chunks, "build_s": time.perf_counter() - start}
-    searchers = {"after": index}
-    if args.compare_with:
-        spec = importlib.util.spec_from_file_location(
-            "before_lexical", Path(args.compare_with) / "core" / "documents" / "lexical.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+    searchers: dict[str, Any] = {"this tree": index}
+    if others:
         arrays, header = index.state()
-        searchers["before"] = module.Bm25Index.from_state(arrays, header, index.tokenizer)
+    for label, module in others.items():
+        if label in keep:
+            searchers[label] = module.Bm25Index(kept_chunks, module.Tokenizer(names),
+                                                corpus=kept_tokens)
+        else:
+            searchers[label] = module.Bm25Index.from_state(arrays, header, tokenizer)
+    del kept_chunks, kept_tokens
     depth = max(DEPTH_PER_K * 8, MIN_DEPTH)
     allowed = index.mask(cleared=False)
-    query_sets = [[index.tokenizer.tokenize(q) for q in qs] for qs in hybrid_query_sets()]
-    rankings: dict[str, list[list[str]]] = {}
-    for label, searcher in searchers.items():
-        for qs in query_sets:  # warm: weights computed once per term, as a serving replica
+    query_sets = [[tokenizer.tokenize(q) for q in qs] for qs in hybrid_query_sets()]
+    for searcher in searchers.values():  # warm: weights computed once per term, as a replica
+        for qs in query_sets:
             for tokens in qs:
                 searcher.search(tokens, depth, allowed=allowed)
-        samples, found = [], []
-        for i in range(args.iterations):
-            qs = query_sets[i % len(query_sets)]
+    labels = list(searchers)
+    samples: dict[str, list[float]] = {label: [] for label in labels}
+    found: dict[str, list[list[str]]] = {label: [] for label in labels}
+    for i in range(args.iterations):
+        qs = query_sets[i % len(query_sets)]
+        for label in labels[i % len(labels):] + labels[:i % len(labels)]:
+            search = searchers[label].search
             t = time.perf_counter()
-            hits = [searcher.search(tokens, depth, allowed=allowed) for tokens in qs]
-            samples.append((time.perf_counter() - t) * 1000)
-            found.append([cid for h in hits for cid, _ in h])
-        out[f"{label}_p50_ms"] = quantile(samples, 50)
-        out[f"{label}_p99_ms"] = quantile(samples, 99)
-        rankings[label] = found
-    if "before" in rankings:
-        out["rankings_differ"] = sum(a != b for a, b in zip(rankings["before"],
-                                                            rankings["after"], strict=True))
+            hits = [search(tokens, depth, allowed=allowed) for tokens in qs]
+            samples[label].append((time.perf_counter() - t) * 1000)
+            found[label].append([cid for h in hits for cid, _ in h])
+    out["trees"] = {
+        label: {
+            "p50_ms": quantile(samples[label], 50),
+            "p99_ms": quantile(samples[label], 99),
+            "rankings_differ": sum(a != b for a, b in zip(found[label], found["this tree"],
+                                                          strict=True)),
+            # the median of the query sets' own ratios: a slow moment slows both sides
+            "ratio_to_this_tree": statistics.median(
+                o / t for o, t in zip(samples[label], samples["this tree"], strict=True)),
+        }
+        for label in labels
+    }
     out["rss_mb"] = rss_mb()
     return out
+
+
+def print_lexical(result: dict[str, Any]) -> None:
+    """The `--lexical-only` table: p50/p99 per tree, its ratio to this tree, same rankings."""
+    print(f"BM25 search alone, {result['chunks']:,} chunks, 5 queries per retrieval, "
+          f"trees taking turns (ms)")
+    print(f"{'tree':12}{'p50':>10}{'p99':>10}{'this tree / it':>16}{'rankings differ':>17}")
+    for label, row in result["trees"].items():
+        print(f"{label:12}{row['p50_ms']:10.3f}{row['p99_ms']:10.3f}"
+              f"{1 / row['ratio_to_this_tree']:15.2f}x{row['rankings_differ']:17d}")
 
 
 # --- the driver ------------------------------------------------------------------------------
@@ -583,8 +637,9 @@ def main() -> None:
                         "sizes where writing vectors into Chroma takes too long")
     parser.add_argument("--lexical-only", action="store_true",
                         help="BM25 search alone, in this process (no database, no Chroma)")
-    parser.add_argument("--compare-with", type=Path,
-                        help="with --lexical-only: also search with this checkout's BM25")
+    parser.add_argument("--compare-with", type=Path, action="append",
+                        help="with --lexical-only: also search with this checkout's BM25 "
+                        "(repeatable)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", help=argparse.SUPPRESS)
     parser.add_argument("--max-facts", type=int, help=argparse.SUPPRESS)
@@ -609,7 +664,7 @@ def main() -> None:
         args.chunks, args.facts, args.iterations = 400, 12_000, 10
     if args.lexical_only:
         result = run_lexical_only(args)
-        print(json.dumps(result, indent=1))
+        print_lexical(result)
         if args.json:
             args.json.write_text(json.dumps(result, indent=1))
         return

@@ -13,6 +13,7 @@ embeds the question, served by L0b). Every run gets its own copy of the data dir
 more questions, cycling through the ACME set; "steady" is the p50 of the last 50 of them.
 
     python bench/bench_startup.py [--runs 3] [--json]
+    python bench/bench_startup.py --runs 1 --questions 2 --embedder hashing   # the smoke test
 
 `--ask` measures something else: the cold start of a one-shot `ricorda ask` (process start to
 printed answer, a structured question answered from the plan cache), the current tree against
@@ -23,6 +24,7 @@ swaps every round) so a machine that slows down mid-run slows both; the ratio is
 each round's current/baseline ratio.
 
     python bench/bench_startup.py --ask [--baseline 6a1f750] [--runs 21] [--json]
+    python bench/bench_startup.py --ask --baseline HEAD --runs 1     # the smoke test
 """
 
 from __future__ import annotations
@@ -49,13 +51,14 @@ from benchkit import ACME_QUESTIONS, acme_question  # noqa: E402
 NEW = {"hit": ACME_QUESTIONS[0], "new": "What was the ACME China headcount in FY2024?"}
 
 
-def child(data: Path, mode: str, kind: str) -> dict[str, float]:
+def child(data: Path, mode: str, kind: str, questions: int = 100,
+          embedder: str = "use") -> dict[str, float]:
     started = time.perf_counter()
     from bot.settings.model import load_settings
     from bot.wiring.build import build_app
     from core.contracts.types import Request
 
-    app = build_app(load_settings(data_dir=data, embedder="use", reference_date="2026-06-15"))
+    app = build_app(load_settings(data_dir=data, embedder=embedder, reference_date="2026-06-15"))
     app.core.pipeline  # noqa: B018  (what serve did before: the glossary checked, nothing else)
     if mode == "warmed":
         from bot.serve.warmup import warm
@@ -69,20 +72,20 @@ def child(data: Path, mode: str, kind: str) -> dict[str, float]:
         return (time.perf_counter() - t) * 1000
 
     first = ask(NEW[kind])
-    rest = [ask(acme_question(i)) for i in range(100)]
+    rest = [ask(acme_question(i)) for i in range(questions)]
     app.close()
-    return {"ready_ms": ready, "first_ms": first, "steady_p50_ms": statistics.median(rest[50:]),
-            "hundredth_ms": rest[-1]}
+    return {"ready_ms": ready, "first_ms": first,
+            "steady_p50_ms": statistics.median(rest[len(rest) // 2:]), "hundredth_ms": rest[-1]}
 
 
-def prepare(data: Path) -> None:
+def prepare(data: Path, embedder: str = "use") -> None:
     """The knowledge base, and each ACME question asked once (the L0 cache knows them)."""
     from benchkit import warm_acme
 
     from bot.settings.model import load_settings
     from bot.wiring.build import build_app
 
-    app = build_app(load_settings(data_dir=data, embedder="use", reference_date="2026-06-15"))
+    app = build_app(load_settings(data_dir=data, embedder=embedder, reference_date="2026-06-15"))
     warm_acme(app, "bench:setup")
     app.close()
 
@@ -153,7 +156,9 @@ def compare_ask(baseline: str, runs: int) -> dict[str, object]:
     return {
         "baseline": baseline, "runs": runs, "question": ASK_QUESTION,
         "median_ms": {side: statistics.median(w) for side, w in walls.items()},
-        "quartiles_ms": {side: statistics.quantiles(w, n=4)[::2] for side, w in walls.items()},
+        # one round (the smoke test) has no spread: its quartiles are its value
+        "quartiles_ms": {side: statistics.quantiles(w, n=4)[::2] if len(w) > 1 else [w[0], w[0]]
+                         for side, w in walls.items()},
         "ratio": statistics.median(pairs),
         "own_modules": modules,
     }
@@ -186,6 +191,10 @@ def main() -> None:
                         help="cold start of `ricorda ask`, this tree against --baseline")
     parser.add_argument("--baseline", default=ASK_BASELINE,
                         help=f"the git ref --ask compares with (default {ASK_BASELINE})")
+    parser.add_argument("--questions", type=int, default=100,
+                        help="questions after the first (steady state: the last half)")
+    parser.add_argument("--embedder", choices=("use", "hashing"), default="use",
+                        help="hashing: no model to load (the smoke test), figures not USE's")
     parser.add_argument("--child", nargs=3, metavar=("DATA", "MODE", "KIND"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -198,10 +207,11 @@ def main() -> None:
         return
     args.runs = args.runs or 3
     if args.child:
-        print(json.dumps(child(Path(args.child[0]), args.child[1], args.child[2])))
+        print(json.dumps(child(Path(args.child[0]), args.child[1], args.child[2],
+                               args.questions, args.embedder)))
         return
     data = Path(tempfile.mkdtemp(prefix="ricorda-bench-startup-"))
-    prepare(data)
+    prepare(data, args.embedder)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1",
            "RICORDA_LOG_LEVEL": "ERROR"}
     table: dict[str, dict[str, dict[str, float]]] = {}
@@ -211,7 +221,9 @@ def main() -> None:
             for n in range(args.runs):
                 copy = data.with_name(f"{data.name}-{kind}-{mode}-{n}")  # no run sees another's
                 shutil.copytree(data, copy)
-                out = subprocess.run([sys.executable, __file__, "--child", str(copy), mode, kind],
+                out = subprocess.run([sys.executable, __file__, "--child", str(copy), mode, kind,
+                                      "--questions", str(args.questions),
+                                      "--embedder", args.embedder],
                                      env=env, capture_output=True, text=True, check=True)
                 runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
                 shutil.rmtree(copy, ignore_errors=True)
@@ -228,8 +240,9 @@ def main() -> None:
         cells = table[kind]
         print(f"{label}")
         for key, name in (("ready_ms", "  start until ready"), ("first_ms", "  first question"),
-                          ("hundredth_ms", "  100th question"),
-                          ("steady_p50_ms", "  steady state p50 (questions 51-100)")):
+                          ("hundredth_ms", f"  the last question (#{args.questions})"),
+                          ("steady_p50_ms", f"  steady state p50 (questions "
+                                            f"{args.questions // 2 + 1}-{args.questions})")):
             print(f"{name:44}{cells['lazy'][key]:16.1f}{cells['warmed'][key]:16.1f}")
         for mode in ("lazy", "warmed"):
             ratio = cells[mode]["first_ms"] / cells[mode]["steady_p50_ms"]

@@ -4,7 +4,8 @@ Prints a table. Targets (issue 2): answer text without the turn write p50 <= 0.5
 turn written to SQLite p50 <= 2 ms, p99 <= 10 ms; cold start <= 0.6 s with no heavy imports.
 Issue 17: a 5-period x 4-entity series table (20 lookups, changes computed) p50 <= 5 ms.
 
-    python bench/bench_structured.py [--n 2000]
+    python bench/bench_structured.py [--n 2000] [--runs 7]
+    python bench/bench_structured.py --n 3 --runs 1     # seconds: what the smoke test runs
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ def cold_start(data_dir: Path, runs: int = 7) -> tuple[dict[str, float], list[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000, help="questions per measurement")
+    parser.add_argument("--runs", type=int, default=7, help="cold starts per way of starting")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
@@ -177,13 +179,13 @@ def main() -> None:
         with_write = Answerer(
             glossary=glossary, facts=store, turns=SqlTurnStore(engine), today=lambda: REF
         )
-        time_answers(no_write, 200)  # warm-up
+        time_answers(no_write, min(200, args.n))  # warm-up
         a = time_answers(no_write, args.n)
         r = time_answers(no_write, args.n, render=True)
         b = time_answers(with_write, args.n)
-        time_tables(no_write, 50)  # warm-up
-        t = time_tables(no_write, max(50, args.n // 4))
-        cold, heavy = cold_start(data)
+        time_tables(no_write, min(50, args.n))  # warm-up
+        t = time_tables(no_write, max(min(50, args.n), args.n // 4))
+        cold, heavy = cold_start(data, args.runs)
         engine.dispose()
     rows = [
         (

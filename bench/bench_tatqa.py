@@ -7,12 +7,13 @@ answer comes from the table is asked as written and the answer scored against TA
 its scale. Accuracy is reported by question form: lookup, difference, average, % change,
 which-year comparison, count, other.
 
-    python bench/bench_tatqa.py --data /work/data/tatqa/tatqa_dataset_train.json
+    python bench/bench_tatqa.py [--data bench/tatqa/data/tatqa_dataset_train.json]
         [--questions 600] [--show-failures] [--json REPORT.json|-]
 
-The dataset is not committed: give the path of a local copy of the TRAIN split. Files named
-dev or test, and items marked as another split, are refused: those splits are not ours to
-tune on.
+The dataset is not committed: give the path of a local copy of the TRAIN split (without
+`--data`, the file above); when there is none the bench says where to get it and exits 1.
+Files named dev or test, and items marked as another split, are refused: those splits are not
+ours to tune on.
 """
 
 from __future__ import annotations
@@ -233,14 +234,32 @@ def table(results: list[Json]) -> str:
     return "\n".join(lines)
 
 
+DEFAULT_DATA = Path(__file__).resolve().parent / "tatqa" / "data" / "tatqa_dataset_train.json"
+SOURCE = "https://github.com/NExTplusplus/TAT-QA (dataset_raw/tatqa_dataset_train.json)"
+
+
+def read_items(path: Path) -> list[Json]:
+    """The items of a local TAT-QA file, or a message that says what is missing and where to
+    get it (the dataset is not committed, and a CI machine has none)."""
+    if not path.is_file():
+        raise SystemExit(f"no TAT-QA train file at {path}: the dataset is not in this "
+                         f"repository; download the TRAIN split from {SOURCE} and pass "
+                         "--data PATH")
+    try:
+        return load(path)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"{path}: not a TAT-QA JSON file ({exc})") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True, help="a local TAT-QA TRAIN file")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                        help=f"a local TAT-QA TRAIN file (default {DEFAULT_DATA})")
     parser.add_argument("--questions", type=int, default=600, help="how many to ask")
     parser.add_argument("--show-failures", action="store_true")
     parser.add_argument("--json", dest="json_path", help="write the full report (- = stdout)")
     args = parser.parse_args(argv)
-    items = train_only(args.data, load(args.data))
+    items = train_only(args.data, read_items(args.data))
     chosen = selected(items, args.questions)
     start = time.perf_counter()
     results = run(chosen)

@@ -50,10 +50,26 @@ Json = dict[str, Any]
 Asker = Callable[[Json], Json]
 
 
+EMBEDDER: str | None = None  # --embedder: None, the settings' default (use_embedder)
+
+
+def use_embedder(name: str | None) -> None:
+    """Every app of this run (ingest subprocesses, `ask` in process or not) embeds with `name`
+    (hashing: no model to load, for the smoke test; the verdicts of figure questions do not
+    depend on it)."""
+    global EMBEDDER
+    EMBEDDER = name
+    if name is not None:
+        os.environ["RICORDA_EMBEDDER"] = name
+
+
 def cli_env(data_dir: Path) -> dict[str, str]:
-    """The environment of a `ricorda` subprocess: no RICORDA_* setting but the data dir."""
+    """The environment of a `ricorda` subprocess: no RICORDA_* setting but the data dir (and
+    the embedder when --embedder chose one)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RICORDA_")}
     env["RICORDA_DATA_DIR"] = str(data_dir)
+    if EMBEDDER is not None:
+        env["RICORDA_EMBEDDER"] = EMBEDDER
     path = env.get("PYTHONPATH", "")
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + path if path else "")
     return env
@@ -212,6 +228,9 @@ def question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", dest="json_path", help="write the full report (- = stdout)")
     parser.add_argument("--subprocess", action="store_true",
                         help="a real `python -m bot ask --json` per question (slower)")
+    parser.add_argument("--embedder", choices=("use", "hashing"),
+                        help="the embedder of every app (default: the settings'); hashing "
+                        "loads no model (the smoke test)")
 
 
 def print_failures(results: list[Json], out: Any, prefix: str = "") -> None:
@@ -241,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="use this data dir, already holding the demo (no load)")
     parser.add_argument("--set", dest="set_file", type=Path, default=SET_FILE)
     args = parser.parse_args(argv)
+    use_embedder(args.embedder)
 
     entries = select(load_set(args.set_file), args.only, args.lang, args.ids)
     if not entries:

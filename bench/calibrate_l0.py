@@ -9,7 +9,7 @@ vague question. Prints, per threshold, L0b hits on paraphrases and wrong answers
 an L0b answer that differs from the planner's where the planner had a real answer, or on a
 pair labeled "not the same question".
 
-    python bench/calibrate_l0.py [--embedder use|hashing]
+    python bench/calibrate_l0.py [--embedder use|hashing] [--pairs N] [--thresholds 0.6,0.8]
 """
 
 from __future__ import annotations
@@ -50,12 +50,15 @@ def visible(answer) -> dict:  # type: ignore[no-untyped-def]
 
 
 def calibrate(
-    embedder_name: str = "use", thresholds: tuple[float, ...] = THRESHOLDS
+    embedder_name: str = "use", thresholds: tuple[float, ...] = THRESHOLDS,
+    limit: int | None = None,
 ) -> list[tuple[float, int, int, int, int]]:
-    """Rows of (threshold, L0b hits on label 1, label-1 pairs, L0b hits on label 0, wrong)."""
+    """Rows of (threshold, L0b hits on label 1, label-1 pairs, L0b hits on label 0, wrong);
+    `limit`: the first pairs only (the smoke test)."""
     embedder = UseEmbedder() if embedder_name == "use" else HashingEmbedder()
     glossary = load_glossary(DEMO / "glossary.toml")
     pairs = [json.loads(x) for x in PAIRS.read_text(encoding="utf-8").splitlines() if x.strip()]
+    pairs = pairs[:limit]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_database(f"sqlite:///{Path(tmp) / 'c.db'}")
@@ -102,8 +105,15 @@ def calibrate(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default="use", choices=["use", "hashing"])
+    parser.add_argument("--pairs", type=int, default=None, help="the first N pairs only")
+    parser.add_argument("--thresholds", default=",".join(map(str, THRESHOLDS)),
+                        help="comma-separated cosine thresholds")
     args = parser.parse_args()
-    rows = calibrate(args.embedder)
+    try:
+        thresholds = tuple(float(t) for t in args.thresholds.split(",") if t.strip())
+    except ValueError:
+        parser.error(f"--thresholds: numbers separated by commas, not {args.thresholds!r}")
+    rows = calibrate(args.embedder, thresholds, args.pairs)
     print(f"{'l0':>5} {'L0b on paraphrases':>20} {'L0b on non-paraphrases':>24} {'wrong':>6}")
     for t, h1, n1, h0, wrong in rows:
         print(f"{t:5.2f} {h1:>10}/{n1:<9} {h0:>24} {wrong:>6}")

@@ -74,6 +74,24 @@ def test_pruned_search_equals_exhaustive_scoring(
     with mock.patch.object(lexical, "_WEIGHT_CACHE_POSTINGS", 0):
         cold = index.updated()  # a new version: nothing cached yet
         assert cold.search(query, k, allowed=allowed) == want
+    # a cache a few postings long: weights are evicted and computed again, the same floats
+    with mock.patch.object(lexical, "_WEIGHT_CACHE_POSTINGS", 5):
+        small = index.updated()
+        assert small.search(query, k, allowed=allowed) == want
+        assert small.search(query, k, allowed=allowed) == want
+
+
+def test_weights_evicted_from_a_full_cache_are_computed_again_the_same() -> None:
+    """Three terms of three postings each through a cache of five: each query evicts the
+    oldest, and the scores stay those of a cache that holds everything."""
+    texts = [["alpha", "beta", "gamma"]] * 3 + [["delta"]] * 3
+    index = build(texts, [False] * 6, docs=2)
+    want = exhaustive(index, ["alpha", "beta", "gamma"], 3, None)
+    with mock.patch.object(lexical, "_WEIGHT_CACHE_POSTINGS", 5):
+        small = index.updated()
+        for _ in range(2):
+            assert small.search(["alpha", "beta", "gamma"], 3) == want
+            assert small._cached <= 5
 
 
 def test_a_common_word_is_looked_up_only_for_the_rows_a_rare_word_found() -> None:

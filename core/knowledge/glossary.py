@@ -12,18 +12,19 @@ import tomllib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.contracts.documents import DocumentSource
 from core.contracts.errors import ConfigError
-from core.contracts.fact_sources import FactSource
 from core.knowledge.accepted_documents import AcceptedDocuments, parse_accepted
-from core.knowledge.fact_sources import parse_fact_sources
 from core.knowledge.glossary_rules import glossary_problems
 from core.knowledge.glossary_terms import DerivedMetric, Term
 from core.knowledge.glossary_validation import GlossaryReader
 from core.knowledge.unit_kinds import MetricUnits, UnitKind, parse_unit_kinds
 from core.knowledge.units import UnitForm, parse_units, show_value
+
+if TYPE_CHECKING:  # [[facts]] sources: read only by a glossary that declares some
+    from core.contracts.fact_sources import FactSource
 
 _MMDD = re.compile(r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 
@@ -103,6 +104,20 @@ def parse_glossary(text: str, *, source: str = "glossary.toml") -> Glossary:
     return _build(GlossaryReader(text, source), data)
 
 
+def fact_sources(data: dict[str, Any], reader: GlossaryReader,
+                 default_entity: str) -> tuple[FactSource, ...]:
+    """The `[[facts]]` sources; their parser (and the wide-table reader it checks layouts
+    with) is imported only for a glossary that declares some: a one-shot `ask` on any other
+    glossary pays nothing for them."""
+    raw = data.get("facts")
+    if raw is None:
+        return ()
+    from core.knowledge.fact_sources import parse_fact_sources
+
+    return parse_fact_sources(raw, base_dir=reader.base_dir(), default_entity=default_entity,
+                              fail=reader.fail_in("facts"))
+
+
 def _build(reader: GlossaryReader, data: dict[str, Any]) -> Glossary:
     """The Glossary of a parsed file: every part read and checked, then the rules on the whole."""
     scope = data.get("scope")
@@ -141,9 +156,7 @@ def _build(reader: GlossaryReader, data: dict[str, Any]) -> Glossary:
         channels=channels,
         competitors=tuple(c for c in competitors if c.strip()),
         documents=reader.document_sources(data),
-        facts=parse_fact_sources(data.get("facts"), base_dir=reader.base_dir(),
-                                 default_entity=default_entity,
-                                 fail=reader.fail_in("facts")),
+        facts=fact_sources(data, reader, default_entity),
         units=parse_units(data.get("units"), reader.fail),
         titles=reader.titles(data),
         derived=reader.derived(data, metrics),
