@@ -41,9 +41,9 @@ from adapters.slack.services import SlackServices
 from adapters.telegram.application import ALLOWED_UPDATES, Limits, build_application
 from adapters.telegram.render import CAPTION_LIMIT, table_caption, title_caption, utf16_len
 from adapters.telegram.services import TelegramServices
+from core.catalog.presentation import present
 from core.chat.callback_token import CallbackSigner, derive_key
 from core.chat.chat_turn import ChatTurns
-from core.catalog.presentation import present
 from core.contracts.types import Answer, Citation, Line, Request, Route, Source, Table
 from tests.acme import load_acme
 from tests.fake_slack import BOT_TOKEN, BOT_USER, FakeSlack

@@ -13,11 +13,11 @@ from adapters.slack.words import how_to_ask as slack_how_to_ask
 from adapters.telegram import words as telegram_words
 from adapters.telegram.words import how_to_ask as telegram_how_to_ask
 from core.catalog.lookup import say
+from core.catalog.presentation import present, split_text
 from core.chat.admin_commands import needs_confirmation, run_admin_command
 from core.chat.callback_token import MAX_BYTES, CallbackSigner, derive_key
 from core.chat.chat_replies import help_text, language_for
 from core.chat.option_tap import tap_request
-from core.catalog.presentation import present, split_text
 from core.chat.reactions import NEGATIVE, POSITIVE, ReactionVerdicts
 from core.contracts.ports import TurnRecord
 from core.contracts.types import Answer, Citation, Line, Option, Passage, Route, Source

@@ -278,9 +278,9 @@ def test_a_long_answer_is_split_to_each_platforms_limit_and_loses_nothing() -> N
     from adapters.slack.blocks import MAX_BLOCKS, answer_messages
     from adapters.teams.cards import MAX_CARD_BYTES, answer_cards
     from adapters.telegram.render import MESSAGE_LIMIT, answer_parts, pack, utf16_len
+    from core.catalog.presentation import present
     from core.chat.callback_token import CallbackSigner
     from core.chat.delivery import deliver_answer
-    from core.catalog.presentation import present
     from core.contracts.types import Answer, Line, Route
 
     lines = tuple(Line("fact", f"Unit {i:03d} revenue, FY2024: €{i}.5M, up {i % 9}.1%.")

@@ -22,8 +22,8 @@ from adapters.console import render_answer
 from adapters.slack.blocks import answer_messages as slack_messages
 from adapters.telegram.keyboards import options_keyboard
 from adapters.telegram.render import answer_messages as telegram_messages
-from core.chat.callback_token import CallbackSigner
 from core.catalog.presentation import present
+from core.chat.callback_token import CallbackSigner
 from core.contracts.types import (
     Answer,
     Citation,

@@ -22,8 +22,8 @@ from adapters.slack.questions import parse
 from bot.serve.slack import listen_address, slack_mode
 from bot.settings.checks import check_settings
 from bot.settings.model import load_settings
-from core.chat.callback_token import CallbackSigner
 from core.catalog.presentation import Presentation
+from core.chat.callback_token import CallbackSigner
 from core.contracts.errors import ConfigError
 
 SIGNER = CallbackSigner(b"k" * 32)

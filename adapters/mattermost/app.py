@@ -20,11 +20,11 @@ from adapters.mattermost import words
 from adapters.mattermost.client import MattermostClient
 from adapters.mattermost.render import answer_posts, buttons, code, escape
 from adapters.typing_action import typing_while
+from core.catalog.presentation import Presentation, table_grid
 from core.chat.chat_ports import ChatServices
 from core.chat.chat_replies import supported_language
-from core.chat.dispatch import COMMAND, MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
+from core.chat.dispatch import MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.oversized import Attachment
-from core.catalog.presentation import Presentation, table_grid
 from core.contracts.errors import StorageError
 from core.contracts.types import Answer, Table
 from core.language import detect_language
@@ -37,13 +37,12 @@ ACK = "memo"  # the bot's reaction on an answer that carries verdicts: "noted", 
 class MattermostBot:
     def __init__(self, services: ChatServices, client: MattermostClient, *,
                  actions_url: str, team_id: str = "") -> None:
-        services.verdicts = services.verdicts.own_reactions(PLATFORM, words.POSITIVE,
-                                                            words.NEGATIVE)
         self.s, self.client, self.team_id = services, client, team_id
         self.actions_url = actions_url  # where the server posts button taps
         self.dispatcher = Dispatcher(
             services, PLATFORM,
-            PlatformWords(words.how_to_ask, words.ask_usage, f"{words.COMMAND} {{name}}"),
+            PlatformWords(words.how_to_ask, words.ask_usage, f"{words.COMMAND} {{name}}",
+                          words.POSITIVE, words.NEGATIVE),
             draw=lambda answer: chart_for(answer, services.chart))
         self.locales: dict[str, str | None] = {}  # the bot's language for a user's locale
 
@@ -103,10 +102,8 @@ class MattermostBot:
 
     async def on_command(self, form: dict[str, str]) -> None:
         """`/ricorda help|ask …|fastpaths|purge …`: replies only the user sees."""
-        head, _, args = (form.get("text") or "").strip().partition(" ")
         channel, user = form.get("channel_id") or "", form.get("user_id") or ""
-        event = Inbound(COMMAND, f"{PLATFORM}:{channel}", user, text=args.strip(),
-                        command=head.lower() or "help")
+        event = Inbound.command_in(f"{PLATFORM}:{channel}", user, form.get("text"))
         await self.dispatcher.handle(event, MattermostPort(self, channel, user, private=True))
 
     async def _first(self, delivery: str) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.chat.callback_token import CallbackSigner
 from core.catalog.presentation import (
     Presentation,
     pack_greedy,
@@ -17,6 +16,7 @@ from core.catalog.presentation import (
     split_text,
     table_grid,
 )
+from core.chat.callback_token import CallbackSigner
 from core.contracts.types import Passage, Table
 
 MESSAGE_CHARS = 16_000  # a post holds 16,383 characters

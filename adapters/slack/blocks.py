@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.chat.callback_token import CallbackSigner
 from core.catalog.presentation import (
     MAX_OPTIONS,
     OptionGroup,
@@ -16,6 +15,7 @@ from core.catalog.presentation import (
     split_text,
     table_grid,
 )
+from core.chat.callback_token import CallbackSigner
 from core.contracts.types import Passage, Table
 
 SECTION_CHARS = 3000  # a section's text

@@ -16,7 +16,6 @@ from typing import TypeVar
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.locales import UserLocales
-from adapters.slack.words import NEGATIVE, POSITIVE
 from core.chat.chat_ports import ChatServices
 from core.contracts.errors import StorageError
 from core.language import detect_language
@@ -35,10 +34,6 @@ class SlackServices(ChatServices):
         repr=False,
     )
     locales: UserLocales = field(default_factory=UserLocales)
-
-    def __post_init__(self) -> None:
-        self.verdicts = self.verdicts.own_reactions(PLATFORM, POSITIVE, NEGATIVE)
-        super().__post_init__()
 
     async def language(self, client: AsyncWebClient, user: str, *,
                        question: str | None = None) -> str:

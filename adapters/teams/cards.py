@@ -6,14 +6,14 @@ Action.Submit buttons whose `value` carries the signed token (`OPTION` key), nev
 from __future__ import annotations
 
 import base64
-import io
 import json
 import logging
 import re
 from typing import Any
 
-from core.chat.callback_token import CallbackSigner
+from adapters.charts import compact_png
 from core.catalog.presentation import Presentation, passage_text, split_text, table_text
+from core.chat.callback_token import CallbackSigner
 from core.contracts.types import Passage, Table
 
 log = logging.getLogger("ricorda.teams")
@@ -94,17 +94,6 @@ def fits(content: Card) -> bool:
 def _texts(text: str, **style: Any) -> list[dict[str, Any]]:
     """TextBlocks small enough for a card each (a CJK character is six bytes of JSON)."""
     return [_text(piece, **style) for piece in split_text(text, TEXT_CHARS)] or [_text("")]
-
-
-def compact_png(png: bytes) -> bytes:
-    """The chart in 32 colours (a chart has fewer): about a fifth of matplotlib's PNG, so it
-    fits in a card under Teams' message size limit."""
-    from PIL import Image
-
-    out = io.BytesIO()
-    with Image.open(io.BytesIO(png)) as image:
-        image.convert("RGB").quantize(colors=32).save(out, "PNG", optimize=True)
-    return out.getvalue()
 
 
 def text_card(text: str, *, monospace: bool = False) -> Card:

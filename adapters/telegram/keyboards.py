@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from core.catalog.presentation import OptionGroup
 from core.chat.callback_token import CallbackSigner
 from core.chat.chat_turn import CANCEL, PURGE
-from core.catalog.presentation import OptionGroup
 
 __all__ = ["CANCEL", "HEADER", "PURGE", "choice_keyboard", "options_keyboard", "purge_keyboard"]
 

@@ -31,11 +31,11 @@ from adapters.telegram.render import (
 )
 from adapters.telegram.services import TelegramServices, chat_key
 from adapters.typing_action import typing_while
+from core.catalog.presentation import Presentation
 from core.chat.chat_replies import language_for
 from core.chat.feedback_reasons import owns
 from core.chat.option_tap import chosen_label
 from core.chat.oversized import Attachment
-from core.catalog.presentation import Presentation
 from core.contracts.types import Answer, Table
 
 log = logging.getLogger("ricorda.telegram")

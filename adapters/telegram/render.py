@@ -1,4 +1,5 @@
-"""An answer's parts (core.catalog.presentation) -> Telegram HTML messages of at most 4,096 characters.
+"""An answer's parts (core.catalog.presentation) -> Telegram HTML messages of at most 4,096
+characters.
 
 Every part is escaped and wrapped on its own (body paragraphs plain, sources in a blockquote,
 footer in italics), and a part too long for one message is split before it is wrapped, so a
@@ -10,7 +11,13 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from core.catalog.presentation import Presentation, pack_greedy, passage_text, split_text, table_grid
+from core.catalog.presentation import (
+    Presentation,
+    pack_greedy,
+    passage_text,
+    split_text,
+    table_grid,
+)
 from core.contracts.types import Passage, Table
 
 MESSAGE_LIMIT = 4096

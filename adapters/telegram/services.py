@@ -6,21 +6,15 @@ thread: the event loop stays free for Telegram I/O while answers are computed on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypeVar
 
-from adapters.telegram.words import NEGATIVE, POSITIVE
 from core.chat.chat_ports import ChatServices
 
 PLATFORM = "telegram"
 T = TypeVar("T")
 
 
-@dataclass
-class TelegramServices(ChatServices):
-    def __post_init__(self) -> None:
-        self.verdicts = self.verdicts.own_reactions(PLATFORM, POSITIVE, NEGATIVE)
-        super().__post_init__()
+TelegramServices = ChatServices  # its reactions are the dispatcher's words (handlers.py)
 
 
 def chat_key(chat_id: int) -> str:

@@ -127,6 +127,9 @@ class ChatServices:
     reasons: ReasonStore | None = None
     # /subscribe and friends (core.chat.subscribe_flow); None: the commands are help
     subscriptions: SubscriptionDesk | None = None
+    # remembers how to write first to a chat that subscribes, when its id is not enough
+    # (Teams: the conversation's service URL): (chat, address); None: nothing to remember
+    remember_address: Callable[[str, str], None] | None = None
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 

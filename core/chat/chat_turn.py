@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from core.catalog.lookup import say
+from core.catalog.presentation import Presentation, present
 from core.chat.admin_commands import confirmation_id, is_admin, needs_confirmation
 from core.chat.chat_ports import ChatServices
 from core.chat.delivery import AnswerSender, Draw, deliver_answer
 from core.chat.option_tap import tap_key, tap_request
-from core.catalog.presentation import Presentation, present
 from core.contracts.errors import StorageError
 from core.contracts.types import Answer, Request
 from core.planning.thinking import while_thinking

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from core.chat.oversized import Attachment, fit
 from core.catalog.presentation import Presentation
+from core.chat.oversized import Attachment, fit
 from core.contracts.types import Answer, Table
 
 MessageId = str | int

@@ -20,8 +20,7 @@ from core.chat.admin_commands import MAX_LIST, is_admin
 from core.chat.chat_ports import ChatServices
 from core.contracts.subscriptions import AlertRecord
 from core.contracts.types import Request
-from core.subscriptions.alert_rules import AlertError, Check, read_alert
-from core.subscriptions.alert_rules import comparison
+from core.subscriptions.alert_rules import AlertError, Check, comparison, read_alert
 from core.subscriptions.desk import (
     SubscriptionDesk,
     admin_listing,
