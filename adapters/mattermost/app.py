@@ -22,12 +22,11 @@ from adapters.mattermost.render import answer_posts, buttons, code, escape
 from adapters.typing_action import typing_while
 from core.catalog.presentation import Presentation, table_grid
 from core.chat.chat_ports import ChatServices
-from core.chat.chat_replies import supported_language
+from core.chat.chat_replies import reply_language, supported_language
 from core.chat.dispatch import MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.oversized import Attachment
 from core.contracts.errors import StorageError
 from core.contracts.types import Answer, Table
-from core.language import detect_language
 
 log = logging.getLogger("ricorda.mattermost")
 PLATFORM = "mattermost"
@@ -192,8 +191,7 @@ class MattermostPort:
             with contextlib.suppress(httpx.HTTPError, AttributeError):
                 found = await self.client.call("GET", f"/users/{self.user}")
                 self.bot.locales[self.user] = supported_language(found.get("locale"))
-        known = self.bot.locales.get(self.user)
-        return known or (detect_language(question) if question else "en")
+        return reply_language(self.bot.locales.get(self.user), question)
 
     def working(self) -> AbstractAsyncContextManager[object]:
         return typing_while(self.thinking, delay=self.s.typing_delay)
