@@ -149,6 +149,13 @@ class ChatServices:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.core_worker, partial(fn, *args, **kwargs))
 
+    async def run_store(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a storage call core computes nothing for (a reason prompt's state) off the core
+        worker: every message asks one, and it must not queue behind answers being worked out
+        nor take the one core thread's time from them (bench/bench_slack.py)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, partial(fn, *args, **kwargs))
+
     async def admin_reply(
         self, name: str, args: str, *, user: str, is_admin: bool, chat: str,
         confirmed: bool = False, language: str = "en",

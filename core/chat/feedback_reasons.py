@@ -69,7 +69,7 @@ class ReasonFlow:
         if store is None:
             return
         try:
-            asked = await self.s.run(store.claim, turn_id, chat, self._user(user_id),
+            asked = await self.s.run_store(store.claim, turn_id, chat, self._user(user_id),
                                      window=WINDOW)
         except StorageError as exc:  # the verdict stands; only the question is skipped
             log.warning("cannot open a reason prompt: %s", exc)
@@ -94,12 +94,12 @@ class ReasonFlow:
         turn_id, reason = fields
         user = self._user(user_id)
         if reason == SKIP:
-            if await self.s.run(store.close, turn_id, user):
+            if await self.s.run_store(store.close, turn_id, user):
                 await port.settle(say("reason_thanks", language))
             else:
                 await port.note(say("expired", language), alert=True)
             return
-        if not await self.s.run(store.choose, turn_id, user, reason):
+        if not await self.s.run_store(store.choose, turn_id, user, reason):
             await port.note(say("expired", language), alert=True)
             return
         await port.settle(say("reason_noted", language, reason=reason_label(reason, language)))
@@ -115,10 +115,10 @@ class ReasonFlow:
             return False
         user = self._user(user_id)
         try:
-            turn_id = await self.s.run(store.pending_note, chat, user, window=WINDOW)
+            turn_id = await self.s.run_store(store.pending_note, chat, user, window=WINDOW)
             if turn_id is None:
                 return False
-            if not await self.s.run(store.add_note, turn_id, user, text[:NOTE_CHARS]):
+            if not await self.s.run_store(store.add_note, turn_id, user, text[:NOTE_CHARS]):
                 return False
         except StorageError as exc:  # a note that cannot be kept is answered as a question
             log.warning("cannot store a feedback note: %s", exc)
