@@ -104,8 +104,9 @@ class Dispatcher:
 
     def __init__(self, services: ChatServices, platform: str, words: PlatformWords, *,
                  draw: Draw | None = None) -> None:
-        services.verdicts = services.verdicts.own_reactions(platform, words.positive,
-                                                            words.negative)
+        if words.positive or words.negative:  # an operator's configured sets stand
+            services.verdicts = services.verdicts.own_reactions(platform, words.positive,
+                                                                words.negative)
         self.s = services
         self.words = words
         self.turns = ChatTurns(services, platform, draw=draw)
@@ -155,7 +156,7 @@ class Dispatcher:
             await self.admin(name, event, port)
         elif self.subscriptions.handles(name):
             if event.address and self.s.remember_address is not None:  # for the deliveries
-                await self.s.run(self.s.remember_address, event.chat, event.address)
+                await self.s.run_store(self.s.remember_address, event.chat, event.address)
             await self.subscriptions.command(name, _subscription_event(event), port)
         else:
             await self.help(event, port, greet=name == "start")
