@@ -69,10 +69,10 @@ def answer_cards(shown: Presentation, *, signer: CallbackSigner, turn_id: str) -
             submit(label, OPTION, signer.encode_option(turn_id, i)) for i, label in group.options
         ]})
     cards: list[list[dict[str, Any]]] = [[]]
-    for block in [*body, *options]:
-        if cards[-1] and not fits(card([*cards[-1], block])):
+    for element in [*body, *options]:
+        if cards[-1] and not fits(card([*cards[-1], element])):
             cards.append([])
-        cards[-1].append(block)
+        cards[-1].append(element)
     return [card(blocks) for blocks in cards]
 
 
