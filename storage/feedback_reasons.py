@@ -99,6 +99,14 @@ class SqlFeedbackReasons:
         rows = self._select(query)
         return rows[0]["turn_id"] if rows else None
 
+    def any_pending(self, *, window: dt.timedelta) -> bool:
+        """Whether anyone, in any chat, may still send a note: while nobody may, a message
+        needs no `pending_note` of its own (core.chat.feedback_reasons asks this once a
+        second, not once a message)."""
+        query = select(_TABLE.c.turn_id).where(
+            _TABLE.c.stage == NOTING, _TABLE.c.updated_at > self._clock() - window).limit(1)
+        return bool(self._select(query))
+
     def add_note(self, turn_id: str, user: str, note: str) -> bool:
         return self._move(turn_id, user, NOTING, DONE, note=note)
 

@@ -6,13 +6,18 @@ flow is the dispatcher's, written once), and the store's rules on SQLite and Pos
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+from collections import Counter
 from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
 
+from core.chat.callback_token import CallbackSigner, derive_key
+from core.chat.chat_ports import ChatServices
+from core.chat.feedback_reasons import QUIET_S, ReasonFlow
 from storage.db import open_database
 from storage.feedback_reasons import SqlFeedbackReasons
 from storage.turn_report_reader import turns_since
@@ -50,12 +55,15 @@ def test_asked_once_per_turn_and_one_prompt_at_a_time(engine: Engine) -> None:
     assert not reasons.claim("t2", "telegram:1", "telegram:42", window=WINDOW)
     # only the asked user's first tap counts
     assert not reasons.choose("t1", "telegram:43", "period")
+    assert not reasons.any_pending(window=WINDOW)  # asked, no reason yet: no note to wait for
     assert reasons.choose("t1", "telegram:42", "period")
+    assert reasons.any_pending(window=WINDOW)
     assert not reasons.choose("t1", "telegram:42", "figure")
     assert reasons.pending_note("telegram:1", "telegram:42", window=WINDOW) == "t1"
     assert reasons.pending_note("telegram:2", "telegram:42", window=WINDOW) is None
     assert reasons.add_note("t1", "telegram:42", "it was 2023")
     assert reasons.pending_note("telegram:1", "telegram:42", window=WINDOW) is None
+    assert not reasons.any_pending(window=WINDOW)
     # the exchange is over: the next ✗ of this user is asked about
     assert reasons.claim("t2", "telegram:1", "telegram:42", window=WINDOW)
     # an open prompt left alone expires: after the window the user may be asked again
@@ -67,6 +75,74 @@ def test_asked_once_per_turn_and_one_prompt_at_a_time(engine: Engine) -> None:
     read = {t.id: (n, reason, note) for t, _, n, reason, note in turns_since(engine, None)}
     assert read["t1"] == (1, "period", "it was 2023")
     assert read["t2"] == (0, None, None)  # asked, nothing chosen yet: no reason
+
+
+class Counted:
+    """The real store, counting what the chat flow asks of it."""
+
+    def __init__(self, store: SqlFeedbackReasons) -> None:
+        self.store, self.asked = store, Counter[str]()
+
+    def __getattr__(self, name: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.asked[name] += 1
+            return getattr(self.store, name)(*args, **kwargs)
+        return call
+
+
+class Port:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    async def prompt(self, text: str, buttons: Any) -> None:
+        self.said.append(text)
+        self.buttons = list(buttons)
+
+    async def settle(self, text: str) -> None:
+        self.said.append(text)
+
+    async def note(self, text: str, *, alert: bool = False) -> None:
+        self.said.append(text)
+
+    async def reply(self, text: str, *, monospace: bool = False) -> None:
+        self.said.append(text)
+
+    async def language(self, question: str | None = None) -> str:
+        return "en"
+
+
+def test_questions_cost_no_lookup_each_while_nobody_may_send_a_note(engine: Engine) -> None:
+    """Every message meant for the bot might be a note after a ✗; while nobody anywhere may
+    send one, the store is asked once a second, not once a message (bench_telegram's CPU per
+    reply), and a reason tapped here makes the next message a note at once."""
+    SqlTurnStore(engine).record_turn(turn("t1"))
+    store = Counted(SqlFeedbackReasons(engine))
+    services = ChatServices(ask=None, feedback=None, admin=None, turns=None,  # type: ignore[arg-type]
+                            signer=CallbackSigner(derive_key(None, "reasons-test")),
+                            reasons=store)  # type: ignore[arg-type]
+    now = [100.0]
+    flow = ReasonFlow(services, "telegram", clock=lambda: now[0])
+    port = Port()
+
+    async def scenario() -> None:
+        for _ in range(20):  # questions, all within the same second
+            assert not await flow.note("telegram:1", "42", "What was revenue?", port)
+        assert store.asked == {"any_pending": 1}
+        await flow.after_rejection("t1", "42", "telegram:1", port)
+        await flow.tap(port.buttons[0][1], "42", port)  # "Wrong figure": a note may follow
+        assert await flow.note("telegram:1", "42", "It was FY2023's", port)
+        assert "the admins will see it" in port.said[-1]
+        now[0] += QUIET_S  # the exchange is over: once the store says so, no lookups again
+        asked = store.asked["pending_note"]
+        for _ in range(5):
+            assert not await flow.note("telegram:1", "42", "And costs?", port)
+        assert store.asked["pending_note"] == asked
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        services.close()
+    assert SqlFeedbackReasons(engine).for_turn("t1").note == "It was FY2023's"  # type: ignore[union-attr]
 
 
 def test_an_unknown_turn_is_never_asked_about(engine: Engine) -> None:

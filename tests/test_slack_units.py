@@ -18,12 +18,12 @@ from adapters.slack.blocks import (
     purge_prompt,
     text_message,
 )
-from adapters.slack.questions import parse
 from bot.serve.slack import listen_address, slack_mode
 from bot.settings.checks import check_settings
 from bot.settings.model import load_settings
 from core.catalog.presentation import Presentation
 from core.chat.callback_token import CallbackSigner
+from core.chat.dispatch import Inbound
 from core.contracts.errors import ConfigError
 
 SIGNER = CallbackSigner(b"k" * 32)
@@ -96,10 +96,17 @@ def test_answers_go_to_the_question_thread_except_plain_dms() -> None:
     assert reply_thread({"ts": "1.4", "thread_ts": "1.0", "channel_type": "im"}) == "1.0"
 
 
-def test_slash_command_parsing() -> None:
-    assert parse(None) == ("help", "")
+def parse(typed: str | None) -> tuple[str, str]:
+    event = Inbound.command_in("slack:C1", "U1", typed)
+    return event.command, event.text
+
+
+def test_commands_read_alike_on_every_platform() -> None:
+    """Slack's "purge all", Teams' "/purge all", Telegram's "/purge@ricorda_bot all"."""
+    assert parse(None) == ("help", "") and parse("/") == ("help", "")
     assert parse("  PURGE   all ") == ("purge", "all")
     assert parse("ask What was revenue?") == ("ask", "What was revenue?")
+    assert parse("/purge all") == parse("/purge@ricorda_bot all") == ("purge", "all")
 
 
 def _app(tmp_path: Path, **kw: object) -> SimpleNamespace:

@@ -28,6 +28,7 @@ from PIL import Image
 
 from bot.settings.model import load_settings
 from bot.wiring.build import build_app
+from storage.feedback_reasons import SqlFeedbackReasons
 from tests.fake_teams import APP_ID, PASSWORD, FakeTeams, buttons_of, card_of, new_key, text_of
 from tests.fake_tenant import TENANT, FakeTenant
 from tests.loopback import free_port, stop_process
@@ -266,6 +267,47 @@ def test_a_reaction_on_an_answer_is_a_verdict_on_its_turn(teams: TeamsBot,
         teams.post(teams.fake.reaction(conversation, user, reply["_id"], added=("👎",)))
         teams.fake.wait_for(lambda: [f.verdict for f in app.storage.turns.feedback_for(turn)]
                             == ["negative"], timeout=20)
+    finally:
+        app.close()
+
+
+def test_a_cross_reply_is_a_verdict_and_asks_what_was_wrong_once(teams: TeamsBot,
+                                                                 data_dir: Path) -> None:
+    """Teams at parity: "✗" in reply to an answer (its replyToId) is a negative verdict, said
+    back in a short reply; the reason buttons follow, a tap settles the prompt, and the next
+    message is the note for the admins, not a question."""
+    conversation, user = "a:cross-reply", "aad-user-7"
+    reply = ask(teams, conversation, "What was Orbis Italia revenue in FY2024?", user=user)
+    app = build_app(load_settings(data_dir=data_dir, embedder="hashing"))
+    try:
+        turn = teams.fake.wait_for(lambda: app.storage.turns.turn_for_message(
+            "teams", f"teams:{conversation}", reply["_id"]), timeout=10)
+        before = len(teams.fake.messages(conversation))
+        teams.post(teams.fake.message(conversation, user, "✗", replyToId=reply["_id"]))
+        noted, prompt = teams.fake.wait_for(
+            lambda: (m := teams.fake.messages(conversation)[before:])[1:] and m, timeout=20)[:2]
+        assert "noted as wrong" in text_of(noted)
+        assert "What was wrong?" in text_of(prompt)
+        reasons = dict(buttons_of(prompt))
+        assert {"Wrong figure", "Wrong period"} <= set(reasons)
+        assert [(f.verdict, f.via) for f in app.storage.turns.feedback_for(turn)] == [
+            ("negative", "reply")]
+        tap(teams, conversation, prompt, reasons["Wrong figure"], user=user)
+        settled = teams.fake.wait_for(lambda: [u for u in teams.fake.updated
+                                               if u["_id"] == prompt["_id"]], timeout=20)[0]
+        assert "Noted: Wrong figure." in text_of(settled) and buttons_of(settled) == []
+        more = teams.fake.wait_for(lambda: teams.fake.messages(conversation)[before + 2:],
+                                   timeout=20)[0]
+        assert "Anything to add?" in text_of(more)
+        thanks = ask(teams, conversation, "It was the FY2023 figure", user=user)
+        assert "the admins will see it" in text_of(thanks)
+        entry = SqlFeedbackReasons(app.storage.engine).for_turn(turn)
+        assert entry is not None
+        assert (entry.reason, entry.note) == ("figure", "It was the FY2023 figure")
+        teams.post(teams.fake.message(conversation, user, "✗", replyToId=reply["_id"]))
+        again = teams.fake.wait_for(lambda: teams.fake.messages(conversation)[before + 4:],
+                                    timeout=20)
+        assert "What was wrong?" not in "".join(text_of(m) for m in again)  # asked once
     finally:
         app.close()
 

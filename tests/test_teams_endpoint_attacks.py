@@ -21,7 +21,8 @@ import httpx
 import pytest
 from microsoft_teams.api.auth.cloud_environment import PUBLIC, with_overrides
 
-from adapters.teams.endpoint import Endpoint, start_site, validator
+from adapters.teams.endpoint import ChannelTokens, Endpoint
+from adapters.web_site import start_site
 from tests.fake_teams import APP_ID, KEYS_PATH, FakeTeams, new_key
 from tests.loopback import free_port
 
@@ -44,7 +45,7 @@ class Served:
                                login_endpoint=fake.url)
         self.recorder, self.port = Recorder(), free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.check = validator(APP_ID, cloud)
+        self.check = ChannelTokens(APP_ID, cloud)
         endpoint = Endpoint(self.recorder, self.check)  # type: ignore[arg-type]
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)

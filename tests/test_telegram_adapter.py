@@ -196,8 +196,11 @@ def test_thumbs_down_forgets_the_cached_plan(bot: BotProcess, fake: FakeTelegram
     second = ask(fake, 106, question)
     assert (served_by(first), served_by(second)) == ("planner", "L0a")
     turn = turn_of(db.storage.turns, 106, second["message_id"])
+    before = len(fake.sent(106))
     fake.inject(fake.reaction(106, 106, second["message_id"], ["👎"]))
     wait_until(lambda: [f.verdict for f in db.storage.turns.feedback_for(turn)] == ["negative"])
+    # the user sees what was wrong asked first (core.chat.feedback_reasons), then asks again
+    fake.wait_for(lambda: [m for m in fake.sent(106)[before:] if "What was wrong?" in m["text"]])
     third = ask(fake, 106, question)
     assert served_by(third) == "planner"
 

@@ -22,12 +22,11 @@ from adapters.mattermost.render import answer_posts, buttons, code, escape
 from adapters.typing_action import typing_while
 from core.catalog.presentation import Presentation, table_grid
 from core.chat.chat_ports import ChatServices
-from core.chat.chat_replies import supported_language
-from core.chat.dispatch import COMMAND, MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
+from core.chat.chat_replies import reply_language, supported_language
+from core.chat.dispatch import MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.oversized import Attachment
 from core.contracts.errors import StorageError
 from core.contracts.types import Answer, Table
-from core.language import detect_language
 
 log = logging.getLogger("ricorda.mattermost")
 PLATFORM = "mattermost"
@@ -37,13 +36,12 @@ ACK = "memo"  # the bot's reaction on an answer that carries verdicts: "noted", 
 class MattermostBot:
     def __init__(self, services: ChatServices, client: MattermostClient, *,
                  actions_url: str, team_id: str = "") -> None:
-        services.verdicts = services.verdicts.own_reactions(PLATFORM, words.POSITIVE,
-                                                            words.NEGATIVE)
         self.s, self.client, self.team_id = services, client, team_id
         self.actions_url = actions_url  # where the server posts button taps
         self.dispatcher = Dispatcher(
             services, PLATFORM,
-            PlatformWords(words.how_to_ask, words.ask_usage, f"{words.COMMAND} {{name}}"),
+            PlatformWords(words.how_to_ask, words.ask_usage, f"{words.COMMAND} {{name}}",
+                          words.POSITIVE, words.NEGATIVE),
             draw=lambda answer: chart_for(answer, services.chart))
         self.locales: dict[str, str | None] = {}  # the bot's language for a user's locale
 
@@ -103,10 +101,8 @@ class MattermostBot:
 
     async def on_command(self, form: dict[str, str]) -> None:
         """`/ricorda help|ask …|fastpaths|purge …`: replies only the user sees."""
-        head, _, args = (form.get("text") or "").strip().partition(" ")
         channel, user = form.get("channel_id") or "", form.get("user_id") or ""
-        event = Inbound(COMMAND, f"{PLATFORM}:{channel}", user, text=args.strip(),
-                        command=head.lower() or "help")
+        event = Inbound.command_in(f"{PLATFORM}:{channel}", user, form.get("text"))
         await self.dispatcher.handle(event, MattermostPort(self, channel, user, private=True))
 
     async def _first(self, delivery: str) -> bool:
@@ -195,8 +191,7 @@ class MattermostPort:
             with contextlib.suppress(httpx.HTTPError, AttributeError):
                 found = await self.client.call("GET", f"/users/{self.user}")
                 self.bot.locales[self.user] = supported_language(found.get("locale"))
-        known = self.bot.locales.get(self.user)
-        return known or (detect_language(question) if question else "en")
+        return reply_language(self.bot.locales.get(self.user), question)
 
     def working(self) -> AbstractAsyncContextManager[object]:
         return typing_while(self.thinking, delay=self.s.typing_delay)

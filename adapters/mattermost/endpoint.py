@@ -21,6 +21,7 @@ from aiohttp import web
 from adapters.background import Background
 from adapters.mattermost.app import MattermostBot
 from adapters.mattermost.render import CHANNEL
+from adapters.web_site import HEALTH_PATH, healthy, json_object
 
 log = logging.getLogger("ricorda.mattermost")
 ACTIONS_PATH, COMMAND_PATH = "/mattermost/actions", "/mattermost/command"
@@ -35,17 +36,14 @@ class Endpoint(Background):
         application = web.Application(client_max_size=256 * 1024)
         application.add_routes([web.post(ACTIONS_PATH, self.actions),
                                 web.post(COMMAND_PATH, self.command),
-                                web.get("/healthz", self.health)])
+                                web.get(HEALTH_PATH, healthy)])
         return application
 
-    async def health(self, request: web.Request) -> web.Response:
-        return web.Response(text="ok")
-
     async def actions(self, request: web.Request) -> web.Response:
-        try:
-            payload = json.loads(await request.text())
-            context = payload.get("context") or {}
-        except (ValueError, AttributeError, UnicodeDecodeError):
+        raw = json_object(await request.read())
+        payload = raw[1] if raw else {}
+        context = payload.get("context") or {}
+        if raw is None or not isinstance(context, dict):
             return web.json_response({"error": "bad request"}, status=400)
         signed = self.bot.s.signer.verify(str(context.get("channel") or ""), CHANNEL)
         token = str(context.get("token") or "") or None

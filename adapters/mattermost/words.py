@@ -1,10 +1,13 @@
-"""The words only Mattermost says: how to ask there, and which of its reactions (by name) count
-as a verdict. Everything else: core's catalog."""
+"""The words only Mattermost says: how to ask there. Its verdict reactions and slash command are
+Slack's too (adapters/emoji_names.py); everything else: core's catalog."""
 
 from __future__ import annotations
 
-from core.catalog.lookup import render, say
+from adapters.emoji_names import COMMAND, NEGATIVE, POSITIVE, ask_usage
+from core.catalog.lookup import render
 from core.catalog.sentence import Sentence
+
+__all__ = ["COMMAND", "NEGATIVE", "POSITIVE", "WORDS", "ask_usage", "how_to_ask"]
 
 WORDS: dict[str, Sentence] = {
     "help_more": {
@@ -17,14 +20,6 @@ WORDS: dict[str, Sentence] = {
     },
 }
 
-COMMAND = "/ricorda"
-POSITIVE = frozenset({"white_check_mark", "heavy_check_mark", "+1", "ballot_box_with_check"})
-NEGATIVE = frozenset({"x", "heavy_multiplication_x", "-1", "negative_squared_cross_mark"})
-
 
 def how_to_ask(language: str) -> str:
     return render(WORDS["help_more"], language)
-
-
-def ask_usage(language: str) -> str:
-    return say("command_ask_usage", language, command=COMMAND)

@@ -11,12 +11,11 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
 
-from adapters.web_site import start_site
+from adapters.web_site import HEALTH_PATH, healthy, start_site
 
 __all__ = ["EVENTS_PATH", "start_site", "web_application"]
 
 EVENTS_PATH = "/slack/events"
-HEALTH_PATH = "/healthz"
 MAX_BODY = 1024 * 1024  # Slack payloads are a few KB; refuse anything absurd early
 
 
@@ -25,10 +24,7 @@ def web_application(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Applicati
         response = await bolt.async_dispatch(await to_bolt_request(request))
         return await to_aiohttp_response(response)
 
-    async def health(request: web.Request) -> web.Response:
-        return web.Response(text="ok")
-
     application = web.Application(client_max_size=MAX_BODY)
-    application.add_routes([web.post(path, events), web.get(HEALTH_PATH, health)])
+    application.add_routes([web.post(path, events), web.get(HEALTH_PATH, healthy)])
     return application
 

@@ -43,11 +43,10 @@ from adapters.slack.replies import (
     upload_file,
 )
 from adapters.slack.services import PLATFORM, SlackServices, chat_key
-from adapters.slack.words import COMMAND, ask_usage, how_to_ask
+from adapters.slack.words import COMMAND, NEGATIVE, POSITIVE, ask_usage, how_to_ask
 from core.catalog.lookup import say
 from core.catalog.presentation import Presentation, table_grid
 from core.chat.admin_commands import COMMANDS
-from core.chat.dispatch import COMMAND as COMMAND_EVENT
 from core.chat.dispatch import MESSAGE, TAP, Dispatcher, Inbound, PlatformWords
 from core.chat.feedback_reasons import owns
 from core.chat.option_tap import chosen_label
@@ -170,8 +169,8 @@ class Questions:
 
     def __init__(self, services: SlackServices) -> None:
         self.s = services
-        self.dispatcher = Dispatcher(
-            services, PLATFORM, PlatformWords(how_to_ask, ask_usage, f"{COMMAND} {{name}}"),
+        self.dispatcher = Dispatcher(services, PLATFORM, PlatformWords(
+            how_to_ask, ask_usage, f"{COMMAND} {{name}}", POSITIVE, NEGATIVE),
             draw=lambda answer: chart_for(answer, services.chart))
 
     async def on_mention(self, event: dict[str, Any], client: AsyncWebClient,
@@ -207,17 +206,17 @@ class Questions:
                          respond: AsyncRespond) -> None:
         """`/ricorda ask|help|fastpaths|purge|...`: every reply ephemeral; help and usage in
         the ack itself, the rest after an empty ack (an answer may take an LLM's time)."""
-        name, args = parse(question_text(command.get("text"), bot_user_id=None))
         channel, user = command.get("channel_id") or "", command.get("user_id") or ""
+        event = Inbound.command_in(chat_key(channel), user, question_text(  # each asker's own
+            command.get("text"), bot_user_id=None), conversation=f"slack:{channel}:user:{user}")
         # the database is asked first: acked empty, answered after (subscriptions too)
-        slow = name in COMMANDS or name in SUBSCRIPTION_COMMANDS or (name == "ask" and args)
+        name = event.command
+        slow = name in COMMANDS or name in SUBSCRIPTION_COMMANDS or (name == "ask" and event.text)
         if slow:
             await ack()
         port = SlackPort(self.s, client, channel, user, respond=respond, private=True,
                          ack=None if slow else ack)
-        await self.dispatcher.handle(Inbound(
-            COMMAND_EVENT, chat_key(channel), user, text=args, command=name,
-            conversation=f"slack:{channel}:user:{user}"), port)  # each asker's own
+        await self.dispatcher.handle(event, port)
 
     async def _answer_event(self, event: dict[str, Any], client: AsyncWebClient,
                             context: AsyncBoltContext) -> None:
@@ -230,12 +229,6 @@ class Questions:
             text=question_text(event.get("text"), bot_user_id=context.bot_user_id),
             conversation=conversation_key(channel, thread)),
             SlackPort(self.s, client, channel, user, thread=thread))
-
-
-def parse(text: str | None) -> tuple[str, str]:
-    """("purge", "all") from "purge all"; ("help", "") from nothing."""
-    head, _, args = (text or "").strip().partition(" ")
-    return (head.lower() or "help"), args.strip()
 
 
 async def _mark_chosen(

@@ -16,10 +16,9 @@ from typing import TypeVar
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.locales import UserLocales
-from adapters.slack.words import NEGATIVE, POSITIVE
 from core.chat.chat_ports import ChatServices
+from core.chat.chat_replies import reply_language
 from core.contracts.errors import StorageError
-from core.language import detect_language
 
 log = logging.getLogger("ricorda.slack")
 
@@ -36,18 +35,11 @@ class SlackServices(ChatServices):
     )
     locales: UserLocales = field(default_factory=UserLocales)
 
-    def __post_init__(self) -> None:
-        self.verdicts = self.verdicts.own_reactions(PLATFORM, POSITIVE, NEGATIVE)
-        super().__post_init__()
-
     async def language(self, client: AsyncWebClient, user: str, *,
                        question: str | None = None) -> str:
         """The language a note to `user` is written in: their Slack locale when the bot speaks
         it, else the language of the question they asked, else English."""
-        known = await self.locales.language(client, user)
-        if known is not None:
-            return known
-        return detect_language(question) if question else "en"
+        return reply_language(await self.locales.language(client, user), question)
 
     async def first_time(self, delivery_id: str) -> bool:
         """Claim a Slack delivery (event id) across replicas; True for whoever handles it."""

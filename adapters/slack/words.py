@@ -1,11 +1,14 @@
 """The words only Slack says: how to ask in Slack (mentions, DMs, the slash command, emoji by
-name) and which of its reactions count as a verdict. Everything else comes from core's
-catalog."""
+name). Its verdict reactions and slash command are Mattermost's too (adapters/emoji_names.py);
+everything else comes from core's catalog."""
 
 from __future__ import annotations
 
-from core.catalog.lookup import render, say
+from adapters.emoji_names import COMMAND, NEGATIVE, POSITIVE, ask_usage
+from core.catalog.lookup import render
 from core.catalog.sentence import Sentence
+
+__all__ = ["COMMAND", "NEGATIVE", "POSITIVE", "WORDS", "ask_usage", "how_to_ask"]
 
 WORDS: dict[str, Sentence] = {
     "help_more": {  # {command}: the slash command; :names: are Slack's emoji
@@ -20,15 +23,6 @@ WORDS: dict[str, Sentence] = {
     },
 }
 
-COMMAND = "/ricorda"
-# Slack sends reactions by name, skin tones as "+1::skin-tone-2" (normalised away)
-POSITIVE = frozenset({"white_check_mark", "heavy_check_mark", "+1", "ballot_box_with_check"})
-NEGATIVE = frozenset({"x", "heavy_multiplication_x", "-1", "negative_squared_cross_mark"})
-
 
 def how_to_ask(language: str) -> str:
     return render(WORDS["help_more"], language, command=COMMAND)
-
-
-def ask_usage(language: str) -> str:
-    return say("command_ask_usage", language, command=COMMAND)

@@ -1,8 +1,7 @@
 """Microsoft Teams: activities in over a JWT-checked HTTP endpoint, replies out through the Bot
 Connector REST API (docs/teams.md). Only event parsing, the `ChatPort` and Adaptive Card markup
-live here; every flow is core.chat.chat_turn's."""
+live here; every flow is core.chat.dispatch's."""
 
-from adapters.teams.application import TeamsBot
-from adapters.teams.services import PLATFORM, TeamsServices
+from adapters.teams.application import PLATFORM, TeamsBot, TeamsServices
 
 __all__ = ["PLATFORM", "TeamsBot", "TeamsServices"]

@@ -1,14 +1,14 @@
 """Activities -> neutral events for core.chat.dispatch (a question, a "/command", a card
 button's tap, a reaction); its replies as Adaptive Cards through the Connector. Teams sends a
-channel message only when the bot is mentioned (the mention is removed). A bot cannot react in
-Teams, so a verdict is acknowledged with a short reply instead.
+channel message only when the bot is mentioned (the mention is removed). Chats are named by
+the channel's id (a thread's is the channel's plus ";messageid=…"), so one `restricted_chats`
+entry covers every thread of a cleared channel. A bot cannot react in Teams, so a verdict is
+acknowledged with a short reply instead.
 """
 
 from __future__ import annotations
 
-import asyncio
 import html
-import logging
 import re
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -16,20 +16,22 @@ from typing import Any
 from adapters.charts import chart_for
 from adapters.teams.cards import OPTION, PURGE, answer_cards, chart_card, purge_card, text_card
 from adapters.teams.connector import Connector
-from adapters.teams.services import PLATFORM, TeamsServices, chat_key
-from adapters.teams.words import how_to_ask
+from adapters.teams.words import NEGATIVE, POSITIVE, how_to_ask
 from adapters.typing_action import typing_while
 from core.catalog.lookup import say
 from core.catalog.presentation import Presentation
-from core.chat.chat_replies import supported_language
-from core.chat.dispatch import COMMAND, MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
+from core.chat.chat_ports import ChatServices
+from core.chat.chat_replies import reply_language, supported_language
+from core.chat.dispatch import MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
 from core.contracts.types import Answer, Table
-from core.language import detect_language
 
-log = logging.getLogger("ricorda.teams")
+PLATFORM = "teams"
 Activity = dict[str, Any]
 _AT = re.compile(r"<at>(.*?)</at>", re.S)
 _TAGS = re.compile(r"<[^>]+>")
+
+
+TeamsServices = ChatServices  # nothing of its own: its reactions are the dispatcher's words
 
 
 class TeamsPort:
@@ -61,14 +63,14 @@ class TeamsPort:
         await self.send(text=text)
 
     async def reply(self, text: str, *, monospace: bool = False) -> None:
-        card = text_card(text, monospace=True) if monospace else None
-        await self.send(text="" if card else text, card=card)
+        await (self.send(card=text_card(text, monospace=True)) if monospace
+               else self.send(text=text))
 
     async def prompt(self, text: str, buttons: Any) -> None:
         await self.send(card=purge_card(text, tuple(buttons)))
 
     async def settle(self, text: str) -> None:
-        """The purge prompt becomes its outcome: its buttons go."""
+        """The tapped prompt becomes its outcome: its buttons go."""
         prompt = str(self.activity.get("replyToId") or "")
         await (self.bot.connector.update(self.service_url, self.conversation, prompt,
                                          card=text_card(text)) if prompt else self.send(text=text))
@@ -79,15 +81,12 @@ class TeamsPort:
             await self.send(text=say(f"noted_{verdict}", await self.language()))
 
     async def language(self, question: str | None = None) -> str:
-        """The user's Teams locale when the bot speaks it, else the question's language."""
-        known = supported_language(self.activity.get("locale"))
-        return known or (detect_language(question) if question else "en")
+        return reply_language(supported_language(self.activity.get("locale")), question)
 
     def working(self) -> AbstractAsyncContextManager[object]:
-        return typing_while(self.thinking, delay=self.bot.s.typing_delay)
-
-    async def thinking(self) -> None:
-        await self.bot.connector.typing(self.service_url, self.conversation)
+        return typing_while(lambda: self.bot.connector.typing(self.service_url,
+                                                              self.conversation),
+                            delay=self.bot.s.typing_delay)
 
     async def chosen(self, index: int) -> None:
         """The card keeps its buttons."""
@@ -100,20 +99,14 @@ class TeamsPort:
 class TeamsBot:
     def __init__(self, services: TeamsServices, connector: Connector) -> None:
         self.s, self.connector = services, connector
-        self.dispatcher = Dispatcher(services, PLATFORM, PlatformWords(how_to_ask),
-                                     draw=lambda answer: chart_for(answer, services.chart))
+        self.dispatcher = Dispatcher(services, PLATFORM, PlatformWords(
+            how_to_ask, positive=POSITIVE, negative=NEGATIVE),
+            draw=lambda answer: chart_for(answer, services.chart))
 
     async def handle(self, activity: Activity) -> None:
         """One authenticated activity; other kinds (installs, typing) are ignored."""
-        event = inbound(activity)
-        if event is None:
-            return
-        service_url = str(activity.get("serviceUrl") or "")
-        if (event.kind == COMMAND and event.command == "subscribe" and service_url
-                and self.s.remember_service is not None):  # where to write first, later
-            await asyncio.get_running_loop().run_in_executor(
-                None, self.s.remember_service, event.chat, service_url)
-        await self.dispatcher.handle(event, TeamsPort(self, activity))
+        if (event := inbound(activity)) is not None:
+            await self.dispatcher.handle(event, TeamsPort(self, activity))
 
 
 def inbound(activity: Activity) -> Inbound | None:
@@ -121,7 +114,7 @@ def inbound(activity: Activity) -> Inbound | None:
     conversation = str((activity.get("conversation") or {}).get("id") or "")
     sender = activity.get("from") or {}  # the Entra object id (admins find it), else Teams'
     user = str(sender.get("aadObjectId") or sender.get("id") or "")
-    chat, reply_to = chat_key(conversation), activity.get("replyToId")
+    chat, reply_to = f"{PLATFORM}:{conversation.split(';', 1)[0]}", activity.get("replyToId")
     if not conversation or not user:
         return None
     if activity.get("type") == "messageReaction":  # 👍/👎 on one of the bot's answers
@@ -136,9 +129,8 @@ def inbound(activity: Activity) -> Inbound | None:
     text = question_text(activity)
     if text is None:  # a channel message not addressed to the bot
         return None
-    if not text or text.startswith("/"):
-        name, _, args = text[1:].partition(" ")
-        return Inbound(COMMAND, chat, user, text=args.strip(), command=name.lower())
+    if not text or text.startswith("/"):  # its service URL: where a subscription writes
+        return Inbound.command_in(chat, user, text, address=str(activity.get("serviceUrl") or ""))
     return Inbound(MESSAGE, chat, user, text=text, conversation=f"{PLATFORM}:{conversation}",
                    reply_to=str(reply_to) if reply_to else None)
 

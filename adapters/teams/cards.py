@@ -6,12 +6,12 @@ Action.Submit buttons whose `value` carries the signed token (`OPTION` key), nev
 from __future__ import annotations
 
 import base64
-import io
 import json
 import logging
 import re
 from typing import Any
 
+from adapters.charts import compact_png
 from core.catalog.presentation import Presentation, passage_text, split_text, table_text
 from core.chat.callback_token import CallbackSigner
 from core.contracts.types import Passage, Table
@@ -69,10 +69,10 @@ def answer_cards(shown: Presentation, *, signer: CallbackSigner, turn_id: str) -
             submit(label, OPTION, signer.encode_option(turn_id, i)) for i, label in group.options
         ]})
     cards: list[list[dict[str, Any]]] = [[]]
-    for block in [*body, *options]:
-        if cards[-1] and not fits(card([*cards[-1], block])):
+    for element in [*body, *options]:
+        if cards[-1] and not fits(card([*cards[-1], element])):
             cards.append([])
-        cards[-1].append(block)
+        cards[-1].append(element)
     return [card(blocks) for blocks in cards]
 
 
@@ -94,17 +94,6 @@ def fits(content: Card) -> bool:
 def _texts(text: str, **style: Any) -> list[dict[str, Any]]:
     """TextBlocks small enough for a card each (a CJK character is six bytes of JSON)."""
     return [_text(piece, **style) for piece in split_text(text, TEXT_CHARS)] or [_text("")]
-
-
-def compact_png(png: bytes) -> bytes:
-    """The chart in 32 colours (a chart has fewer): about a fifth of matplotlib's PNG, so it
-    fits in a card under Teams' message size limit."""
-    from PIL import Image
-
-    out = io.BytesIO()
-    with Image.open(io.BytesIO(png)) as image:
-        image.convert("RGB").quantize(colors=32).save(out, "PNG", optimize=True)
-    return out.getvalue()
 
 
 def text_card(text: str, *, monospace: bool = False) -> Card:

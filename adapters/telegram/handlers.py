@@ -16,17 +16,17 @@ from adapters.telegram.addressing import (
 )
 from adapters.telegram.port import TelegramPort
 from adapters.telegram.services import PLATFORM, TelegramServices, chat_key
-from adapters.telegram.words import ask_usage, how_to_ask
+from adapters.telegram.words import NEGATIVE, POSITIVE, ask_usage, how_to_ask
 from core.catalog.lookup import say
 from core.chat.chat_replies import language_for
-from core.chat.dispatch import COMMAND, MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
+from core.chat.dispatch import MESSAGE, REACTION, TAP, Dispatcher, Inbound, PlatformWords
 
 
 class Handlers:
     def __init__(self, services: TelegramServices) -> None:
         self.s = services
         self.dispatcher = Dispatcher(
-            services, PLATFORM, PlatformWords(how_to_ask, ask_usage),
+            services, PLATFORM, PlatformWords(how_to_ask, ask_usage, None, POSITIVE, NEGATIVE),
             draw=lambda answer: chart_for(answer, services.chart))
 
     def _port(self, context: ContextTypes.DEFAULT_TYPE, message: Message) -> TelegramPort:
@@ -58,10 +58,8 @@ class Handlers:
         message = update.effective_message
         if message is None or message.from_user is None or not message.text:
             return
-        head, _, args = message.text.partition(" ")
-        name = head.lstrip("/").split("@", 1)[0].lower()
-        event = Inbound(COMMAND, chat_key(message.chat.id), str(message.from_user.id),
-                        text=args.strip(), command=name, conversation=conversation_key(message))
+        event = Inbound.command_in(chat_key(message.chat.id), str(message.from_user.id),
+                                   message.text, conversation=conversation_key(message))
         await self.dispatcher.handle(event, self._port(context, message))
 
     async def on_tap(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

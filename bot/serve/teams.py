@@ -64,16 +64,23 @@ def _refusal_fix(s: Settings) -> str:
 
 
 def _token(app: App) -> BotToken:
-    from adapters.teams.connector import BotIdentity, BotToken
+    """The bot's token in the SDK's terms for its kind of Azure bot (docs/teams.md)."""
+    from microsoft_teams.api import ClientCredentials
+    from microsoft_teams.api.auth.credentials import ManagedIdentityCredentials
+
+    from adapters.teams.connector import BotToken
     from bot.serve.teams_cloud import teams_cloud
     from bot.settings.checks import teams_app_type
 
     s = app.settings
     assert s.teams_app_id
-    password = s.teams_app_password.get_secret_value() if s.teams_app_password else None
-    return BotToken(BotIdentity(app_id=s.teams_app_id, app_type=teams_app_type(s),
-                                tenant_id=s.teams_tenant_id, password=password,
-                                cloud=teams_cloud(s)))
+    kind = teams_app_type(s)
+    if kind == "managed-identity":
+        return BotToken(ManagedIdentityCredentials(client_id=s.teams_app_id), teams_cloud(s))
+    password = s.teams_app_password.get_secret_value() if s.teams_app_password else ""
+    return BotToken(ClientCredentials(
+        client_id=s.teams_app_id, client_secret=password,
+        tenant_id=s.teams_tenant_id if kind == "single-tenant" else None), teams_cloud(s))
 
 
 def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsServices:
@@ -87,7 +94,7 @@ def teams_services(app: App, *, core_worker: Executor | None = None) -> TeamsSer
 
     store = SqlSubscriptionStore(app.storage.engine)
     return chat_services(app, secret, TeamsServices, core_worker=core_worker,
-                         remember_service=store.set_chat_reference)
+                         remember_address=store.set_chat_reference)
 
 
 async def serve_teams(app: App, *, core_worker: Executor | None = None,
@@ -96,7 +103,8 @@ async def serve_teams(app: App, *, core_worker: Executor | None = None,
     from adapters.inbox import DeliveryInbox
     from adapters.teams import PLATFORM, TeamsBot
     from adapters.teams.connector import Connector
-    from adapters.teams.endpoint import Endpoint, start_site, validator
+    from adapters.teams.endpoint import ChannelTokens, Endpoint
+    from adapters.web_site import start_site
     from bot.serve.teams_cloud import teams_cloud
     from bot.wiring.chat import redact_in_logs
 
@@ -113,7 +121,7 @@ async def serve_teams(app: App, *, core_worker: Executor | None = None,
     services = teams_services(app, core_worker=core_worker)
     inbox = DeliveryInbox(services.inbox, PLATFORM) if services.inbox is not None else None
     endpoint = Endpoint(TeamsBot(services, Connector(_token(app))),
-                        validator(s.teams_app_id, teams_cloud(s)), inbox)
+                        ChannelTokens(s.teams_app_id, teams_cloud(s)), inbox)
     try:
         if inbox is not None:  # activities a dead process stored and never answered
             inbox.start(endpoint.redeliver)

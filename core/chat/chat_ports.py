@@ -54,6 +54,8 @@ class ReasonStore(Protocol):
 
     def pending_note(self, chat: str, user: str, *, window: dt.timedelta) -> str | None: ...
 
+    def any_pending(self, *, window: dt.timedelta) -> bool: ...
+
     def add_note(self, turn_id: str, user: str, note: str) -> bool: ...
 
     def close(self, turn_id: str, user: str) -> bool: ...
@@ -127,6 +129,9 @@ class ChatServices:
     reasons: ReasonStore | None = None
     # /subscribe and friends (core.chat.subscribe_flow); None: the commands are help
     subscriptions: SubscriptionDesk | None = None
+    # remembers how to write first to a chat that subscribes, when its id is not enough
+    # (Teams: the conversation's service URL): (chat, address); None: nothing to remember
+    remember_address: Callable[[str, str], None] | None = None
     _own_worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
     _used: set[str] = field(default_factory=set, init=False, repr=False)
 
@@ -145,6 +150,13 @@ class ChatServices:
         """Run a core call on the core worker thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.core_worker, partial(fn, *args, **kwargs))
+
+    async def run_store(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a storage call core computes nothing for (a reason prompt's state) off the core
+        worker: every message asks one, and it must not queue behind answers being worked out
+        nor take the one core thread's time from them (bench/bench_slack.py)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, partial(fn, *args, **kwargs))
 
     async def admin_reply(
         self, name: str, args: str, *, user: str, is_admin: bool, chat: str,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from core.catalog.lookup import LANGUAGES, say
+from core.language import detect_language
 
 
 def supported_language(locale: str | None) -> str | None:
@@ -22,3 +23,9 @@ def help_text(language: str, how_to_ask: str, usage: str | None = None) -> str:
     """What to ask (with examples: `usage`, from the loaded knowledge base, else the generic
     ones) and how to ask it on this platform (`how_to_ask`, the adapter's words)."""
     return "\n\n".join([usage or say("usage", language), how_to_ask])
+
+
+def reply_language(known: str | None, question: str | None = None) -> str:
+    """The user's platform language when the bot speaks it (`known`), else the question's,
+    else English: what every adapter's notes are written in."""
+    return known or (detect_language(question) if question else "en")

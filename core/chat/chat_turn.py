@@ -118,8 +118,8 @@ class ChatTurns:
             for message_id in sent:
                 self.s.turns.map_message(self.platform, chat, message_id, turn_id)
 
-        try:
-            await self.s.run(mapping)
+        try:  # storage only, off the core worker (the turn was recorded before the answer)
+            await self.s.run_store(mapping)
         except StorageError as exc:
             log.warning("cannot map messages to turn %s: %s", turn_id, exc)
 

@@ -13,9 +13,9 @@ verdicts, the reason asked after a ✗ (core.chat.feedback_reasons), and the ans
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from core.catalog.lookup import say
 from core.chat.admin_commands import COMMANDS, description, is_admin
@@ -53,16 +53,28 @@ class Inbound:
     old: tuple[str, ...] = ()  # the user's reactions on it before, and now
     new: tuple[str, ...] = ()
     turn_id: str | None = None  # the turn `message` shows, when the adapter looked it up
+    address: str = ""  # how to write to `chat` first, later, when its id is not enough
+
+    @classmethod
+    def command_in(cls, chat: str, user: str, typed: str | None, **more: Any) -> Inbound:
+        """A command as every platform types it: "/purge all" or "purge all" is purge with
+        "all", Telegram's "/help@ricorda_bot" is help, and so is nothing."""
+        head, _, args = (typed or "").strip().partition(" ")
+        name = head.lstrip("/").split("@", 1)[0].lower() or "help"
+        return cls(COMMAND, chat, user, text=args.strip(), command=name, **more)
 
 
 @dataclass(frozen=True)
 class PlatformWords:
-    """What only the platform says: how to ask there, `/ask`'s usage line, and how an admin
-    command is typed ("/ricorda {name}"), when help lists them."""
+    """What only the platform says: how to ask there, `/ask`'s usage line, how an admin
+    command is typed ("/ricorda {name}") when help lists them, and its reactions that are a
+    verdict (adapters/<platform>/words.py; an operator's configured sets stand)."""
 
     how_to_ask: Callable[[str], str]
     ask_usage: Callable[[str], str] | None = None
     admin_command: str | None = None
+    positive: Collection[str] = ()
+    negative: Collection[str] = ()
 
 
 class ReplyPort(ChatPort, Protocol):
@@ -92,6 +104,9 @@ class Dispatcher:
 
     def __init__(self, services: ChatServices, platform: str, words: PlatformWords, *,
                  draw: Draw | None = None) -> None:
+        if words.positive or words.negative:  # an operator's configured sets stand
+            services.verdicts = services.verdicts.own_reactions(platform, words.positive,
+                                                                words.negative)
         self.s = services
         self.words = words
         self.turns = ChatTurns(services, platform, draw=draw)
@@ -140,6 +155,8 @@ class Dispatcher:
         elif name in COMMANDS:
             await self.admin(name, event, port)
         elif self.subscriptions.handles(name):
+            if event.address and self.s.remember_address is not None:  # for the deliveries
+                await self.s.run_store(self.s.remember_address, event.chat, event.address)
             await self.subscriptions.command(name, _subscription_event(event), port)
         else:
             await self.help(event, port, greet=name == "start")

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from core.catalog.lookup import say
 from core.contracts.errors import StorageError
 
 if TYPE_CHECKING:
-    from core.chat.chat_ports import ChatServices
+    from core.chat.chat_ports import ChatServices, ReasonStore
 
 log = logging.getLogger("ricorda.feedback")
 
@@ -26,6 +27,10 @@ KIND = "r"  # a reason button's signed token: r:<turn id>:<reason>:<mac>
 REASONS = ("figure", "period", "unit", "understood", "other")
 SKIP = "skip"
 WINDOW = dt.timedelta(minutes=10)  # how long a prompt stays open for its reason or note
+# whether anybody anywhere may send a note is asked of the store at most this often, and a
+# message is looked up on its own only when somebody may (a note typed on one replica within a
+# second of its reason tapped on another would be answered as a question; nobody types so fast)
+QUIET_S = 1.0
 NOTE_CHARS = 2000
 
 
@@ -55,9 +60,12 @@ def reason_label(reason: str, language: str) -> str:
 class ReasonFlow:
     """The exchange after a ✗, over the adapter's services and port."""
 
-    def __init__(self, services: ChatServices, platform: str) -> None:
+    def __init__(self, services: ChatServices, platform: str, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.s = services
         self.platform = platform
+        self.clock = clock
+        self._anyone, self._asked_until = True, float("-inf")  # whether any note is pending
 
     def _user(self, user_id: str) -> str:
         return f"{self.platform}:{user_id}"
@@ -69,7 +77,7 @@ class ReasonFlow:
         if store is None:
             return
         try:
-            asked = await self.s.run(store.claim, turn_id, chat, self._user(user_id),
+            asked = await self.s.run_store(store.claim, turn_id, chat, self._user(user_id),
                                      window=WINDOW)
         except StorageError as exc:  # the verdict stands; only the question is skipped
             log.warning("cannot open a reason prompt: %s", exc)
@@ -94,14 +102,15 @@ class ReasonFlow:
         turn_id, reason = fields
         user = self._user(user_id)
         if reason == SKIP:
-            if await self.s.run(store.close, turn_id, user):
+            if await self.s.run_store(store.close, turn_id, user):
                 await port.settle(say("reason_thanks", language))
             else:
                 await port.note(say("expired", language), alert=True)
             return
-        if not await self.s.run(store.choose, turn_id, user, reason):
+        if not await self.s.run_store(store.choose, turn_id, user, reason):
             await port.note(say("expired", language), alert=True)
             return
+        self._anyone = True  # a note may follow, here at once
         await port.settle(say("reason_noted", language, reason=reason_label(reason, language)))
         await port.prompt(say("reason_more", language, minutes=int(WINDOW.total_seconds() // 60)),
                           [(say("reason_skip", language), self.s.signer.sign(KIND, turn_id, SKIP))])
@@ -115,10 +124,12 @@ class ReasonFlow:
             return False
         user = self._user(user_id)
         try:
-            turn_id = await self.s.run(store.pending_note, chat, user, window=WINDOW)
+            if not await self._may_be_pending(store):
+                return False
+            turn_id = await self.s.run_store(store.pending_note, chat, user, window=WINDOW)
             if turn_id is None:
                 return False
-            if not await self.s.run(store.add_note, turn_id, user, text[:NOTE_CHARS]):
+            if not await self.s.run_store(store.add_note, turn_id, user, text[:NOTE_CHARS]):
                 return False
         except StorageError as exc:  # a note that cannot be kept is answered as a question
             log.warning("cannot store a feedback note: %s", exc)
@@ -126,3 +137,10 @@ class ReasonFlow:
         await port.reply(say("reason_thanks", await port.language()))
         return True
 
+    async def _may_be_pending(self, store: ReasonStore) -> bool:
+        """Whether any note may be pending anywhere, as the store said at most QUIET_S ago:
+        asked once a second, not once a message (most messages are questions)."""
+        if self.clock() >= self._asked_until:
+            self._anyone = await self.s.run_store(store.any_pending, window=WINDOW)
+            self._asked_until = self.clock() + QUIET_S
+        return self._anyone
