@@ -45,6 +45,10 @@ class StructuredChannel:
         self.facts = facts
         self.units = self.glossary.metric_units()
         self.variants = currency_variants(self.glossary)  # "Revenue" -> ("Revenue in CNY",)
+        # whether a cell may have to be withheld is the glossary's say alone (its policy and
+        # relations, core.knowledge.disclosure.protects), the same for every period of it: read
+        # once per metric, entity, channel and clearance for this glossary (bounded by its size)
+        self._protected: dict[tuple[str, str, str, bool], bool] = {}
 
     def query_metric(
         self,
@@ -79,7 +83,7 @@ class StructuredChannel:
             period_value = normalize_period(period, reference_date, self.glossary.fiscal_year_end)
         if period_value is None:
             return FactResult(FactStatus.UNRECOGNIZED, param="period", raw=str(period))
-        if protects(self.glossary, metric_code, entity_code, channel_code, cleared=cleared):
+        if self._protects(metric_code, entity_code, channel_code, cleared):
             # a total that would reveal a restricted member: withheld, with the reason
             held = withheld_total(self.glossary, self.facts, metric_code, entity_code,
                                   period_value, channel_code)
@@ -107,6 +111,14 @@ class StructuredChannel:
             period=period_value,
             channel=channel_code,
         )
+
+    def _protects(self, metric: str, entity: str, channel: str, cleared: bool) -> bool:
+        key = (metric, entity, channel, cleared)
+        known = self._protected.get(key)
+        if known is None:
+            known = self._protected[key] = protects(self.glossary, metric, entity, channel,
+                                                    cleared=cleared)
+        return known
 
     def _in_metric_unit(self, fact: Fact) -> Fact:
         """The fact in its metric's unit when it is stored in another of the same dimension;

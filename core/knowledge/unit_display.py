@@ -12,6 +12,7 @@ euro = 5.604亿欧元, exactly, by shifting the decimal point: core.knowledge.un
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from core.catalog.unit_words import CURRENCIES, STEPS
 from core.catalog.unit_words import currency_forms as forms_of
@@ -33,8 +34,10 @@ def currency_forms(code: str) -> dict[str, Form] | None:
     return {language: (form, shift) for language, form, shift in forms_of(currency, step)}
 
 
+@lru_cache(maxsize=1024)
 def builtin_form(code: str, language: str) -> Form | None:
-    """The form a well-known unit reads in without a glossary form; None for any other."""
+    """The form a well-known unit reads in without a glossary form; None for any other (kept
+    per unit and language: every figure shown asks, and it is a fixed table's answer)."""
     forms = currency_forms(code)
     if forms is not None:
         return forms.get(language, forms["en"])
