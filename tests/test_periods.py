@@ -17,7 +17,7 @@ from core.fiscal_calendar import (
     period_bounds,
     previous_period,
 )
-from core.question.period_labels import fiscal_label, year_end_day
+from core.question.period_labels import period_label, year_end_day
 from core.question.periods import PeriodMatch, find_periods, normalize_period
 from tests.cpu_budget import cpu_timed, within
 
@@ -398,12 +398,10 @@ def test_adversarial_text_takes_bounded_time(text: str) -> None:
 def test_labels_on_the_company_calendar(
     period: Period, fye: str, language: str, label: str
 ) -> None:
-    assert fiscal_label(period, language, fye) == label
+    assert period_label(period, language, fye) == label
 
 
 def test_answers_label_periods_on_the_calendar_they_are_given() -> None:
-    from core.question.period_labels import period_label
-
     assert period_label(Period(Q, "2024Q3"), "en", JUNE) == "Q3 FY2024 (Jan–Mar 2024)"
     assert period_label(Period(Q, "2024Q3"), "en", "12-31") == "Q3 2024"
 

@@ -19,14 +19,16 @@ from core.contracts.types import Period, PeriodType
 from core.fiscal_calendar import period_bounds
 
 __all__ = [
-    "fiscal_label", "period_label", "year_end_day",
+    "period_label", "year_end_day",
 ]
 
 _ZH_QUARTER = "一二三四"
 
 
-def fiscal_label(period: Period, language: str, fiscal_year_end: str = "12-31") -> str:
-    """The period as a reader reads it, on a year ending `fiscal_year_end` ("MM-DD")."""
+def period_label(period: Period, language: str, fiscal_year_end: str) -> str:
+    """The period as the reader reads it, on the company's fiscal calendar (year ending
+    `fiscal_year_end`, "MM-DD"): "Q3 2023" on a December year end, "Q3 FY2024 (Jan–Mar 2024)"
+    on a June one."""
     if period.type is PeriodType.M or fiscal_year_end == "12-31":
         return _calendar_label(period, language)
     year, tail = period.value[:4], period.value[4:]
@@ -49,12 +51,6 @@ def fiscal_label(period: Period, language: str, fiscal_year_end: str = "12-31") 
         months = f"{start} {first.year}–{end} {last.year}"
     head = "" if period.type is PeriodType.FY else f"{tail} "
     return f"{head}FY{year} ({months})"
-
-
-def period_label(period: Period, language: str, fiscal_year_end: str) -> str:
-    """The period as the reader reads it, on the company's fiscal calendar: "Q3 2023" on a
-    December year end, "Q3 FY2024 (Jan–Mar 2024)" on a June one."""
-    return fiscal_label(period, language, fiscal_year_end)
 
 
 def year_end_day(fiscal_year_end: str, language: str) -> str:
