@@ -72,7 +72,7 @@ def withheld_total(glossary: Any, facts: FactStore, metric: str, entity: str, pe
         fact = facts.lookup(m, e, p, c)
         return fact.value if fact is not None else None
 
-    cells = protection(glossary, look, (metric, entity, period, channel))
+    cells = protection(glossary, look, (metric, entity, period, channel), periods=facts.periods)
     if cells is None:
         return None
     found = [facts.lookup(*c) for c in cells]

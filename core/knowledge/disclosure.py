@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from core.contracts.types import Fact, Period
@@ -105,10 +106,12 @@ def protects(glossary: Glossary, metric: str, entity: str, channel: str, *, clea
 
 
 Lookup = Callable[[str, str, Period, str], "Decimal | None"]  # a stored value, or None
+Periods = Callable[[str, str, str], Iterable[Period]]  # the stored periods of a series
 
 
 def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
-               _seen: frozenset[Cell] = frozenset()) -> tuple[Cell, ...] | None:
+               _seen: frozenset[Cell] = frozenset(), *, periods: Periods | None = None
+               ) -> tuple[Cell, ...] | None:
     """None when this total may be shown as stored; else it is withheld, and the tuple holds
     the public member cells whose figures the visible units' own line may add up (empty when
     it is withheld through a related period).
@@ -120,45 +123,102 @@ def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
     public one with none, still protects it: the missing figure may be worked out from other
     periods (a year from its quarters). For a flow, a total shown as stored is withheld all the
     same when a stored period of its fiscal year is withheld: the year minus the other
-    quarters would give that quarter back."""
+    quarters would give that quarter back.
+
+    `periods` (the fact store's stored periods of a metric, entity and channel) lets the check
+    ask once per series instead of once per cell; the answer is the same without it."""
     if cell in _seen:
         return None
     if not isinstance(lookup, _Memo):  # one question asks each cell once (a store may query)
-        lookup = _Memo(lookup)
+        lookup = _Memo(lookup, periods)
+    if cell in lookup.withheld:
+        return lookup.withheld[cell]
+    found = lookup.withheld[cell] = _withheld(glossary, lookup, cell, _seen)
+    return found
+
+
+def _withheld(glossary: Glossary, lookup: _Memo, cell: Cell, _seen: frozenset[Cell]
+              ) -> tuple[Cell, ...] | None:
     found = _by_members(glossary, lookup, cell, _seen)
     if found is not None:
         return found
     metric, entity, period, channel = cell
     if adds_over_time(glossary, metric):
         fye = getattr(glossary, "fiscal_year_end", "12-31")
-        for other in related_periods(period, fye):
+        for other in lookup.among_stored(metric, entity, channel,
+                                         related_periods(period, fye)):
             near = (metric, entity, other, channel)
-            if lookup(*near) is not None and _by_members(
-                    glossary, lookup, near, _seen | {cell}) is not None:
+            if _by_members(glossary, lookup, near, _seen | {cell}) is not None:
                 return ()  # a stored period of its year is withheld: so is this one
     return None
 
 
 class _Memo:
-    """A lookup that asks the store once per cell, and remembers which cell sets are free."""
+    """A lookup that asks the store once per cell (or once per series, given its stored
+    periods), and remembers which spaces of cells hold no figure and what each cell's check
+    found.
 
-    def __init__(self, lookup: Lookup) -> None:
+    A cell's answer does not depend on the path that asked for it: every step goes down a
+    relation (to members: a smaller entity or channel) or, once per level, sideways in time,
+    so no path meets a cell twice (parent cycles are glossary errors). Remembering it per cell
+    makes one question's check polynomial: walked as a tree, a group's year total over units
+    and channels two deep, every cell stored, took four minutes (19 periods per level,
+    four levels)."""
+
+    def __init__(self, lookup: Lookup, periods: Periods | None = None) -> None:
         self._lookup = lookup
+        self._periods = periods
         self._values: dict[Cell, Decimal | None] = {}
-        self.free: dict[frozenset[Cell], bool] = {}
+        self._series: dict[tuple[str, str, str], frozenset[Period]] = {}
+        self.free: dict[object, bool] = {}
+        self.withheld: dict[Cell, tuple[Cell, ...] | None] = {}
+        self.by_members: dict[Cell, tuple[Cell, ...] | None] = {}
 
     def __call__(self, metric: str, entity: str, period: Period, channel: str
                  ) -> Decimal | None:
         key = (metric, entity, period, channel)
         if key not in self._values:
-            self._values[key] = self._lookup(*key)
+            if self._periods is not None and period not in self.stored(metric, entity, channel):
+                self._values[key] = None  # not among the series' periods: not stored
+            else:
+                self._values[key] = self._lookup(*key)
         return self._values[key]
 
+    def stored(self, metric: str, entity: str, channel: str) -> frozenset[Period]:
+        """The series' stored periods (only with `periods`)."""
+        key = (metric, entity, channel)
+        if key not in self._series:
+            assert self._periods is not None
+            self._series[key] = frozenset(self._periods(metric, entity, channel))
+        return self._series[key]
 
-def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset[Cell]
+    def among_stored(self, metric: str, entity: str, channel: str,
+                     periods: Iterable[Period]) -> list[Period]:
+        """Those of `periods` that have a figure in this series, in the order given."""
+        if self._periods is not None:
+            have = self.stored(metric, entity, channel)
+            return [p for p in periods if p in have]
+        return [p for p in periods if self(metric, entity, p, channel) is not None]
+
+    def any_stored(self, metric: str, entity: str, channel: str,
+                   periods: frozenset[Period]) -> bool:
+        if self._periods is not None:
+            return not self.stored(metric, entity, channel).isdisjoint(periods)
+        return any(self(metric, entity, p, channel) is not None for p in periods)
+
+
+def _by_members(glossary: Glossary, lookup: _Memo, cell: Cell, _seen: frozenset[Cell]
                 ) -> tuple[Cell, ...] | None:
     if cell in _seen:
         return None
+    if cell in lookup.by_members:
+        return lookup.by_members[cell]
+    found = lookup.by_members[cell] = _members_withheld(glossary, lookup, cell, _seen)
+    return found
+
+
+def _members_withheld(glossary: Glossary, lookup: _Memo, cell: Cell, _seen: frozenset[Cell]
+                      ) -> tuple[Cell, ...] | None:
     metric, entity, period, channel = cell
     seen = _seen | {cell}
     options = (
@@ -190,20 +250,64 @@ def _by_members(glossary: Glossary, lookup: Lookup, cell: Cell, _seen: frozenset
     return None
 
 
-def _free(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
+_BOUND = 2000  # cells a "nothing stored here" check may span; beyond it, not free
+
+
+def _free(glossary: Glossary, lookup: _Memo, cells: list[Cell]) -> bool:
     """Whether none of these cells, nothing under them (entities, channels) and, for a flow,
-    nothing in the other periods of their fiscal year is stored. Channel cells that free are
-    unknowns of the channel relations alone, and those relations, summed over the channels,
-    only say the group is the sum of its units: the entity relation, already judged from the
-    figures (EBITDA after central costs is not a sum, so it is shown as stored)."""
-    memo = lookup.free if isinstance(lookup, _Memo) else {}
-    key = frozenset(cells)
-    if key not in memo:
-        memo[key] = _unstored(glossary, lookup, cells)
-    return memo[key]
+    nothing in the other periods of their fiscal year is stored (bounded: a space of more
+    than 2000 cells is not free, when in doubt). Channel cells that free are unknowns of the
+    channel relations alone, and those relations, summed over the channels, only say the
+    group is the sum of its units: the entity relation, already judged from the figures
+    (EBITDA after central costs is not a sum, so it is shown as stored).
+
+    The space is a product (entities under × channels under × the periods of the fiscal
+    year), the same for every period of one year: it is asked once per year and series, not
+    once per period and cell (a total's check asked it for each of its year's 19 periods)."""
+    fye = getattr(glossary, "fiscal_year_end", "12-31")
+    spaces: dict[frozenset[Period], set[tuple[str, str]]] = {}
+    metric = cells[0][0] if cells else ""
+    for m, entity, period, channel in cells:
+        if m != metric:
+            return _unstored(glossary, lookup, cells)  # not met: members share the metric
+        pairs = spaces.setdefault(_period_space(glossary, metric, period, fye), set())
+        pairs.update((e, c) for e in _under(glossary, "entity", entity)
+                     for c in _under(glossary, "channel", channel))
+    if len(spaces) != 1:
+        return _unstored(glossary, lookup, cells)  # not met: members share the period
+    [(periods, pairs)] = spaces.items()
+    key = (metric, periods, frozenset(pairs))
+    if key not in lookup.free:
+        lookup.free[key] = len(periods) * len(pairs) <= _BOUND and not any(
+            lookup.any_stored(metric, e, c, periods) for e, c in pairs)
+    return lookup.free[key]
+
+
+def _period_space(glossary: Glossary, metric: str, period: Period, fye: str
+                  ) -> frozenset[Period]:
+    """The periods a cell's figure relates to: itself, and for a flow its fiscal year's."""
+    if not adds_over_time(glossary, metric):
+        return frozenset((period,))
+    return _year_space(period, fye)
+
+
+@lru_cache(maxsize=4096)
+def _year_space(period: Period, fye: str) -> frozenset[Period]:
+    return frozenset((period, *related_periods(period, fye)))
+
+
+def _under(glossary: Glossary, dim: str, code: str) -> list[str]:
+    """`code` and everything under it in its dimension (members of members), each once."""
+    out = [code]
+    for code_ in out:
+        kids = entity_members(glossary, code_) if dim == "entity" else channel_members(
+            glossary, code_)
+        out += [k for k in kids if k not in out]
+    return out
 
 
 def _unstored(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
+    """`_free` cell by cell, for cells of more than one metric or period (no caller asks)."""
     seen: set[Cell] = set()
     todo = list(cells)
     fye = getattr(glossary, "fiscal_year_end", "12-31")
@@ -212,7 +316,7 @@ def _unstored(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
         if cell in seen:
             continue
         seen.add(cell)
-        if lookup(*cell) is not None or len(seen) > 2000:  # bounded: when in doubt, not free
+        if lookup(*cell) is not None or len(seen) > _BOUND:  # bounded: in doubt, not free
             return False
         metric, entity, period, channel = cell
         todo += [(metric, kid, period, channel) for kid in entity_members(glossary, entity)]
@@ -220,6 +324,18 @@ def _unstored(glossary: Glossary, lookup: Lookup, cells: list[Cell]) -> bool:
         if adds_over_time(glossary, metric):
             todo += [(metric, entity, p, channel) for p in related_periods(period, fye)]
     return True
+
+
+def series_periods(cells: Iterable[Cell]) -> Periods:
+    """`periods` for `protection` over figures held in memory (a report, the checker)."""
+    series: dict[tuple[str, str, str], set[Period]] = {}
+    for metric, entity, period, channel in cells:
+        series.setdefault((metric, entity, channel), set()).add(period)
+
+    def periods(metric: str, entity: str, channel: str) -> Iterable[Period]:
+        return series.get((metric, entity, channel), ())
+
+    return periods
 
 
 def _code(dim: str, cell: Cell) -> str:
@@ -325,13 +441,14 @@ def find_disclosures(glossary: Glossary, facts: Iterable[Fact],
     def look(metric: str, entity: str, period: Period, channel: str) -> Decimal | None:
         return stored.get((metric, entity, period, channel))
 
+    periods = series_periods(stored)
     known: dict[Cell, Decimal] = {}
     for cell, value in stored.items():
         if restricted_cell(glossary, cell):
             continue
         metric = cell[0]
         if (chosen == PROTECT and additive(glossary, metric)
-                and protection(glossary, look, cell) is not None):
+                and protection(glossary, look, cell, periods=periods) is not None):
             continue  # withheld from an uncleared chat: no information of its own
         known[cell] = value
     why: dict[Cell, tuple[Cell, ...]] = {}

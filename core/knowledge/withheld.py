@@ -20,6 +20,7 @@ from core.knowledge.disclosure import (
     protection,
     protects,
     restricted_cell,
+    series_periods,
 )
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ def withheld_figures(glossary: Glossary, facts: Iterable[Fact]) -> list[Fact]:
     def look(metric: str, entity: str, period: Period, channel: str) -> Decimal | None:
         return stored.get((metric, entity, period, channel))
 
+    periods = series_periods(stored)
     out = []
     may: dict[tuple[str, str, str], bool] = {}  # asked once per total, not once per figure
     for f in facts:
@@ -56,7 +58,7 @@ def withheld_figures(glossary: Glossary, facts: Iterable[Fact]) -> list[Fact]:
             may[total] = protects(glossary, f.metric, f.entity, f.channel, cleared=False)
         if not may[total]:
             continue
-        if protection(glossary, look, cell) is not None:
+        if protection(glossary, look, cell, periods=periods) is not None:
             out.append(f)
     return out
 
