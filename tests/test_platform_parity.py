@@ -7,6 +7,7 @@ answer's split is compared on every platform's own markup at the end."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -72,13 +73,14 @@ def fakes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 class Chat:
     """One user in one chat of one platform: says, taps, reacts; reads what the bot sent."""
 
-    def __init__(self, platform: str, f: dict[str, Any]) -> None:
+    def __init__(self, platform: str, f: dict[str, Any], n: int) -> None:
         self.platform, self.f = platform, f
         self.fake = f[platform]
-        self.chat = {"telegram": 8101, "slack": "C8100001", "teams": "a:parity",
-                     "mattermost": "parity0000000000000000000a"}[platform]
-        self.user = {"telegram": 8101, "slack": "U8100001", "teams": "aad-parity",
-                     "mattermost": "parityuser0000000000000000"}[platform]
+        # a chat and a user of its own per test: no test reads another's conversation
+        self.chat = {"telegram": 8100 + n, "slack": f"C81000{n:02d}", "teams": f"a:parity{n}",
+                     "mattermost": f"parity{n:020d}"}[platform]
+        self.user = {"telegram": 8100 + n, "slack": f"U81000{n:02d}", "teams": f"aad-parity{n}",
+                     "mattermost": f"parityuser{n:016d}"}[platform]
         self.last: dict[str, Any] = {}  # the last answer message (with its options)
 
     def messages(self) -> list[dict[str, Any]]:
@@ -181,10 +183,16 @@ def _everyone(f: dict[str, Any], act: Callable[[Chat], Any]) -> dict[str, Any]:
     return {p: act(c) for p, c in f["chats"].items()}
 
 
-@pytest.fixture(scope="module")
+_TESTS = itertools.count(1)
+
+
+@pytest.fixture
 def chats(fakes: dict[str, Any]) -> dict[str, Any]:
-    fakes["chats"] = {p: Chat(p, fakes) for p in ("telegram", "slack", "teams", "mattermost")}
-    return fakes
+    """The bot and its fakes (one per module and worker), with new chats for this test: the
+    tests run in any order, on any worker, and each sees only its own conversation."""
+    n = next(_TESTS)
+    chats = {p: Chat(p, fakes, n) for p in ("telegram", "slack", "teams", "mattermost")}
+    return {**fakes, "chats": chats}
 
 
 def _figures(text: str) -> list[str]:
@@ -252,6 +260,12 @@ def test_a_chart_question_sends_the_chart_first_and_the_same_table(chats: dict[s
 def test_an_admin_command_lists_the_same_fast_paths(chats: dict[str, Any]) -> None:
     f = chats
     tg, sl, te, ma = f["telegram"], f["slack"], f["teams"], f["mattermost"]
+    f["chats"]["telegram"].say("What was Orbis Italia revenue in FY2024?")
+    app = build_app(load_settings(data_dir=f["data"], embedder="hashing"))
+    try:  # the answer's plan is remembered after it is sent: wait for the listing to hold it
+        tg.wait_for(lambda: app.storage.fastpaths.count() > 0, timeout=60)
+    finally:
+        app.close()
     listings = {}
     tg.inject(tg.text(int(ADMIN["telegram"]), int(ADMIN["telegram"]), "/fastpaths"))
     listings["telegram"] = _seen(tg.wait_for(lambda: tg.sent(int(ADMIN["telegram"])))[0]["text"])
