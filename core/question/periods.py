@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from core.contracts.types import Period, PeriodType
 from core.fiscal_calendar import PER_YEAR, parse_year_end, period_bounds, shift_period
@@ -287,6 +288,13 @@ def normalize_period(
     text: str, reference_date: date, fiscal_year_end: str = "12-31"
 ) -> Period | None:
     """The period when the whole of `text` is one period expression or code, else None."""
+    return _one_period(text, reference_date, fiscal_year_end)
+
+
+@lru_cache(maxsize=1024)
+def _one_period(text: str, reference_date: date, fiscal_year_end: str) -> Period | None:
+    """Plans name periods by short codes (FY2024, 2025-Q3), a small vocabulary that every
+    lookup reads again: each is read once per reference date and year end."""
     stripped = text.strip(_TRAILING)
     found = find_periods(stripped, reference_date, fiscal_year_end)
     if len(found) == 1 and found[0].start == 0 and found[0].end == len(stripped):
