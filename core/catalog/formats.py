@@ -28,9 +28,23 @@ def _locale(language: str) -> LocaleData:
 def number(value: Decimal, language: str) -> str:
     """Exact digits with the language's decimal and group symbols."""
     text = format_decimal(value)  # "1,320.5"
-    cldr = _locale(language)
-    return "".join(cldr["group"] if c == "," else cldr["decimal"] if c == "." else c
-                   for c in text)
+    return text.translate(_symbols(language))
+
+
+_SYMBOLS: dict[str, dict[int, str]] = {}
+
+
+def _symbols(language: str) -> dict[int, str]:
+    """The language's group and decimal symbols as a translation table (empty for English):
+    every figure of a table is written through it."""
+    language = language if language in CLDR else "en"
+    table = _SYMBOLS.get(language)
+    if table is None:
+        cldr = _locale(language)
+        table = {k: v for k, v in ((ord(","), cldr["group"]), (ord("."), cldr["decimal"]))
+                 if chr(k) != v}
+        _SYMBOLS[language] = table
+    return table
 
 
 def percent(value: Decimal, language: str) -> str:

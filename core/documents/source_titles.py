@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from core.contracts.types import Source
 from core.documents.snippet_text import display_name
@@ -46,9 +47,11 @@ def document_title(
     return display_name(" ".join(words))
 
 
+@lru_cache(maxsize=1024)
 def locator_text(locator: str, language: str) -> str:
     """`page=11,table=2,row=1` -> "p. 11, table 2, row 1" (or "第11页，表2，第1行"); every form
-    of locator docs/formats.md allows (core.documents.locator_words)."""
+    of locator docs/formats.md allows (core.documents.locator_words). Kept per locator: every
+    figure's source line spells one, and a fact table's locators repeat."""
     if not locator:
         return ""
     from core.documents.locator_words import locator_words
