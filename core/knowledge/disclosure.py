@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from core.contracts.types import Fact, Period
 from core.knowledge.metric_kind import RATE, adds_over_time, metric_kind
@@ -107,6 +107,7 @@ def protects(glossary: Glossary, metric: str, entity: str, channel: str, *, clea
 
 Lookup = Callable[[str, str, Period, str], "Decimal | None"]  # a stored value, or None
 Periods = Callable[[str, str, str], Iterable[Period]]  # the stored periods of a series
+Finding: TypeAlias = "tuple[Cell, ...] | None"  # what `protection` says of one cell
 
 
 def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
@@ -129,12 +130,9 @@ def protection(glossary: Glossary, lookup: Lookup, cell: Cell,
     ask once per series instead of once per cell; the answer is the same without it."""
     if cell in _seen:
         return None
-    if not isinstance(lookup, _Memo):  # one question asks each cell once (a store may query)
-        lookup = _Memo(lookup, periods)
-    if cell in lookup.withheld:
-        return lookup.withheld[cell]
-    found = lookup.withheld[cell] = _withheld(glossary, lookup, cell, _seen)
-    return found
+    # one question asks each cell once (a store may query)
+    memo = lookup if isinstance(lookup, _Memo) else _Memo(lookup, periods)
+    return memo.once(memo.withheld, cell, lambda: _withheld(glossary, memo, cell, _seen))
 
 
 def _withheld(glossary: Glossary, lookup: _Memo, cell: Cell, _seen: frozenset[Cell]
@@ -171,8 +169,8 @@ class _Memo:
         self._values: dict[Cell, Decimal | None] = {}
         self._series: dict[tuple[str, str, str], frozenset[Period]] = {}
         self.free: dict[object, bool] = {}
-        self.withheld: dict[Cell, tuple[Cell, ...] | None] = {}
-        self.by_members: dict[Cell, tuple[Cell, ...] | None] = {}
+        self.withheld: dict[Cell, Finding] = {}
+        self.by_members: dict[Cell, Finding] = {}
 
     def __call__(self, metric: str, entity: str, period: Period, channel: str
                  ) -> Decimal | None:
@@ -183,6 +181,14 @@ class _Memo:
             else:
                 self._values[key] = self._lookup(*key)
         return self._values[key]
+
+    @staticmethod
+    def once(table: dict[Cell, Finding], cell: Cell, find: Callable[[], Finding]) -> Finding:
+        """The cell's finding in `table`, found the first time it is asked."""
+        if cell in table:
+            return table[cell]
+        found = table[cell] = find()
+        return found
 
     def stored(self, metric: str, entity: str, channel: str) -> frozenset[Period]:
         """The series' stored periods (only with `periods`)."""
@@ -211,10 +217,8 @@ def _by_members(glossary: Glossary, lookup: _Memo, cell: Cell, _seen: frozenset[
                 ) -> tuple[Cell, ...] | None:
     if cell in _seen:
         return None
-    if cell in lookup.by_members:
-        return lookup.by_members[cell]
-    found = lookup.by_members[cell] = _members_withheld(glossary, lookup, cell, _seen)
-    return found
+    return lookup.once(lookup.by_members, cell,
+                       lambda: _members_withheld(glossary, lookup, cell, _seen))
 
 
 def _members_withheld(glossary: Glossary, lookup: _Memo, cell: Cell, _seen: frozenset[Cell]
