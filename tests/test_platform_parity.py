@@ -73,7 +73,7 @@ def fakes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 class Chat:
     """One user in one chat of one platform: says, taps, reacts; reads what the bot sent."""
 
-    def __init__(self, platform: str, f: dict[str, Any], n: int) -> None:
+    def __init__(self, platform: str, f: dict[str, Any], n: int = 0) -> None:
         self.platform, self.f = platform, f
         self.fake = f[platform]
         # a chat and a user of its own per test: no test reads another's conversation
