@@ -15,10 +15,9 @@ from hypothesis import strategies as st
 
 from core.contracts.types import Period, PeriodType
 from core.knowledge import disclosure
+from core.knowledge.disclosure import Cell
 from core.knowledge.glossary import Glossary, parse_glossary
 from core.knowledge.period_relations import year_periods
-
-Cell = tuple[str, str, Period, str]
 
 
 @st.composite

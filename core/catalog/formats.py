@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal, localcontext
+from functools import lru_cache
 
 from core.catalog.cldr import CLDR, LocaleData
 from core.contracts.types import format_decimal
@@ -31,20 +32,13 @@ def number(value: Decimal, language: str) -> str:
     return text.translate(_symbols(language))
 
 
-_SYMBOLS: dict[str, dict[int, str]] = {}
-
-
+@lru_cache(maxsize=16)
 def _symbols(language: str) -> dict[int, str]:
     """The language's group and decimal symbols as a translation table (empty for English):
     every figure of a table is written through it."""
-    language = language if language in CLDR else "en"
-    table = _SYMBOLS.get(language)
-    if table is None:
-        cldr = _locale(language)
-        table = {k: v for k, v in ((ord(","), cldr["group"]), (ord("."), cldr["decimal"]))
-                 if chr(k) != v}
-        _SYMBOLS[language] = table
-    return table
+    cldr = _locale(language)
+    return {k: v for k, v in ((ord(","), cldr["group"]), (ord("."), cldr["decimal"]))
+            if chr(k) != v}
 
 
 def percent(value: Decimal, language: str) -> str:
